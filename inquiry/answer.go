@@ -1,0 +1,337 @@
+package inquiry
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultAnswerFor is what to assume when nobody answers: the inquiry's default, or a decline
+// when it has none. The caller sets Source (SourceDefault or SourceExpired) and AnsweredAt.
+func DefaultAnswerFor(in *Inquiry) Answer {
+	a := Answer{InquiryID: in.ID}
+	switch {
+	case !in.HasDefault():
+		a.Declined = true
+	case in.Kind == KindText:
+		a.Text = in.Default.First()
+	default:
+		a.Value = in.Default
+	}
+	return a
+}
+
+// AnsweredWith is the one reading of "what was answered": the first value, else the text, else
+// nothing (ok false) — a decline, or no answer at all.
+func AnsweredWith(a *Answer) (string, bool) {
+	if a == nil || a.Declined {
+		return "", false
+	}
+	if a.Value.Len() > 0 {
+		return a.Value.First(), true
+	}
+	if a.Text != "" {
+		return a.Text, true
+	}
+	return "", false
+}
+
+// IsDeclined reports whether the answer is a decline: nobody could decide. A decline is a
+// decision, never an error.
+func IsDeclined(a *Answer) bool { return a != nil && a.Declined }
+
+// CapAnswer enforces the one ceiling on a stored answer. Only the prose is cut, on a character
+// boundary, and the cut is reported with Truncated. A Value is the decision itself: an over-long
+// one passes through whole with Truncated raised, since a shortened value would be a different
+// answer. max <= 0 means DefaultAnswerChars.
+func CapAnswer(a Answer, max int) Answer {
+	if max <= 0 {
+		max = DefaultAnswerChars
+	}
+	if cut, ok := cutRunes(a.Text, max); ok {
+		a.Text, a.Truncated = cut, true
+	}
+	for _, v := range a.Value.items {
+		if utf8.RuneCountInString(v) > max {
+			a.Truncated = true
+		}
+	}
+	return a
+}
+
+// StateAnswerOf is what a run's state keeps of an answer: the decision whole, the prose cut to
+// StateTextChars. The full answer still goes back to whoever asked.
+func StateAnswerOf(a Answer) Answer {
+	if cut, ok := cutRunes(a.Text, StateTextChars); ok {
+		a.Text, a.Truncated = cut, true
+	}
+	return a
+}
+
+// cutRunes cuts s to max characters; ok reports whether it cut. Invalid UTF-8 is replaced so
+// the result is always valid.
+func cutRunes(s string, max int) (string, bool) {
+	if len(s) <= max && utf8.ValidString(s) { // fast path: bytes bound runes
+		return s, false
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i], true
+		}
+		n++
+	}
+	return s, false
+}
+
+// Chosen is the one rule for reading typed words as a choice: they choose an option only when
+// they ARE that option — its label or its value — ignoring case and surrounding blanks. A longer
+// sentence that contains an option chooses nothing.
+func Chosen(options []Option, typed string) (Option, bool) {
+	t := norm(typed)
+	if t == "" {
+		return Option{}, false
+	}
+	for _, o := range options {
+		if norm(o.Label) == t {
+			return o, true
+		}
+	}
+	for _, o := range options {
+		if norm(o.Value) == t {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+// Reply is an answer as it comes in, from a person or their tool, before it is checked.
+type Reply struct {
+	Value    Value
+	Text     string
+	Declined bool
+}
+
+// CheckAnswer turns a reply into the answer it stands for, or refuses it with an *Error of code
+// invalid_answer saying what is wrong and how to fix it. Values are read with Chosen, so "Merge"
+// chooses the option whose value is "merge"; a value that matches no option is refused, never
+// shortened. Prose over the ceiling is cut by CapAnswer with Truncated set.
+func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
+	a := Answer{InquiryID: in.ID}
+	if !utf8.ValidString(r.Text) {
+		return a, answerErr("text", "text is not valid UTF-8: send it as UTF-8 text")
+	}
+	text := strings.TrimSpace(r.Text)
+	if r.Declined {
+		if !r.Value.IsZero() {
+			return a, answerErr("declined", "an answer is either declined or a value, not both: drop one")
+		}
+		a.Declined, a.Text = true, text
+		return CapAnswer(a, DefaultAnswerChars), nil
+	}
+	offered := Offered(in)
+	switch in.Kind {
+	case KindText:
+		if !r.Value.IsZero() && text == "" {
+			// A text question answered through "value" still means its words.
+			text = strings.TrimSpace(r.Value.String())
+		} else if !r.Value.IsZero() {
+			return a, answerErr("value", "a text question is answered with text alone: send {\"text\": \"...\"} without a value")
+		}
+		if text == "" {
+			return a, answerErr("text", "a text question needs an answer in words: send {\"text\": \"...\"}, or {\"declined\": true}")
+		}
+		a.Text = text
+	case KindChoice, KindConfirm:
+		if r.Value.IsZero() {
+			if text == "" {
+				return a, answerErr("value", "%s", noneMsg(in, ""))
+			}
+			if !in.AllowText {
+				// Typed words that ARE an option choose it; anything else is refused.
+				o, ok := Chosen(offered, text)
+				if !ok {
+					return a, answerErr("text", "%s", noneMsg(in, text))
+				}
+				a.Value = oneOrMany(in, o.Value)
+				return CapAnswer(a, DefaultAnswerChars), nil
+			}
+			if o, ok := Chosen(offered, text); ok {
+				a.Value = oneOrMany(in, o.Value)
+			} else {
+				a.Text = text
+			}
+			return CapAnswer(a, DefaultAnswerChars), nil
+		}
+		items := r.Value.Strings()
+		if r.Value.IsList() && !in.Multiple && len(items) != 1 {
+			return a, answerErr("value", "this question takes one answer, not a list: send one of %s", quoteOptions(offered))
+		}
+		if len(items) == 0 {
+			return a, answerErr("value", "choose at least one of %s", quoteOptions(offered))
+		}
+		chosen := make([]string, 0, len(items))
+		seen := map[string]bool{}
+		for _, v := range items {
+			o, ok := exactValue(offered, v)
+			if !ok {
+				o, ok = Chosen(offered, v)
+			}
+			if !ok {
+				return a, answerErr("value", "%s", noneMsg(in, v))
+			}
+			if !seen[o.Value] {
+				seen[o.Value] = true
+				chosen = append(chosen, o.Value)
+			}
+		}
+		if in.Multiple {
+			a.Value = Many(chosen...)
+		} else {
+			a.Value = One(chosen[0])
+		}
+		if text != "" {
+			if !in.AllowText {
+				return a, answerErr("text", "this question does not take words beside the choice: send the value alone")
+			}
+			a.Text = text
+		}
+	}
+	return CapAnswer(a, DefaultAnswerChars), nil
+}
+
+// exactValue finds the option whose value is exactly v: a value sent by a program is matched
+// as it is before Chosen reads it as words.
+func exactValue(opts []Option, v string) (Option, bool) {
+	for _, o := range opts {
+		if o.Value == v {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+func oneOrMany(in *Inquiry, v string) Value {
+	if in.Multiple {
+		return Many(v)
+	}
+	return One(v)
+}
+
+func answerErr(field, format string, args ...any) *Error {
+	return FieldErrorf(CodeInvalidAnswer, field, format, args...)
+}
+
+// noneMsg is the sentence for words that are none of the offered answers.
+func noneMsg(in *Inquiry, typed string) string {
+	offered := quoteOptions(Offered(in))
+	if typed == "" {
+		return fmt.Sprintf("choose one of the offered answers: %s", offered)
+	}
+	if in.AllowText {
+		return fmt.Sprintf("%q is none of the offered answers (%s)", typed, offered)
+	}
+	return fmt.Sprintf("%q is none of the offered answers and this question takes no answer in other words: choose one of %s", typed, offered)
+}
+
+func quoteOptions(opts []Option) string {
+	parts := make([]string, len(opts))
+	for i, o := range opts {
+		if o.Label == o.Value {
+			parts[i] = fmt.Sprintf("%q", o.Value)
+		} else {
+			parts[i] = fmt.Sprintf("%q (%s)", o.Value, o.Label)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// LabelOf returns the label of the option with value v, or v itself.
+func LabelOf(in *Inquiry, v string) string {
+	for _, o := range Offered(in) {
+		if o.Value == v {
+			return o.Label
+		}
+	}
+	return v
+}
+
+// Render is a one-line label of an inquiry for a log line or a list row.
+func Render(in *Inquiry) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %q", in.Kind, in.ID, oneLine(in.Question, 80))
+	if opts := Offered(in); in.Kind == KindChoice && len(opts) > 0 {
+		labels := make([]string, len(opts))
+		for i, o := range opts {
+			labels[i] = o.Label
+		}
+		sep := " | "
+		if in.Multiple {
+			sep = " + "
+		}
+		fmt.Fprintf(&b, " [%s]", strings.Join(labels, sep))
+	}
+	if in.HasDefault() {
+		fmt.Fprintf(&b, " default %s", RenderValue(in, in.Default))
+	}
+	if in.ExpiresAt != nil {
+		fmt.Fprintf(&b, " expires %s", in.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	return b.String()
+}
+
+// RenderValue shows a value by its labels.
+func RenderValue(in *Inquiry, v Value) string {
+	if in.Kind == KindText {
+		return fmt.Sprintf("%q", oneLine(v.First(), 60))
+	}
+	items := v.Strings()
+	for i, s := range items {
+		items[i] = LabelOf(in, s)
+	}
+	return strings.Join(items, ", ")
+}
+
+// RenderAnswer is a one-line label of an answer: what was decided, and by whom or what.
+func RenderAnswer(in *Inquiry, a *Answer) string {
+	if a == nil {
+		return "no answer"
+	}
+	var what string
+	switch {
+	case a.Declined:
+		what = "declined"
+	case a.Value.Len() > 0:
+		what = RenderValue(in, a.Value)
+		if a.Text != "" {
+			what += fmt.Sprintf(" (%q)", oneLine(a.Text, 60))
+		}
+	default:
+		what = fmt.Sprintf("%q", oneLine(a.Text, 60))
+	}
+	switch a.Source {
+	case SourceDefault:
+		return what + " (assumed by policy: nobody was asked)"
+	case SourceExpired:
+		if a.Declined {
+			return "expired: nobody decided"
+		}
+		return what + " (assumed: nobody answered in time)"
+	}
+	if a.AnsweredBy != "" {
+		return what + " by " + a.AnsweredBy
+	}
+	return what
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if cut, ok := cutRunes(s, max); ok {
+		return cut + "…"
+	}
+	return s
+}

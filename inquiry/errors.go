@@ -1,0 +1,150 @@
+package inquiry
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code names a class of error. The gateway maps each to an HTTP status in one table, slackapp to
+// an ephemeral sentence; no other mapping exists.
+type Code string
+
+// Error codes, as they appear on the wire.
+const (
+	CodeBadRequest         Code = "bad_request"
+	CodeUnauthenticated    Code = "unauthenticated"
+	CodeForbidden          Code = "forbidden"
+	CodeNotFound           Code = "not_found"
+	CodeIDConflict         Code = "id_conflict"
+	CodeAlreadyResolved    Code = "already_resolved"
+	CodeDeclined           Code = "inquiry_declined"
+	CodeTooLarge           Code = "too_large"
+	CodeInvalidInquiry     Code = "invalid_inquiry"
+	CodeInvalidAnswer      Code = "invalid_answer"
+	CodeUnavailable        Code = "inquiry_unavailable"
+	CodeStorageUnavailable Code = "storage_unavailable"
+	CodeInternal           Code = "internal"
+)
+
+// Error is the one error vocabulary: a code, one sentence a model or a person can act on, and
+// the field it concerns when there is one.
+type Error struct {
+	Code    Code
+	Message string
+	Field   string // e.g. "options[2].label"
+	Err     error  // the cause, if any; never shown to callers
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes every *Error with an unavailable or declined code match the sentinels, so callers
+// test errors.Is(err, inquiry.ErrUnavailable) whatever the message.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrUnavailable:
+		return e.Code == CodeUnavailable
+	case ErrDeclined:
+		return e.Code == CodeDeclined
+	case ErrNotFound:
+		return e.Code == CodeNotFound
+	case ErrAlreadyResolved:
+		return e.Code == CodeAlreadyResolved
+	case ErrStorageUnavailable:
+		return e.Code == CodeStorageUnavailable
+	}
+	return false
+}
+
+// Sentinels for conditions. ErrUnavailable is fatal: a transport that cannot serve (not
+// configured, channel gone, token revoked) will not serve on a retry either. ErrDeclined (a
+// refusal by policy) is not fatal: the run decides for itself and carries on.
+var (
+	ErrUnavailable        = errors.New("inquiry unavailable")
+	ErrDeclined           = errors.New("inquiry declined")
+	ErrNotFound           = errors.New("not found")
+	ErrAlreadyResolved    = errors.New("already resolved")
+	ErrStorageUnavailable = errors.New("storage unavailable")
+)
+
+// Fatal reports whether err must stop every retry loop at once. Retry code consults it.
+func Fatal(err error) bool { return err != nil && errors.Is(err, ErrUnavailable) }
+
+// Errorf builds an *Error with a formatted sentence.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldErrorf builds an *Error that names the offending field.
+func FieldErrorf(code Code, field, format string, args ...any) *Error {
+	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Unavailable is a fatal error: the transport cannot serve. The message says how to fix it.
+func Unavailable(format string, args ...any) *Error {
+	return Errorf(CodeUnavailable, format, args...)
+}
+
+// ErrorCode returns the code of err, CodeInternal for anything foreign, "" for nil.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		return CodeUnavailable
+	case errors.Is(err, ErrDeclined):
+		return CodeDeclined
+	case errors.Is(err, ErrNotFound):
+		return CodeNotFound
+	case errors.Is(err, ErrAlreadyResolved):
+		return CodeAlreadyResolved
+	case errors.Is(err, ErrStorageUnavailable):
+		return CodeStorageUnavailable
+	}
+	return CodeInternal
+}
+
+// ErrorMessage returns the sentence to show for err; foreign errors get a generic sentence so
+// that no internal detail (or secret) leaks to a caller.
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	switch ErrorCode(err) {
+	case CodeUnavailable:
+		return "nobody can be asked: the transport is not available; do not retry, decide without asking"
+	case CodeDeclined:
+		return "nobody may be asked under this policy; decide yourself and say so"
+	case CodeNotFound:
+		return "not found"
+	case CodeAlreadyResolved:
+		return "this inquiry is no longer pending"
+	case CodeStorageUnavailable:
+		return "the database cannot be reached right now; retry in a few seconds"
+	}
+	return "internal error; the server log has the details"
+}
+
+// ErrorField returns the field an error names, if any.
+func ErrorField(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
+}

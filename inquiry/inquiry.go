@@ -1,0 +1,332 @@
+package inquiry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kind is what sort of answer an inquiry asks for.
+type Kind string
+
+// The three kinds of question.
+const (
+	KindChoice  Kind = "choice"  // pick one (or several) of the offered options
+	KindText    Kind = "text"    // answer in your own words
+	KindConfirm Kind = "confirm" // yes or no
+)
+
+// Valid reports whether k is one of the three kinds.
+func (k Kind) Valid() bool { return k == KindChoice || k == KindText || k == KindConfirm }
+
+// Policy decides whether anybody is asked at all.
+type Policy string
+
+// The three policies, and no fourth.
+const (
+	PolicyAsk     Policy = "ask"     // put the question to a person through the transport
+	PolicyDefault Policy = "default" // ask nobody; assume the inquiry's default (or decline)
+	PolicyRefuse  Policy = "refuse"  // nobody may be asked: the ask fails with ErrDeclined
+)
+
+// Valid reports whether p is one of the three policies.
+func (p Policy) Valid() bool { return p == PolicyAsk || p == PolicyDefault || p == PolicyRefuse }
+
+// ParsePolicy reads a policy name, refusing anything else with a sentence.
+func ParsePolicy(s string) (Policy, error) {
+	p := Policy(strings.TrimSpace(strings.ToLower(s)))
+	if !p.Valid() {
+		return "", fmt.Errorf("policy %q is not one of ask, default or refuse", s)
+	}
+	return p, nil
+}
+
+// Limits of an inquiry. DefaultAnswerChars is the ONE ceiling on a stored answer: every layer
+// (the modal's max_length, the API schema, CapAnswer) references it rather than restating it.
+const (
+	DefaultAnswerChars = 2000 // the only cap on a stored answer's prose
+	StateTextChars     = 200  // what a run's state keeps of the prose
+	MaxOptions         = 12   // beyond that it is not a question
+	MinOptions         = 2
+
+	MaxIDChars                = 200
+	MaxQuestionChars          = 2000
+	MaxContextChars           = 2000
+	MaxOptionValueChars       = 150
+	MaxOptionLabelChars       = 75
+	MaxOptionDescriptionChars = 75
+	MaxWait                   = 55 * time.Second // longest long-poll, under the usual 60 s timeouts
+)
+
+// Well-known transport keys.
+const (
+	TransportSlack = "slack"
+	TransportInbox = "inbox" // always seated: questions wait in the store
+)
+
+// Config is how an inquiry is asked. It travels with a run so that a run resumed days later asks
+// the same way.
+type Config struct {
+	Policy    Policy `json:"policy,omitempty"`
+	Transport string `json:"transport,omitempty"`
+}
+
+// Option is one offered answer of a Choice.
+type Option struct {
+	Value       string `json:"value"`
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
+
+// UnmarshalJSON takes an object or a bare string (value = label).
+func (o *Option) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*o = Option{Value: s, Label: s}
+		return nil
+	}
+	type plain Option
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return err
+	}
+	// An option given only a label or only a value uses it for both.
+	if p.Value == "" {
+		p.Value = p.Label
+	}
+	if p.Label == "" {
+		p.Label = p.Value
+	}
+	*o = Option(p)
+	return nil
+}
+
+// Value is the decision of an answer (or an inquiry's default): one string, or a list when the
+// inquiry allows several. The zero Value is "nothing" and encodes as null.
+type Value struct {
+	items []string
+	list  bool
+}
+
+// One is a single value.
+func One(s string) Value { return Value{items: []string{s}} }
+
+// Many is a list value (for a Choice with multiple).
+func Many(ss ...string) Value { return Value{items: append([]string{}, ss...), list: true} }
+
+// IsZero reports whether v holds nothing.
+func (v Value) IsZero() bool { return !v.list && len(v.items) == 0 }
+
+// IsList reports whether v is a list.
+func (v Value) IsList() bool { return v.list }
+
+// Strings returns the items (a copy).
+func (v Value) Strings() []string { return append([]string(nil), v.items...) }
+
+// First returns the first item, or "".
+func (v Value) First() string {
+	if len(v.items) == 0 {
+		return ""
+	}
+	return v.items[0]
+}
+
+// Len is the number of items.
+func (v Value) Len() int { return len(v.items) }
+
+// Equal reports whether two values hold the same items in the same form.
+func (v Value) Equal(o Value) bool {
+	if v.list != o.list || len(v.items) != len(o.items) {
+		return false
+	}
+	for i := range v.items {
+		if v.items[i] != o.items[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String joins the items with ", ".
+func (v Value) String() string { return strings.Join(v.items, ", ") }
+
+// MarshalJSON encodes null, a string, or a list.
+func (v Value) MarshalJSON() ([]byte, error) {
+	switch {
+	case v.list:
+		if v.items == nil {
+			return []byte("[]"), nil
+		}
+		return json.Marshal(v.items)
+	case len(v.items) == 0:
+		return []byte("null"), nil
+	default:
+		return json.Marshal(v.items[0])
+	}
+}
+
+// errValueType is returned for a value that is neither a string nor a list of strings.
+var errValueType = errors.New("must be a string or a list of strings")
+
+// UnmarshalJSON decodes null, a string, or a list of strings.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		*v = Value{}
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*v = One(s)
+	case len(b) > 0 && b[0] == '[':
+		var ss []string
+		if err := json.Unmarshal(b, &ss); err != nil {
+			return errValueType
+		}
+		*v = Many(ss...)
+	default:
+		return errValueType
+	}
+	return nil
+}
+
+// Inquiry is one question put to a person, as the asker describes it.
+type Inquiry struct {
+	// ID is chosen by the asker and is stable across re-entries of the same step; it is the only
+	// thing an answer is matched by inside a run.
+	ID        string     `json:"id"`
+	RunID     string     `json:"run_id"`
+	Kind      Kind       `json:"kind"`
+	Question  string     `json:"question"`
+	Context   string     `json:"context"`
+	Options   []Option   `json:"options"`
+	Multiple  bool       `json:"multiple"`
+	AllowText bool       `json:"allow_text"`
+	Default   Value      `json:"default"`
+	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// Source says who or what produced an answer. Labels are honest: only a human is SourcePerson.
+type Source string
+
+// Sources of an answer.
+const (
+	SourcePerson  Source = "person"  // a person answered
+	SourceDefault Source = "default" // policy default: nobody was asked
+	SourceExpired Source = "expired" // nobody answered in time: the default, or a decline
+)
+
+// Answer is what came back.
+type Answer struct {
+	InquiryID  string    `json:"inquiry_id"`
+	Value      Value     `json:"value"`
+	Text       string    `json:"text"`
+	Declined   bool      `json:"declined"`
+	Truncated  bool      `json:"truncated"`
+	AnsweredBy string    `json:"answered_by"`
+	Source     Source    `json:"source"`
+	AnsweredAt time.Time `json:"answered_at"`
+}
+
+// Status is where an inquiry stands.
+type Status string
+
+// Inquiry statuses; see doc.go for the state machine.
+const (
+	StatusPending   Status = "pending"
+	StatusAnswered  Status = "answered"
+	StatusExpired   Status = "expired"
+	StatusCancelled Status = "cancelled"
+	StatusFailed    Status = "failed"
+)
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusPending, StatusAnswered, StatusExpired, StatusCancelled, StatusFailed:
+		return true
+	}
+	return false
+}
+
+// Resolved reports whether s is final.
+func (s Status) Resolved() bool { return s != StatusPending && s.Valid() }
+
+// SlackRef is where an inquiry is (or is to be) shown in Slack.
+type SlackRef struct {
+	Channel   string   `json:"channel"`
+	ThreadTS  string   `json:"thread_ts"`
+	TS        string   `json:"ts"`
+	Permalink string   `json:"permalink"`
+	Answerers []string `json:"answerers"`
+}
+
+// Failure says why an inquiry could not be put to anybody.
+type Failure struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Fatal   bool   `json:"fatal"`
+}
+
+// Record is a stored inquiry: the asker's inquiry plus what the server knows of it. Its JSON is
+// the inquiry shape every endpoint returns.
+type Record struct {
+	Key string `json:"key"` // the server's own opaque, URL-safe id
+	Inquiry
+	Namespace   string     `json:"namespace"`
+	Config      Config     `json:"config"`
+	Status      Status     `json:"status"`
+	Answer      *Answer    `json:"answer"`
+	Slack       SlackRef   `json:"slack"`
+	CallbackURL string     `json:"callback_url,omitempty"`
+	Failure     *Failure   `json:"failure"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ResolvedAt  *time.Time `json:"resolved_at"`
+}
+
+// Offered returns the answers an inquiry offers: its options for a Choice, yes and no for a
+// Confirm, nothing for a Text.
+func Offered(in *Inquiry) []Option {
+	switch in.Kind {
+	case KindChoice:
+		return in.Options
+	case KindConfirm:
+		return ConfirmOptions
+	}
+	return nil
+}
+
+// ConfirmOptions are the two answers of a Confirm.
+var ConfirmOptions = []Option{{Value: "yes", Label: "Yes"}, {Value: "no", Label: "No"}}
+
+// HasDefault reports whether the inquiry says what to assume when nobody answers.
+func (in *Inquiry) HasDefault() bool { return !in.Default.IsZero() }
+
+// SameContent reports whether two inquiries ask the same question the same way: kind, question,
+// context, options, multiple, allow_text and default. The expiry is left out on purpose: an asker
+// that re-enters with expires_in "2h" computes a new time on every entry, and that is still the same
+// question.
+func SameContent(a, b *Inquiry) bool {
+	if a.Kind != b.Kind || a.Question != b.Question || a.Context != b.Context ||
+		a.Multiple != b.Multiple || a.AllowText != b.AllowText || !a.Default.Equal(b.Default) ||
+		len(a.Options) != len(b.Options) {
+		return false
+	}
+	for i := range a.Options {
+		if a.Options[i] != b.Options[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,240 @@
+package inquiry
+
+import (
+	"context"
+	"time"
+)
+
+// RunStatus is where a run stands; see doc.go for the state machine.
+type RunStatus string
+
+// Run statuses.
+const (
+	RunRunning   RunStatus = "running"
+	RunWaiting   RunStatus = "waiting"
+	RunCompleted RunStatus = "completed"
+	RunFailed    RunStatus = "failed"
+	RunAbandoned RunStatus = "abandoned"
+)
+
+// Valid reports whether s is a known run status.
+func (s RunStatus) Valid() bool {
+	switch s {
+	case RunRunning, RunWaiting, RunCompleted, RunFailed, RunAbandoned:
+		return true
+	}
+	return false
+}
+
+// Finished reports whether the run is over.
+func (s RunStatus) Finished() bool {
+	return s == RunCompleted || s == RunFailed || s == RunAbandoned
+}
+
+// Run is a caller's execution: an agent session, a pipeline run, a nightly job.
+type Run struct {
+	ID          string    `json:"id"`
+	Namespace   string    `json:"namespace"`
+	Status      RunStatus `json:"status"`
+	Config      *Config   `json:"config"`
+	ResumeURL   string    `json:"resume_url"`
+	HeartbeatAt time.Time `json:"heartbeat_at"`
+	// Answers holds the recorded answers by inquiry id, each cut by StateAnswerOf(CapAnswer(…)).
+	// It is the one part of a run's state that accumulates.
+	Answers map[string]Answer `json:"answers"`
+	// WaitingOn is the key of the inquiry a waiting run parked on ("" otherwise).
+	WaitingOn string    `json:"-"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// DeliveryKind is what a delivery does.
+type DeliveryKind string
+
+// Delivery kinds.
+const (
+	DeliverPost     DeliveryKind = "post"     // put a pending inquiry to people through its transport
+	DeliverUpdate   DeliveryKind = "update"   // show a resolved inquiry's outcome through its transport
+	DeliverNotice   DeliveryKind = "notice"   // record a policy assumption where people read
+	DeliverCallback DeliveryKind = "callback" // POST the resolved inquiry to its callback_url
+	DeliverResume   DeliveryKind = "resume"   // POST the run and its new answer to its resume_url
+)
+
+// DeliveryStatus is where a delivery stands.
+type DeliveryStatus string
+
+// Delivery statuses.
+const (
+	DeliveryPending DeliveryStatus = "pending" // due at NextAttemptAt
+	DeliveryDone    DeliveryStatus = "done"
+	DeliveryFailed  DeliveryStatus = "failed" // gave up; LastError says why
+)
+
+// Delivery is a durable piece of outbound work. It is stored in the same transaction as the
+// change that calls for it, claimed with a lease, and retried with backoff until it succeeds or
+// gives up — never lost silently.
+type Delivery struct {
+	ID         int64        `json:"id"`
+	Kind       DeliveryKind `json:"kind"`
+	InquiryKey string       `json:"inquiry_key"`
+	Namespace  string       `json:"namespace"`
+	RunID      string       `json:"run_id,omitempty"`
+	// Target is the transport key (post, update, notice) or the URL (callback, resume).
+	Target string `json:"target"`
+	// Lane orders deliveries that must go out in order (a Slack channel); "" for none.
+	Lane          string         `json:"lane,omitempty"`
+	Status        DeliveryStatus `json:"status"`
+	Attempts      int            `json:"attempts"`
+	NextAttemptAt time.Time      `json:"next_attempt_at"`
+	LastError     string         `json:"last_error,omitempty"`
+	CreatedAt     time.Time      `json:"created_at"`
+	UpdatedAt     time.Time      `json:"updated_at"`
+}
+
+// Scope is what a token may do.
+type Scope string
+
+// Token scopes. A token that may ask may not answer: an agent cannot answer its own question.
+const (
+	ScopeAsk    Scope = "ask"    // create and read its own inquiries and runs
+	ScopeAnswer Scope = "answer" // list and answer inquiries
+	ScopeAdmin  Scope = "admin"  // everything, and tokens
+)
+
+// Token is an API token as stored: never the secret, only its hash.
+type Token struct {
+	ID         string     `json:"id"` // public part of the token, used to find it
+	Name       string     `json:"name"`
+	Namespace  string     `json:"namespace"`
+	Scopes     []Scope    `json:"scopes"`
+	SecretHash []byte     `json:"-"` // SHA-256 of the secret part, compared in constant time
+	CreatedAt  time.Time  `json:"created_at"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+}
+
+// Has reports whether the token carries scope s (admin carries every scope).
+func (t *Token) Has(s Scope) bool {
+	for _, have := range t.Scopes {
+		if have == s || have == ScopeAdmin {
+			return true
+		}
+	}
+	return false
+}
+
+// ListFilter selects inquiries for a list, newest first.
+type ListFilter struct {
+	Namespace string // "" means every namespace
+	Status    Status // "" means any
+	RunID     string
+	Limit     int
+	Cursor    string // opaque, from the previous page
+}
+
+// Resolution is how an inquiry leaves pending.
+type Resolution struct {
+	Status  Status   // answered, expired, cancelled or failed
+	Answer  *Answer  // for answered and expired
+	Failure *Failure // for failed
+	At      time.Time
+	// Deliveries are enqueued in the same transaction, only if the resolution wins.
+	Deliveries []Delivery
+}
+
+// Store is the persistence contract. Every method is one transaction; methods that claim work
+// several replicas race for are safe to call concurrently from several processes. Errors are
+// *Error values: CodeNotFound, CodeIDConflict, CodeAlreadyResolved, CodeStorageUnavailable
+// (the database cannot be reached right now), or CodeInternal.
+type Store interface {
+	// CreateInquiry stores rec (pending, or already resolved by policy) with its deliveries. When
+	// an inquiry with the same (namespace, run_id, id) exists, nothing is written: with the same
+	// content (SameContent) the existing record is returned with created false; with other
+	// content the error is CodeIDConflict.
+	CreateInquiry(ctx context.Context, rec *Record, deliveries []Delivery) (stored *Record, created bool, err error)
+	// Inquiry returns the inquiry with the server key.
+	Inquiry(ctx context.Context, key string) (*Record, error)
+	// InquiryByID returns the inquiry with the asker's (namespace, run_id, id).
+	InquiryByID(ctx context.Context, namespace, runID, id string) (*Record, error)
+	// ListInquiries lists newest first, with a cursor for the next page ("" when none).
+	ListInquiries(ctx context.Context, f ListFilter) ([]*Record, string, error)
+	// Resolve moves a pending inquiry to r.Status by a conditional update: the first resolution
+	// wins and later ones get CodeAlreadyResolved together with the record as it stands. In the
+	// same transaction it enqueues r.Deliveries and, for every run waiting on this inquiry,
+	// records StateAnswerOf(CapAnswer(answer)) in the run's answers (the run stays waiting until
+	// it is resumed) and enqueues a DeliverResume when the run has a resume URL. On PostgreSQL it
+	// also notifies other replicas (LISTEN/NOTIFY).
+	Resolve(ctx context.Context, key string, r Resolution) (*Record, error)
+	// SetPosted records where a transport showed the inquiry.
+	SetPosted(ctx context.Context, key string, ref SlackRef) error
+	// DueInquiries claims up to limit pending inquiries whose expiry is at or before now, oldest
+	// expiry first. It must cost the same with a million pending rows as with ten (an index on
+	// the expiry of pending rows). Claiming is advisory: the caller resolves each with Resolve,
+	// whose conditional update keeps two sweepers from resolving one inquiry twice.
+	DueInquiries(ctx context.Context, now time.Time, limit int) ([]*Record, error)
+	// DeleteResolvedBefore deletes inquiries resolved before t; it returns how many.
+	DeleteResolvedBefore(ctx context.Context, t time.Time) (int, error)
+
+	// PutRun registers a run, or returns the existing one updated with any config and resume
+	// URL given. A new run is running with its heartbeat at now.
+	PutRun(ctx context.Context, run *Run, now time.Time) (*Run, error)
+	// Run returns a run of the namespace.
+	Run(ctx context.Context, namespace, id string) (*Run, error)
+	// ListRuns lists a namespace's runs ("" for all), most recently updated first.
+	ListRuns(ctx context.Context, namespace string, status RunStatus, limit int) ([]*Run, error)
+	// Heartbeat moves the heartbeat to now.
+	Heartbeat(ctx context.Context, namespace, id string, now time.Time) (*Run, error)
+	// RecordAnswers merges answers (already cut by the caller) into the run's answers, re-reading
+	// them inside the transaction so that concurrent writers never lose a sibling's answer. When
+	// status is not "" the run takes it (and a run set running has its heartbeat moved to now and
+	// WaitingOn cleared).
+	RecordAnswers(ctx context.Context, namespace, id string, answers map[string]Answer, status RunStatus, now time.Time) (*Run, error)
+	// ParkRun makes the run wait on the inquiry with key — unless that inquiry is already
+	// resolved, in which case its answer is recorded instead, the run stays as it is, and the
+	// resolved record is returned so the caller can hand the answer back. Resolve and ParkRun
+	// lock the inquiry row, so an answer landing while a run parks is never missed.
+	ParkRun(ctx context.Context, namespace, id, key string, now time.Time) (*Run, *Record, error)
+	// FinishRun sets a final status.
+	FinishRun(ctx context.Context, namespace, id string, status RunStatus, now time.Time) (*Run, error)
+	// AbandonStale marks running runs whose heartbeat is before cutoff abandoned. Waiting runs are
+	// never touched. It returns how many.
+	AbandonStale(ctx context.Context, cutoff, now time.Time) (int, error)
+
+	// EnqueueDeliveries stores deliveries on their own (work that follows no state change).
+	EnqueueDeliveries(ctx context.Context, ds []Delivery) error
+	// ClaimDeliveries claims up to limit pending deliveries due at now, in id order, by moving
+	// their NextAttemptAt to now+lease (so a claimer that dies releases them) and counting an
+	// attempt. Concurrent claimers never get the same delivery (SKIP LOCKED or a conditional
+	// update). kinds limits the kinds claimed (none: all).
+	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, kinds ...DeliveryKind) ([]Delivery, error)
+	// CompleteDelivery marks a delivery done.
+	CompleteDelivery(ctx context.Context, id int64, now time.Time) error
+	// RetryDelivery puts a delivery back for another attempt at next, with the error.
+	RetryDelivery(ctx context.Context, id int64, next time.Time, lastErr string, now time.Time) error
+	// FailDelivery gives a delivery up, keeping the error visible.
+	FailDelivery(ctx context.Context, id int64, lastErr string, now time.Time) error
+	// ListDeliveries lists deliveries of an inquiry (for diagnosis and tests).
+	ListDeliveries(ctx context.Context, inquiryKey string) ([]Delivery, error)
+	// CountDeliveries counts pending deliveries (the queue depth).
+	CountDeliveries(ctx context.Context, status DeliveryStatus) (int, error)
+
+	// CreateToken stores a token; a name in use is CodeIDConflict.
+	CreateToken(ctx context.Context, t *Token) error
+	// Token returns a token by id, revoked or not.
+	Token(ctx context.Context, id string) (*Token, error)
+	// ListTokens lists every token.
+	ListTokens(ctx context.Context) ([]*Token, error)
+	// RevokeToken revokes the token with name.
+	RevokeToken(ctx context.Context, name string, now time.Time) error
+	// CountTokens counts tokens that are not revoked.
+	CountTokens(ctx context.Context) (int, error)
+
+	// Setting reads a server setting; CodeNotFound when unset.
+	Setting(ctx context.Context, name string) (string, error)
+	// InitSetting stores value under name unless it is set, and returns what is stored.
+	InitSetting(ctx context.Context, name, value string) (string, error)
+
+	// CountPending counts pending inquiries.
+	CountPending(ctx context.Context) (int, error)
+	// Ping checks the database can be reached.
+	Ping(ctx context.Context) error
+}

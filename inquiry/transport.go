@@ -1,0 +1,97 @@
+package inquiry
+
+import (
+	"context"
+	"sort"
+	"sync"
+)
+
+// Transport puts inquiries to people and shows what became of them. Implementations return
+// errors that wrap ErrUnavailable (see Unavailable) when they cannot serve at all — a channel
+// that is gone, a revoked token — so that every retry loop stops at once.
+type Transport interface {
+	// Post shows a stored, pending inquiry to people and returns where it landed.
+	Post(ctx context.Context, rec *Record) (SlackRef, error)
+	// Update shows a resolved inquiry's outcome where it was posted.
+	Update(ctx context.Context, rec *Record) error
+	// Notice records, where people read, an answer assumed by policy without asking anybody.
+	Notice(ctx context.Context, rec *Record) error
+}
+
+// Registry seats transports by key. Lookup never waits: a key nobody seated is ErrUnavailable.
+type Registry struct {
+	mu sync.RWMutex
+	m  map[string]Transport
+}
+
+// NewRegistry returns a registry with the inbox transport seated: its questions wait in the
+// store and are answered through the API or the CLI.
+func NewRegistry() *Registry {
+	r := &Registry{m: map[string]Transport{}}
+	r.Register(TransportInbox, Inbox{})
+	return r
+}
+
+// Register seats t under key, replacing whatever sat there.
+func (r *Registry) Register(key string, t Transport) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[key] = t
+}
+
+// Release unseats key. The inbox is never released.
+func (r *Registry) Release(key string) {
+	if key == TransportInbox {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, key)
+}
+
+// Has reports whether key is seated.
+func (r *Registry) Has(key string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.m[key]
+	return ok
+}
+
+// Keys lists the seated keys, sorted.
+func (r *Registry) Keys() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	keys := make([]string, 0, len(r.m))
+	for k := range r.m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Lookup returns the transport seated under key, or a fatal ErrUnavailable naming the fix.
+func (r *Registry) Lookup(key string) (Transport, error) {
+	r.mu.RLock()
+	t, ok := r.m[key]
+	r.mu.RUnlock()
+	if !ok {
+		if key == TransportSlack {
+			return nil, Unavailable("the slack transport is not configured on this server (SLACK_BOT_TOKEN is unset): nobody can be asked through Slack; do not retry, decide without asking or use transport \"inbox\"")
+		}
+		return nil, Unavailable("no transport %q is available on this server (seated: %v): nobody can be asked through it; do not retry", key, r.Keys())
+	}
+	return t, nil
+}
+
+// Inbox is the transport that shows nothing anywhere: questions wait in the store until somebody
+// answers through the API or the CLI.
+type Inbox struct{}
+
+// Post does nothing: the store is the inbox.
+func (Inbox) Post(context.Context, *Record) (SlackRef, error) { return SlackRef{}, nil }
+
+// Update does nothing.
+func (Inbox) Update(context.Context, *Record) error { return nil }
+
+// Notice does nothing: the assumption is in the store, where the inbox is read.
+func (Inbox) Notice(context.Context, *Record) error { return nil }

@@ -1,0 +1,219 @@
+package inquiry
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Validate checks an inquiry against every rule and returns the first broken one as an *Error
+// with code invalid_inquiry, the field, and one sentence that says which rule broke and how to
+// fix it. now is the time against which an expiry must lie in the future. Validate also
+// normalises what it may: a Choice with multiple takes a single default as a list of one.
+func Validate(in *Inquiry, now time.Time) error {
+	if err := checkID("id", in.ID, "give the inquiry a stable id such as \"deploy-42:merge\", the same every time this step runs"); err != nil {
+		return err
+	}
+	if in.RunID != "" {
+		if err := checkID("run_id", in.RunID, "use the id of the run this question belongs to, or leave run_id out"); err != nil {
+			return err
+		}
+	}
+	if !in.Kind.Valid() {
+		if in.Kind == "" {
+			return invalid("kind", "kind is required: use \"choice\" to offer options, \"text\" for an answer in words, or \"confirm\" for yes or no")
+		}
+		return invalid("kind", "kind %q is not one of choice, text or confirm: use one of them", string(in.Kind))
+	}
+	if err := checkProse("question", in.Question, MaxQuestionChars, true); err != nil {
+		return err
+	}
+	if err := checkProse("context", in.Context, MaxContextChars, false); err != nil {
+		return err
+	}
+	switch in.Kind {
+	case KindChoice:
+		if err := checkOptions(in.Options); err != nil {
+			return err
+		}
+	default:
+		if len(in.Options) > 0 {
+			return invalid("options", "options are only for a choice, not a %s: remove them, or make it kind \"choice\"", in.Kind)
+		}
+		if in.Multiple {
+			return invalid("multiple", "multiple is only for a choice, not a %s: remove it, or make it kind \"choice\"", in.Kind)
+		}
+		if in.Kind == KindText && in.AllowText {
+			return invalid("allow_text", "allow_text is only for a choice or a confirm (a text question is already answered in words): remove it")
+		}
+	}
+	if err := checkDefault(in); err != nil {
+		return err
+	}
+	if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
+		return invalid("expires_at", "expires_at %s is not in the future: give a later time, or expires_in such as \"2h\"", in.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+func invalid(field, format string, args ...any) *Error {
+	return FieldErrorf(CodeInvalidInquiry, field, format, args...)
+}
+
+// checkID enforces 1..MaxIDChars printable characters.
+func checkID(field, s, fix string) error {
+	switch n := utf8.RuneCountInString(s); {
+	case s == "":
+		return invalid(field, "%s is required: %s", field, fix)
+	case !utf8.ValidString(s):
+		return invalid(field, "%s is not valid UTF-8: %s", field, fix)
+	case n > MaxIDChars:
+		return invalid(field, "%s is %d characters long but may have at most %d: %s", field, n, MaxIDChars, fix)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return invalid(field, "%s contains the unprintable character %U: use printable characters only", field, r)
+		}
+	}
+	return nil
+}
+
+// checkProse enforces valid UTF-8, a length in characters, and no control characters but
+// newlines and tabs.
+func checkProse(field, s string, max int, required bool) error {
+	if !utf8.ValidString(s) {
+		return invalid(field, "%s is not valid UTF-8: send it as UTF-8 text", field)
+	}
+	if required && strings.TrimSpace(s) == "" {
+		return invalid(field, "%s is required: write the one question, in plain words, that a person should answer", field)
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return invalid(field, "%s is %d characters long but may have at most %d: shorten it and put the background in context", field, n, max)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' {
+			return invalid(field, "%s contains the control character %U: remove it", field, r)
+		}
+	}
+	return nil
+}
+
+// norm is the comparison form of an option's words: case and surrounding blanks ignored.
+func norm(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func checkOptions(opts []Option) error {
+	switch n := len(opts); {
+	case n == 0:
+		return invalid("options", "a choice needs options: offer %d to %d answers, or make it kind \"text\"", MinOptions, MaxOptions)
+	case n < MinOptions:
+		return invalid("options", "a choice needs at least %d options but has %d: add another, or make it kind \"confirm\" or \"text\"", MinOptions, n)
+	case n > MaxOptions:
+		return invalid("options", "a choice offers at most %d options but has %d: keep the %d that matter, or ask a text question instead", MaxOptions, n, MaxOptions)
+	}
+	for i, o := range opts {
+		f := fmt.Sprintf("options[%d]", i)
+		for _, part := range []struct {
+			name, s  string
+			max      int
+			required bool
+		}{
+			{"value", o.Value, MaxOptionValueChars, true},
+			{"label", o.Label, MaxOptionLabelChars, true},
+			{"description", o.Description, MaxOptionDescriptionChars, false},
+		} {
+			field := f + "." + part.name
+			if !utf8.ValidString(part.s) {
+				return invalid(field, "%s is not valid UTF-8: send it as UTF-8 text", field)
+			}
+			if part.required && strings.TrimSpace(part.s) == "" {
+				return invalid(field, "%s is empty: give every option a few words", field)
+			}
+			if n := utf8.RuneCountInString(part.s); n > part.max {
+				return invalid(field, "%s is %d characters long but may have at most %d: shorten it", field, n, part.max)
+			}
+			for _, r := range part.s {
+				if unicode.IsControl(r) {
+					return invalid(field, "%s contains the control character %U: keep an option on one line", field, r)
+				}
+			}
+		}
+		for j := 0; j < i; j++ {
+			if norm(opts[j].Value) == norm(o.Value) {
+				return invalid(f+".value", "%s.value %q repeats options[%d].value %q (values must differ whatever their case and surrounding blanks): change one", f, o.Value, j, opts[j].Value)
+			}
+			if norm(opts[j].Label) == norm(o.Label) {
+				return invalid(f+".label", "%s.label %q repeats options[%d].label %q (labels must differ whatever their case and surrounding blanks): rename one", f, o.Label, j, opts[j].Label)
+			}
+		}
+	}
+	return nil
+}
+
+func optionValues(opts []Option) string {
+	vs := make([]string, len(opts))
+	for i, o := range opts {
+		vs[i] = o.Value
+	}
+	return strings.Join(vs, ", ")
+}
+
+func checkDefault(in *Inquiry) error {
+	if !in.Default.IsList() && strings.TrimSpace(in.Default.First()) == "" {
+		in.Default = Value{} // an empty default is no default
+	}
+	if in.Default.IsZero() {
+		return nil
+	}
+	switch in.Kind {
+	case KindChoice:
+		if in.Default.IsList() && !in.Multiple {
+			if in.Default.Len() != 1 {
+				return invalid("default", "default is a list but this choice takes one answer: give one option value, or set multiple")
+			}
+			in.Default = One(in.Default.First())
+		}
+		if in.Multiple && !in.Default.IsList() {
+			in.Default = Many(in.Default.First())
+		}
+		seen := map[string]bool{}
+		for _, v := range in.Default.Strings() {
+			if !hasValue(in.Options, v) {
+				return invalid("default", "default %q is not one of the option values (%s): use one of them exactly, or leave default out", v, optionValues(in.Options))
+			}
+			if seen[v] {
+				return invalid("default", "default names %q twice: name each option once", v)
+			}
+			seen[v] = true
+		}
+	case KindConfirm:
+		if in.Default.IsList() {
+			return invalid("default", "default of a confirm is \"yes\" or \"no\", not a list: give one of them")
+		}
+		switch d := norm(in.Default.First()); d {
+		case "yes", "no":
+			in.Default = One(d)
+		default:
+			return invalid("default", "default %q of a confirm is neither \"yes\" nor \"no\": give one of them, or leave default out", in.Default.First())
+		}
+	case KindText:
+		if in.Default.IsList() {
+			return invalid("default", "default of a text question is text, not a list: give one string")
+		}
+		d := in.Default.First()
+		if err := checkProse("default", d, DefaultAnswerChars, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasValue(opts []Option, v string) bool {
+	for _, o := range opts {
+		if o.Value == v {
+			return true
+		}
+	}
+	return false
+}
