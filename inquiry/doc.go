@@ -30,19 +30,19 @@
 //
 // # The run state machine
 //
-//	      register / ask / heartbeat
-//	               │
-//	               ▼
-//	  ┌──────► running ──────── heartbeat older than BOT_STALE_AFTER (sweeper) ──► abandoned
-//	  │         │   │
-//	  │         │   └── finish {status} ──► completed | failed | abandoned
-//	  │         │
-//	  │         │ ask: nobody answered within wait
-//	  │         ▼
-//	  │      waiting ── its inquiry resolves: the answer is recorded in the state and the
-//	  │         │       resume_url is called (the run stays waiting: it has no process)
-//	  │         │
-//	  └─────────┘ resume {answers}, or a re-entering ask that finds its answer in the state
+//	    register / ask / heartbeat
+//	             │
+//	             ▼
+//	┌──────► running ──────── heartbeat older than BOT_STALE_AFTER (sweeper) ──► abandoned
+//	│         │   │
+//	│         │   └── finish {status} ──► completed | failed | abandoned
+//	│         │
+//	│         │ ask: nobody answered within wait
+//	│         ▼
+//	│      waiting ── its inquiry resolves: the answer is recorded in the state and the
+//	│         │       resume_url is called (the run stays waiting: it has no process)
+//	│         │
+//	└─────────┘ resume {answers}, or a re-entering ask that finds its answer in the state
 //
 // A waiting run is not stale: it has no process by design, and no sweep may touch it.
 //

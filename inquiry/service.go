@@ -1,0 +1,379 @@
+package inquiry
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Service is the ask service: it applies policies, stores inquiries with their deliveries, takes
+// answers (first one wins), and wakes whoever waits. Adapters (the gateway, the Slack app, the
+// scheduler) call it; it calls the Store and, through durable deliveries, the transports.
+type Service struct {
+	Store      Store
+	Transports *Registry
+	Hub        *Hub
+	// Now is the clock; nil means time.Now. Times are kept in UTC at microsecond precision, the
+	// precision PostgreSQL stores.
+	Now func() time.Time
+	// DefaultPolicy applies when neither the inquiry nor its run has a config; "" means
+	// PolicyDefault: no configuration never blocks anybody.
+	DefaultPolicy Policy
+	// DefaultTransport applies when no config names one; "" means TransportInbox.
+	DefaultTransport string
+	// DefaultChannel is the Slack channel of an inquiry that names none.
+	DefaultChannel string
+	// Kick wakes the delivery dispatcher after work was enqueued; nil means nobody to wake (the
+	// sweeper will pick the work up).
+	Kick func()
+	// Events, when set, hears every resolution (for metrics and logs).
+	Events func(rec *Record)
+	Log    *slog.Logger
+}
+
+// NewService returns a service with a fresh hub and the given store and registry.
+func NewService(store Store, transports *Registry) *Service {
+	return &Service{Store: store, Transports: transports, Hub: NewHub(), Log: slog.Default()}
+}
+
+// Clock returns the service's current time, in UTC at microsecond precision.
+func (s *Service) Clock() time.Time {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	return now().UTC().Truncate(time.Microsecond)
+}
+
+func (s *Service) kick() {
+	if s.Kick != nil {
+		s.Kick()
+	}
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// AskRequest is an inquiry as an asker sends it, with how to ask it.
+type AskRequest struct {
+	Namespace   string
+	Inquiry     Inquiry
+	Config      *Config  // nil: the run's config, else the server's defaults
+	Slack       SlackRef // Channel, ThreadTS and Answerers; the rest is the server's
+	CallbackURL string
+	// Wait is how long Ask may wait for an answer before it returns the pending inquiry
+	// (0..MaxWait).
+	Wait time.Duration
+}
+
+// EffectiveConfig fills what the request leaves open: the inquiry's own config, else the run's,
+// else the server's defaults.
+func (s *Service) EffectiveConfig(own, run *Config) Config {
+	var c Config
+	for _, src := range []*Config{own, run} {
+		if src == nil {
+			continue
+		}
+		if c.Policy == "" {
+			c.Policy = src.Policy
+		}
+		if c.Transport == "" {
+			c.Transport = src.Transport
+		}
+	}
+	if c.Policy == "" {
+		c.Policy = s.DefaultPolicy
+	}
+	if c.Policy == "" {
+		c.Policy = PolicyDefault
+	}
+	if c.Transport == "" {
+		c.Transport = s.DefaultTransport
+	}
+	if c.Transport == "" {
+		c.Transport = TransportInbox
+	}
+	return c
+}
+
+// CheckConfig refuses a config with an unknown policy.
+func CheckConfig(c *Config) error {
+	if c == nil {
+		return nil
+	}
+	if c.Policy != "" && !c.Policy.Valid() {
+		return FieldErrorf(CodeInvalidInquiry, "config.policy", "config.policy %q is not one of ask, default or refuse: use one of them, or leave it out to use the server's default", string(c.Policy))
+	}
+	return nil
+}
+
+// Ask puts an inquiry according to its policy and returns the stored record, and whether it was
+// created by this call (false: the same inquiry asked again, returned as it stands). Under
+// policy default the record comes back answered at once; under refuse the ask fails with
+// ErrDeclined; under ask it is stored pending with a delivery to its transport, and Ask waits up
+// to req.Wait for an answer. A transport nobody seated fails at once with ErrUnavailable.
+func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error) {
+	now := s.Clock()
+	in := req.Inquiry
+	if err := Validate(&in, now); err != nil {
+		return nil, false, err
+	}
+	if err := CheckConfig(req.Config); err != nil {
+		return nil, false, err
+	}
+	var runCfg *Config
+	if in.RunID != "" && (req.Config == nil || req.Config.Policy == "" || req.Config.Transport == "") {
+		run, err := s.Store.Run(ctx, req.Namespace, in.RunID)
+		switch {
+		case err == nil:
+			runCfg = run.Config
+		case ErrorCode(err) != CodeNotFound:
+			return nil, false, err
+		}
+	}
+	cfg := s.EffectiveConfig(req.Config, runCfg)
+
+	rec := &Record{
+		Key:         NewKey(),
+		Inquiry:     in,
+		Namespace:   req.Namespace,
+		Config:      cfg,
+		Status:      StatusPending,
+		Slack:       SlackRef{Channel: req.Slack.Channel, ThreadTS: req.Slack.ThreadTS, Answerers: req.Slack.Answerers},
+		CallbackURL: req.CallbackURL,
+		CreatedAt:   now,
+	}
+	if rec.Slack.Answerers == nil {
+		rec.Slack.Answerers = []string{}
+	}
+	if rec.Slack.Channel == "" && (cfg.Transport == TransportSlack || rec.Slack.ThreadTS != "") {
+		rec.Slack.Channel = s.DefaultChannel
+	}
+
+	var deliveries []Delivery
+	switch cfg.Policy {
+	case PolicyRefuse:
+		return nil, false, Errorf(CodeDeclined, "policy refuse: nobody may be asked %q; decide yourself and say so", in.ID)
+	case PolicyDefault:
+		a := DefaultAnswerFor(&in)
+		a.Source, a.AnsweredAt = SourceDefault, now
+		rec.Status, rec.Answer, rec.ResolvedAt = StatusAnswered, &a, &now
+		// The assumption is recorded where people read: the store always, and the Slack thread
+		// when the inquiry names one and Slack is there to post it.
+		if rec.Slack.ThreadTS != "" && rec.Slack.Channel != "" && s.Transports.Has(TransportSlack) {
+			deliveries = append(deliveries, s.delivery(rec, DeliverNotice, TransportSlack, now))
+		}
+		if rec.CallbackURL != "" {
+			deliveries = append(deliveries, s.delivery(rec, DeliverCallback, rec.CallbackURL, now))
+		}
+	case PolicyAsk:
+		if _, err := s.Transports.Lookup(cfg.Transport); err != nil {
+			return nil, false, err
+		}
+		if cfg.Transport == TransportSlack && rec.Slack.Channel == "" {
+			return nil, false, FieldErrorf(CodeUnavailable, "slack.channel", "no Slack channel to ask in: name one in slack.channel, or set SLACK_DEFAULT_CHANNEL on the server; do not retry unchanged")
+		}
+		if cfg.Transport != TransportInbox {
+			deliveries = append(deliveries, s.delivery(rec, DeliverPost, cfg.Transport, now))
+		}
+	}
+
+	stored, created, err := s.Store.CreateInquiry(ctx, rec, deliveries)
+	if err != nil {
+		return nil, false, err
+	}
+	if created {
+		s.logger().InfoContext(ctx, "inquiry created", "key", stored.Key, "namespace", stored.Namespace,
+			"policy", stored.Config.Policy, "transport", stored.Config.Transport, "inquiry", Render(&stored.Inquiry))
+		if len(deliveries) > 0 {
+			s.kick()
+		}
+		if stored.Status.Resolved() {
+			s.resolved(stored)
+		}
+	}
+	if stored.Status == StatusPending && req.Wait > 0 {
+		waited, err := s.Wait(ctx, stored.Key, req.Wait)
+		if err != nil {
+			return nil, false, err
+		}
+		stored = waited
+	}
+	return stored, created, nil
+}
+
+// delivery builds a delivery of rec, due now.
+func (s *Service) delivery(rec *Record, kind DeliveryKind, target string, now time.Time) Delivery {
+	d := Delivery{
+		Kind: kind, InquiryKey: rec.Key, Namespace: rec.Namespace, RunID: rec.RunID, Target: target,
+		Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now, UpdatedAt: now,
+	}
+	if kind == DeliverPost || kind == DeliverUpdate || kind == DeliverNotice {
+		d.Lane = rec.Slack.Channel // one channel's messages go out in order
+	}
+	return d
+}
+
+// Wait returns the inquiry as soon as it leaves pending, or as it stands after d (at most
+// MaxWait) or when ctx ends. It is woken, not polled.
+func (s *Service) Wait(ctx context.Context, key string, d time.Duration) (*Record, error) {
+	if d > MaxWait {
+		d = MaxWait
+	}
+	woken, done := s.Hub.Subscribe(key)
+	defer done()
+	rec, err := s.Store.Inquiry(ctx, key)
+	if err != nil || rec.Status != StatusPending || d <= 0 {
+		return rec, err
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case <-woken:
+			rec, err = s.Store.Inquiry(ctx, key)
+			if err != nil || rec.Status != StatusPending {
+				return rec, err
+			}
+		case <-timer.C:
+			return s.Store.Inquiry(ctx, key)
+		case <-ctx.Done():
+			// The caller is gone or the server shuts down: hand back the inquiry as it stands.
+			return s.Store.Inquiry(context.WithoutCancel(ctx), key)
+		}
+	}
+}
+
+// Get returns an inquiry by key.
+func (s *Service) Get(ctx context.Context, key string) (*Record, error) {
+	return s.Store.Inquiry(ctx, key)
+}
+
+// Answer records a person's reply to a pending inquiry: checked with CheckAnswer, capped, and
+// stored by a conditional update so that the first answer wins. by is who answered (a Slack user
+// id or a token name). A later answer gets CodeAlreadyResolved together with the record as it
+// stands, so the caller can say who answered first.
+func (s *Service) Answer(ctx context.Context, key string, reply Reply, by string) (*Record, error) {
+	rec, err := s.Store.Inquiry(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status != StatusPending {
+		return rec, AlreadyResolved(rec)
+	}
+	a, err := CheckAnswer(&rec.Inquiry, reply)
+	if err != nil {
+		return rec, err
+	}
+	now := s.Clock()
+	a.Source, a.AnsweredBy, a.AnsweredAt = SourcePerson, by, now
+	return s.resolve(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
+}
+
+// Cancel withdraws a pending inquiry. Nobody's answer is recorded.
+func (s *Service) Cancel(ctx context.Context, key string) (*Record, error) {
+	rec, err := s.Store.Inquiry(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status != StatusPending {
+		return rec, AlreadyResolved(rec)
+	}
+	return s.resolve(ctx, rec, Resolution{Status: StatusCancelled, At: s.Clock()})
+}
+
+// Expire resolves a pending inquiry whose expiry passed with DefaultAnswerFor — its default, or a
+// decline — labelled SourceExpired, so a caller can always tell an expiry from a person.
+func (s *Service) Expire(ctx context.Context, rec *Record) (*Record, error) {
+	now := s.Clock()
+	a := DefaultAnswerFor(&rec.Inquiry)
+	a.Source, a.AnsweredAt = SourceExpired, now
+	return s.resolve(ctx, rec, Resolution{Status: StatusExpired, Answer: &a, At: now})
+}
+
+// Fail marks a pending inquiry failed because its transport cannot serve it; the failure is
+// fatal (inquiry_unavailable) and carries the sentence that says how to fix it.
+func (s *Service) Fail(ctx context.Context, key string, cause error) (*Record, error) {
+	rec, err := s.Store.Inquiry(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status != StatusPending {
+		return rec, AlreadyResolved(rec)
+	}
+	f := &Failure{Code: CodeUnavailable, Message: ErrorMessage(cause), Fatal: true}
+	return s.resolve(ctx, rec, Resolution{Status: StatusFailed, Failure: f, At: s.Clock()})
+}
+
+// resolve applies r with its follow-up deliveries, then wakes waiters and the dispatcher.
+func (s *Service) resolve(ctx context.Context, rec *Record, r Resolution) (*Record, error) {
+	// The transport shows the outcome where it asked; the asker's callback hears it.
+	if rec.Config.Policy == PolicyAsk && rec.Config.Transport != TransportInbox {
+		r.Deliveries = append(r.Deliveries, s.delivery(rec, DeliverUpdate, rec.Config.Transport, r.At))
+	}
+	if rec.CallbackURL != "" {
+		r.Deliveries = append(r.Deliveries, s.delivery(rec, DeliverCallback, rec.CallbackURL, r.At))
+	}
+	out, err := s.Store.Resolve(ctx, rec.Key, r)
+	if err != nil {
+		if ErrorCode(err) == CodeAlreadyResolved && out != nil {
+			return out, AlreadyResolved(out)
+		}
+		return out, err
+	}
+	s.resolved(out)
+	s.kick()
+	return out, nil
+}
+
+// resolved wakes local waiters and tells whoever listens.
+func (s *Service) resolved(rec *Record) {
+	s.Hub.Wake(rec.Key)
+	s.logger().Info("inquiry resolved", "key", rec.Key, "namespace", rec.Namespace, "status", rec.Status,
+		"answer", RenderAnswer(&rec.Inquiry, rec.Answer))
+	if s.Events != nil {
+		s.Events(rec)
+	}
+}
+
+// AlreadyResolved is the sentence for an inquiry that is no longer pending.
+func AlreadyResolved(rec *Record) *Error {
+	var what string
+	switch rec.Status {
+	case StatusAnswered:
+		what = "was already answered: " + RenderAnswer(&rec.Inquiry, rec.Answer)
+	case StatusExpired:
+		at := ""
+		if rec.ExpiresAt != nil {
+			at = " at " + rec.ExpiresAt.UTC().Format("2006-01-02 15:04 MST")
+		}
+		what = "expired" + at + "; " + RenderAnswer(&rec.Inquiry, rec.Answer)
+	case StatusCancelled:
+		what = "was cancelled by the asker"
+	case StatusFailed:
+		what = "failed"
+		if rec.Failure != nil {
+			what += ": " + rec.Failure.Message
+		}
+	default:
+		what = "is " + string(rec.Status)
+	}
+	return Errorf(CodeAlreadyResolved, "inquiry %s %s; nothing was changed", rec.Key, what)
+}
+
+// Visible reports whether a caller of namespace ns (or every namespace, when all) may see rec;
+// an inquiry of another namespace is forbidden, not merely absent.
+func Visible(rec *Record, ns string, all bool) error {
+	if all || rec.Namespace == ns {
+		return nil
+	}
+	return Errorf(CodeForbidden, "inquiry %s belongs to another namespace: use a token of namespace %q, or an answer or admin token", rec.Key, rec.Namespace)
+}
+
+// String makes a Config readable in logs.
+func (c Config) String() string { return fmt.Sprintf("policy=%s transport=%s", c.Policy, c.Transport) }
