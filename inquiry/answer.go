@@ -49,9 +49,8 @@ func CapAnswer(a Answer, max int) Answer {
 	if max <= 0 {
 		max = DefaultAnswerChars
 	}
-	if cut, ok := cutRunes(a.Text, max); ok {
-		a.Text, a.Truncated = cut, true
-	}
+	text, cut := cutRunes(a.Text, max)
+	a.Text, a.Truncated = text, a.Truncated || cut
 	for _, v := range a.Value.items {
 		if utf8.RuneCountInString(v) > max {
 			a.Truncated = true
@@ -63,14 +62,13 @@ func CapAnswer(a Answer, max int) Answer {
 // StateAnswerOf is what a run's state keeps of an answer: the decision whole, the prose cut to
 // StateTextChars. The full answer still goes back to whoever asked.
 func StateAnswerOf(a Answer) Answer {
-	if cut, ok := cutRunes(a.Text, StateTextChars); ok {
-		a.Text, a.Truncated = cut, true
-	}
+	text, cut := cutRunes(a.Text, StateTextChars)
+	a.Text, a.Truncated = text, a.Truncated || cut
 	return a
 }
 
 // cutRunes cuts s to max characters; ok reports whether it cut. Invalid UTF-8 is replaced so
-// the result is always valid.
+// the result is always valid, cut or not: callers must take the returned string either way.
 func cutRunes(s string, max int) (string, bool) {
 	if len(s) <= max && utf8.ValidString(s) { // fast path: bytes bound runes
 		return s, false
@@ -233,7 +231,7 @@ func noneMsg(in *Inquiry, typed string) string {
 		return fmt.Sprintf("choose one of the offered answers: %s", offered)
 	}
 	if in.AllowText {
-		return fmt.Sprintf("%q is none of the offered answers (%s)", typed, offered)
+		return fmt.Sprintf("%q is none of the offered answers: send one of %s as the value, or your own words as text", typed, offered)
 	}
 	return fmt.Sprintf("%q is none of the offered answers and this question takes no answer in other words: choose one of %s", typed, offered)
 }
@@ -329,9 +327,9 @@ func RenderAnswer(in *Inquiry, a *Answer) string {
 }
 
 func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if cut, ok := cutRunes(s, max); ok {
-		return cut + "…"
+	s, cut := cutRunes(strings.Join(strings.Fields(s), " "), max)
+	if cut {
+		return s + "…"
 	}
 	return s
 }

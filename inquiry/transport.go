@@ -32,8 +32,13 @@ func NewRegistry() *Registry {
 	return r
 }
 
-// Register seats t under key, replacing whatever sat there.
+// Register seats t under key, replacing whatever sat there. Seating nil releases key: a seat
+// holding nil would let Lookup hand back a nil transport with no error.
 func (r *Registry) Register(key string, t Transport) {
+	if t == nil {
+		r.Release(key)
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.m[key] = t

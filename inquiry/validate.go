@@ -27,10 +27,10 @@ func Validate(in *Inquiry, now time.Time) error {
 		}
 		return invalid("kind", "kind %q is not one of choice, text or confirm: use one of them", string(in.Kind))
 	}
-	if err := checkProse("question", in.Question, MaxQuestionChars, true); err != nil {
+	if err := checkProse("question", in.Question, MaxQuestionChars, true, "shorten it and put the background in context"); err != nil {
 		return err
 	}
-	if err := checkProse("context", in.Context, MaxContextChars, false); err != nil {
+	if err := checkProse("context", in.Context, MaxContextChars, false, "keep it to a sentence or two of background"); err != nil {
 		return err
 	}
 	switch in.Kind {
@@ -81,8 +81,8 @@ func checkID(field, s, fix string) error {
 }
 
 // checkProse enforces valid UTF-8, a length in characters, and no control characters but
-// newlines and tabs.
-func checkProse(field, s string, max int, required bool) error {
+// newlines and tabs. shorten is the fix offered for a text over max.
+func checkProse(field, s string, max int, required bool, shorten string) error {
 	if !utf8.ValidString(s) {
 		return invalid(field, "%s is not valid UTF-8: send it as UTF-8 text", field)
 	}
@@ -90,7 +90,7 @@ func checkProse(field, s string, max int, required bool) error {
 		return invalid(field, "%s is required: write the one question, in plain words, that a person should answer", field)
 	}
 	if n := utf8.RuneCountInString(s); n > max {
-		return invalid(field, "%s is %d characters long but may have at most %d: shorten it and put the background in context", field, n, max)
+		return invalid(field, "%s is %d characters long but may have at most %d: %s", field, n, max, shorten)
 	}
 	for _, r := range s {
 		if unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' {
@@ -160,8 +160,8 @@ func optionValues(opts []Option) string {
 }
 
 func checkDefault(in *Inquiry) error {
-	if !in.Default.IsList() && strings.TrimSpace(in.Default.First()) == "" {
-		in.Default = Value{} // an empty default is no default
+	if in.Default.Len() == 0 || (!in.Default.IsList() && strings.TrimSpace(in.Default.First()) == "") {
+		in.Default = Value{} // an empty default (a blank string or an empty list) is no default
 	}
 	if in.Default.IsZero() {
 		return nil
@@ -202,7 +202,7 @@ func checkDefault(in *Inquiry) error {
 			return invalid("default", "default of a text question is text, not a list: give one string")
 		}
 		d := in.Default.First()
-		if err := checkProse("default", d, DefaultAnswerChars, false); err != nil {
+		if err := checkProse("default", d, DefaultAnswerChars, false, "shorten it"); err != nil {
 			return err
 		}
 	}
