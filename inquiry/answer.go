@@ -228,6 +228,9 @@ func answerErr(field, format string, args ...any) *Error {
 func noneMsg(in *Inquiry, typed string) string {
 	offered := quoteOptions(Offered(in))
 	if typed == "" {
+		if in.AllowText {
+			return fmt.Sprintf("an answer needs a value or words: send one of %s as the value, or your own words as text", offered)
+		}
 		return fmt.Sprintf("choose one of the offered answers: %s", offered)
 	}
 	if in.AllowText {

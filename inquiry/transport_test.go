@@ -1,0 +1,197 @@
+package inquiry_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// pureTransport is a transport that does nothing; tests tell seats apart by its name.
+type pureTransport struct{ name string }
+
+func (*pureTransport) Post(context.Context, *inquiry.Record) (inquiry.SlackRef, error) {
+	return inquiry.SlackRef{}, nil
+}
+func (*pureTransport) Update(context.Context, *inquiry.Record) error { return nil }
+func (*pureTransport) Notice(context.Context, *inquiry.Record) error { return nil }
+
+var (
+	_ inquiry.Transport = (*pureTransport)(nil)
+	_ inquiry.Transport = inquiry.Inbox{}
+)
+
+func TestRegistryInboxAlwaysSeated(t *testing.T) {
+	t.Parallel()
+	r := inquiry.NewRegistry()
+
+	require.True(t, r.Has(inquiry.TransportInbox))
+	require.Equal(t, []string{inquiry.TransportInbox}, r.Keys())
+	tr, err := r.Lookup(inquiry.TransportInbox)
+	require.NoError(t, err)
+	require.Equal(t, inquiry.Inbox{}, tr)
+
+	r.Release(inquiry.TransportInbox)
+	require.True(t, r.Has(inquiry.TransportInbox), "releasing the inbox is a no-op")
+	r.Register(inquiry.TransportInbox, nil)
+	require.True(t, r.Has(inquiry.TransportInbox), "seating nil on the inbox is a no-op")
+	_, err = r.Lookup(inquiry.TransportInbox)
+	require.NoError(t, err)
+}
+
+func TestRegistryRegisterReleaseHasLookup(t *testing.T) {
+	t.Parallel()
+	r := inquiry.NewRegistry()
+	slack := &pureTransport{name: "slack"}
+
+	require.False(t, r.Has(inquiry.TransportSlack))
+	r.Register(inquiry.TransportSlack, slack)
+	require.True(t, r.Has(inquiry.TransportSlack))
+	require.Equal(t, []string{"inbox", "slack"}, r.Keys())
+	got, err := r.Lookup(inquiry.TransportSlack)
+	require.NoError(t, err)
+	require.Same(t, slack, got)
+
+	again := &pureTransport{name: "slack again"}
+	r.Register(inquiry.TransportSlack, again)
+	got, err = r.Lookup(inquiry.TransportSlack)
+	require.NoError(t, err)
+	require.Same(t, again, got, "register replaces what sat there")
+
+	r.Release(inquiry.TransportSlack)
+	require.False(t, r.Has(inquiry.TransportSlack))
+	require.Equal(t, []string{"inbox"}, r.Keys())
+	_, err = r.Lookup(inquiry.TransportSlack)
+	require.ErrorIs(t, err, inquiry.ErrUnavailable)
+
+	r.Release("never-seated") // releasing a free seat is harmless
+	require.Equal(t, []string{"inbox"}, r.Keys())
+}
+
+func TestRegistryRegisterNilReleases(t *testing.T) {
+	t.Parallel()
+	r := inquiry.NewRegistry()
+	r.Register("teams", &pureTransport{name: "teams"})
+	r.Register("teams", nil)
+
+	require.False(t, r.Has("teams"))
+	tr, err := r.Lookup("teams")
+	require.Nil(t, tr)
+	require.ErrorIs(t, err, inquiry.ErrUnavailable, "a nil seat must never look like a transport")
+}
+
+func TestRegistryLookupUnseated(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name   string
+		key    string
+		wantIn []string
+	}{
+		{"slack, not configured", inquiry.TransportSlack, []string{"slack transport is not configured", "do not retry", `use transport "inbox"`}},
+		{"a key nobody seated", "teams", []string{`no transport "teams" is available`, "seated: [inbox mail]", "do not retry"}},
+		{"the empty key", "", []string{`no transport "" is available`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := inquiry.NewRegistry()
+			r.Register("mail", &pureTransport{name: "mail"})
+
+			done := make(chan error, 1)
+			go func() {
+				_, err := r.Lookup(tc.key)
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Lookup waited for a seat; it must fail at once")
+			}
+
+			require.ErrorIs(t, err, inquiry.ErrUnavailable)
+			require.True(t, inquiry.Fatal(err), "a missing transport stops every retry loop")
+			require.Equal(t, inquiry.CodeUnavailable, inquiry.ErrorCode(err))
+			msg := inquiry.ErrorMessage(err)
+			require.NotContains(t, msg, "\n")
+			for _, want := range tc.wantIn {
+				require.Contains(t, msg, want)
+			}
+		})
+	}
+}
+
+func TestRegistryLookupDoesNotWaitForALaterSeat(t *testing.T) {
+	t.Parallel()
+	r := inquiry.NewRegistry()
+	_, err := r.Lookup("later")
+	require.ErrorIs(t, err, inquiry.ErrUnavailable)
+
+	r.Register("later", &pureTransport{name: "later"})
+	_, err = r.Lookup("later")
+	require.NoError(t, err, "a seat taken after a miss is found by the next lookup")
+}
+
+func TestInboxDoesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec := &inquiry.Record{Key: "inq_1"}
+	var inbox inquiry.Inbox
+
+	ref, err := inbox.Post(ctx, rec)
+	require.NoError(t, err)
+	require.Equal(t, inquiry.SlackRef{}, ref)
+	require.NoError(t, inbox.Update(ctx, rec))
+	require.NoError(t, inbox.Notice(ctx, rec))
+}
+
+// Run with -race: seats are taken and released while others look them up.
+func TestRegistryConcurrentUse(t *testing.T) {
+	t.Parallel()
+	r := inquiry.NewRegistry()
+
+	const workers, rounds = 8, 200
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := fmt.Sprintf("t%d", w%3) // workers share keys on purpose
+			for i := range rounds {
+				switch i % 4 {
+				case 0:
+					r.Register(key, &pureTransport{name: key})
+				case 1:
+					if tr, err := r.Lookup(key); err == nil {
+						if tr == nil {
+							t.Error("Lookup returned a nil transport without an error")
+							return
+						}
+					} else if !inquiry.Fatal(err) {
+						t.Errorf("Lookup(%q) failed with a non-fatal error: %v", key, err)
+						return
+					}
+				case 2:
+					_ = r.Has(key)
+					_ = r.Keys()
+				case 3:
+					r.Release(key)
+				}
+				if !r.Has(inquiry.TransportInbox) {
+					t.Error("the inbox was unseated")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	_, err := r.Lookup(inquiry.TransportInbox)
+	require.NoError(t, err)
+}
