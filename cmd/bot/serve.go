@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/inquiry-bot/bot/gateway"
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/scheduler"
+	"github.com/inquiry-bot/bot/storage"
+)
+
+// shutdownGrace bounds a graceful shutdown: in-flight requests and long-polls return, the running
+// sweep finishes, deliveries are recorded, the database is closed.
+const shutdownGrace = 10 * time.Second
+
+// Main is the running service, wired by hand: the store, the transport registry, the ask
+// service, the dispatcher, the scheduler and the gateway.
+type Main struct {
+	Config Config
+	Log    *slog.Logger
+	// Out receives the first-start admin token and the listening line.
+	Out *os.File
+
+	Store      *storage.Store
+	Service    *inquiry.Service
+	Dispatcher *inquiry.Dispatcher
+	Scheduler  *scheduler.Scheduler
+	Gateway    *gateway.Server
+
+	listener net.Listener
+	server   *http.Server
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// Addr is the address the service listens on (useful with BOT_ADDR=127.0.0.1:0).
+func (m *Main) Addr() string { return m.listener.Addr().String() }
+
+// newLogger logs JSON unless stderr is a terminal (or BOT_LOG_FORMAT says otherwise).
+func newLogger(getenv func(string) string, w *os.File) *slog.Logger {
+	format := getenv("BOT_LOG_FORMAT")
+	if format == "" {
+		format = "json"
+		if isatty.IsTerminal(w.Fd()) {
+			format = "text"
+		}
+	}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, nil))
+	}
+	return slog.New(slog.NewJSONHandler(w, nil))
+}
+
+// Open wires everything and starts listening; Run serves until ctx ends.
+func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
+	cfg := m.Config
+	st, err := storage.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("open DATABASE_URL %s: %w", redactURL(cfg.DatabaseURL), err)
+	}
+	m.Store = st
+
+	secret := cfg.CallbackSecret
+	if secret == "" {
+		// Generated on first start and kept, so callbacks stay verifiable across restarts.
+		if secret, err = st.InitSetting(ctx, callbackSecretSetting, inquiry.NewSecret()); err != nil {
+			return fmt.Errorf("store the callback secret: %w", err)
+		}
+	}
+
+	registry := inquiry.NewRegistry()
+	svc := inquiry.NewService(st, registry)
+	svc.DefaultPolicy = cfg.DefaultPolicy
+	svc.DefaultTransport = cfg.DefaultTransport
+	svc.DefaultChannel = cfg.SlackDefaultChannel
+	svc.Log = m.Log
+	m.Service = svc
+
+	gw := gateway.New(gateway.Config{
+		Service:        svc,
+		Store:          st,
+		Ready:          st.Ping,
+		CallbackSecret: []byte(secret),
+		CallbackHosts:  cfg.CallbackHosts,
+		PublicURL:      cfg.PublicURL,
+		Logger:         m.Log,
+	})
+	m.Gateway = gw
+
+	handlers := svc.TransportHandlers()
+	maps.Copy(handlers, gw.DeliveryHandlers())
+	m.Dispatcher = &inquiry.Dispatcher{Store: st, Handlers: handlers, Log: m.Log}
+	svc.Kick = m.Dispatcher.Kick
+
+	m.Scheduler = &scheduler.Scheduler{
+		Service: svc, Dispatcher: m.Dispatcher, Schedule: cfg.SweepSchedule,
+		StaleAfter: cfg.StaleAfter, Retention: cfg.Retention, Log: m.Log,
+	}
+
+	if err := m.firstStart(ctx, getenv); err != nil {
+		return err
+	}
+
+	m.listener, err = net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on BOT_ADDR %s: %w", cfg.Addr, err)
+	}
+	m.server = &http.Server{
+		Handler:           gw.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// Long-polls wait up to 55 s; leave room for the response.
+		WriteTimeout: inquiry.MaxWait + 15*time.Second,
+		IdleTimeout:  2 * time.Minute,
+	}
+	return nil
+}
+
+// firstStart creates the admin token on an empty database, prints it once, and writes it to the
+// token file for the CLI on this machine.
+func (m *Main) firstStart(ctx context.Context, getenv func(string) string) error {
+	n, err := m.Store.CountTokens(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	plain, t := inquiry.NewToken("admin", "admin", []inquiry.Scope{inquiry.ScopeAdmin}, m.Service.Clock())
+	if err := m.Store.CreateToken(ctx, t); err != nil {
+		if inquiry.ErrorCode(err) == inquiry.CodeIDConflict {
+			return nil // another replica was first
+		}
+		return fmt.Errorf("create the admin token: %w", err)
+	}
+	path, werr := writeTokenFile(getenv, plain)
+	fmt.Fprintln(m.Out, "First start: created the admin token. It is shown once:")
+	fmt.Fprintln(m.Out, "  "+plain)
+	if werr != nil {
+		fmt.Fprintf(m.Out, "Could not write the token file (%v); keep the token above.\n", werr)
+	} else {
+		fmt.Fprintf(m.Out, "Written to %s for the bot CLI on this machine.\n", path)
+	}
+	return nil
+}
+
+// Run serves until ctx ends, then shuts down gracefully within shutdownGrace.
+func (m *Main) Run(ctx context.Context) error {
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.cancel = cancel
+	m.done = make(chan struct{})
+	go func() {
+		if err := m.Store.Listen(bg, m.Service.Hub.Wake); err != nil && bg.Err() == nil {
+			m.Log.Warn("listen for resolutions from other replicas", "err", err)
+		}
+	}()
+	dispatched := make(chan struct{})
+	go func() { m.Dispatcher.Run(bg); close(dispatched) }()
+	if err := m.Scheduler.Start(bg); err != nil {
+		return fmt.Errorf("BOT_SWEEP_SCHEDULE: %w", err)
+	}
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- m.server.Serve(m.listener) }()
+	m.Log.Info("inquiry bot serving", "addr", m.Addr(), "config", m.Config.Summary(), "version", version)
+	fmt.Fprintf(m.Out, "listening on http://%s\n", m.Addr())
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+	}
+
+	// Graceful shutdown: stop accepting; long-polls see their request context end and return
+	// the inquiry as it stands; then stop the sweeper and the dispatcher, and close the database.
+	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer scancel()
+	m.server.RegisterOnShutdown(func() {})
+	if serr := m.server.Shutdown(sctx); serr != nil {
+		m.Log.Warn("shutdown http", "err", serr)
+	}
+	m.Scheduler.Stop(sctx)
+	cancel()
+	select {
+	case <-dispatched:
+	case <-sctx.Done():
+	}
+	if cerr := m.Store.Close(); cerr != nil {
+		m.Log.Warn("close database", "err", cerr)
+	}
+	m.Log.Info("inquiry bot stopped")
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func runServe(ctx context.Context, e *env) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	check := fs.Bool("check", false, "validate the configuration and exit")
+	if err := fs.Parse(e.args); err != nil {
+		return exitf(exitUsage, "")
+	}
+	cfg, err := LoadConfig(e.getenv)
+	if err != nil {
+		return exitf(exitUsage, "%s", err.Error())
+	}
+	if *check {
+		fmt.Fprintln(e.stdout, "configuration ok: "+cfg.Summary())
+		return nil
+	}
+	out, _ := e.stdout.(*os.File)
+	if out == nil {
+		out = os.Stdout
+	}
+	errOut, _ := e.stderr.(*os.File)
+	if errOut == nil {
+		errOut = os.Stderr
+	}
+	m := &Main{Config: cfg, Log: newLogger(e.getenv, errOut), Out: out}
+	if err := m.Open(ctx, e.getenv); err != nil {
+		if m.Store != nil {
+			m.Store.Close()
+		}
+		return err
+	}
+	return m.Run(ctx)
+}
