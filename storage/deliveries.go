@@ -1,0 +1,212 @@
+package storage
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/jmoiron/sqlx"
+)
+
+const deliveryCols = `id, kind, inquiry_key, namespace, run_id, target, lane, status, attempts,
+	next_attempt_at, last_error, created_at, updated_at`
+
+// deliveryRow is a deliveries row as SQL sees it.
+type deliveryRow struct {
+	ID            int64  `db:"id"`
+	Kind          string `db:"kind"`
+	InquiryKey    string `db:"inquiry_key"`
+	Namespace     string `db:"namespace"`
+	RunID         string `db:"run_id"`
+	Target        string `db:"target"`
+	Lane          string `db:"lane"`
+	Status        string `db:"status"`
+	Attempts      int    `db:"attempts"`
+	NextAttemptAt dbTime `db:"next_attempt_at"`
+	LastError     string `db:"last_error"`
+	CreatedAt     dbTime `db:"created_at"`
+	UpdatedAt     dbTime `db:"updated_at"`
+}
+
+func (r *deliveryRow) delivery() inquiry.Delivery {
+	return inquiry.Delivery{
+		ID: r.ID, Kind: inquiry.DeliveryKind(r.Kind), InquiryKey: r.InquiryKey, Namespace: r.Namespace,
+		RunID: r.RunID, Target: r.Target, Lane: r.Lane, Status: inquiry.DeliveryStatus(r.Status),
+		Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt.Time, LastError: r.LastError,
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time,
+	}
+}
+
+func deliveries(rows []deliveryRow) []inquiry.Delivery {
+	ds := make([]inquiry.Delivery, len(rows))
+	for i := range rows {
+		ds[i] = rows[i].delivery()
+	}
+	return ds
+}
+
+// deliveryDefaults fill what a delivery leaves empty: the inquiry it follows, and the time.
+type deliveryDefaults struct {
+	key, namespace, runID string
+	now                   time.Time
+}
+
+// deliveryBatch bounds the rows of one INSERT (13 arguments each), under every dialect's limit
+// on arguments.
+const deliveryBatch = 500
+
+// insertDeliveries stores ds with multi-row INSERTs (one for the usual handful). An empty status
+// is pending; an empty NextAttemptAt is due at once (the creation time).
+func (s *Store) insertDeliveries(ctx context.Context, x sqlx.ExecerContext, ds []inquiry.Delivery, def deliveryDefaults) error {
+	if def.now.IsZero() {
+		def.now = time.Now()
+	}
+	for len(ds) > 0 {
+		batch := ds[:min(len(ds), deliveryBatch)]
+		ds = ds[len(batch):]
+		var b strings.Builder
+		b.WriteString(`INSERT INTO deliveries (kind, inquiry_key, namespace, run_id, target, lane, status,
+			attempts, next_attempt_at, last_error, created_at, updated_at) VALUES `)
+		args := make([]any, 0, 12*len(batch))
+		for i, d := range batch {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + placeholders(12) + ")")
+			d = withDefaults(d, def)
+			args = append(args, string(d.Kind), d.InquiryKey, d.Namespace, d.RunID, d.Target, d.Lane,
+				string(d.Status), d.Attempts, at(d.NextAttemptAt), d.LastError, at(d.CreatedAt), at(d.UpdatedAt))
+		}
+		if _, err := x.ExecContext(ctx, s.q(b.String()), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func withDefaults(d inquiry.Delivery, def deliveryDefaults) inquiry.Delivery {
+	if d.InquiryKey == "" {
+		d.InquiryKey = def.key
+	}
+	if d.Namespace == "" {
+		d.Namespace = def.namespace
+	}
+	if d.RunID == "" {
+		d.RunID = def.runID
+	}
+	if d.Status == "" {
+		d.Status = inquiry.DeliveryPending
+	}
+	if d.CreatedAt.IsZero() {
+		d.CreatedAt = def.now
+	}
+	if d.UpdatedAt.IsZero() {
+		d.UpdatedAt = d.CreatedAt
+	}
+	if d.NextAttemptAt.IsZero() {
+		d.NextAttemptAt = d.CreatedAt
+	}
+	return d
+}
+
+// EnqueueDeliveries stores deliveries on their own, in one transaction.
+func (s *Store) EnqueueDeliveries(ctx context.Context, ds []inquiry.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, "enqueue deliveries", func(tx *sqlx.Tx) error {
+		return s.insertDeliveries(ctx, tx, ds, deliveryDefaults{now: time.Now()})
+	})
+}
+
+// ClaimDeliveries claims up to limit pending deliveries due at now, in id order: it moves their
+// NextAttemptAt to now+lease (a claimer that dies releases them when the lease runs out) and
+// counts an attempt, in one statement. On PostgreSQL the rows are picked FOR UPDATE SKIP LOCKED,
+// so concurrent claimers take disjoint rows without waiting; a row another claimer moved in the
+// meantime fails the re-checked condition. On SQLite the statement holds the write lock.
+func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, kinds ...inquiry.DeliveryKind) ([]inquiry.Delivery, error) {
+	if limit <= 0 {
+		limit = defaultListLimit
+	}
+	pick := `SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?`
+	pickArgs := []any{at(now)}
+	if len(kinds) > 0 {
+		pick += ` AND kind IN (` + placeholders(len(kinds)) + `)`
+		for _, k := range kinds {
+			pickArgs = append(pickArgs, string(k))
+		}
+	}
+	pick += ` ORDER BY id LIMIT ?`
+	pickArgs = append(pickArgs, limit)
+	setArgs := []any{at(now.Add(lease)), at(now)}
+
+	var query string
+	var args []any
+	if s.postgres() {
+		query = `WITH picked AS (` + pick + ` FOR UPDATE SKIP LOCKED)
+			UPDATE deliveries d SET next_attempt_at = ?, attempts = d.attempts + 1, updated_at = ?
+			FROM picked WHERE d.id = picked.id
+			RETURNING ` + prefixed("d.", deliveryCols)
+		args = append(pickArgs, setArgs...)
+	} else {
+		query = `UPDATE deliveries SET next_attempt_at = ?, attempts = attempts + 1, updated_at = ?
+			WHERE id IN (` + pick + `)
+			RETURNING ` + deliveryCols
+		args = append(setArgs, pickArgs...)
+	}
+	var rows []deliveryRow
+	if err := s.db.SelectContext(ctx, &rows, s.q(query), args...); err != nil {
+		return nil, translate(err, "claim due deliveries")
+	}
+	ds := deliveries(rows)
+	slices.SortFunc(ds, func(a, b inquiry.Delivery) int { return cmp.Compare(a.ID, b.ID) })
+	return ds, nil
+}
+
+// prefixed qualifies every column of a column list.
+func prefixed(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, p := range parts {
+		parts[i] = prefix + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CompleteDelivery marks a delivery done.
+func (s *Store) CompleteDelivery(ctx context.Context, id int64, now time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE deliveries SET status = 'done', updated_at = ? WHERE id = ?`), at(now), id)
+	return s.oneRow(res, err, "complete the delivery", "no such delivery")
+}
+
+// RetryDelivery puts a delivery back for another attempt at next, with the error.
+func (s *Store) RetryDelivery(ctx context.Context, id int64, next time.Time, lastErr string, now time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE deliveries SET status = 'pending', next_attempt_at = ?, last_error = ?, updated_at = ?
+		WHERE id = ?`), at(next), lastErr, at(now), id)
+	return s.oneRow(res, err, "reschedule the delivery", "no such delivery")
+}
+
+// FailDelivery gives a delivery up, keeping the error visible.
+func (s *Store) FailDelivery(ctx context.Context, id int64, lastErr string, now time.Time) error {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE deliveries SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?`),
+		lastErr, at(now), id)
+	return s.oneRow(res, err, "give the delivery up", "no such delivery")
+}
+
+// ListDeliveries lists the deliveries of an inquiry in id order.
+func (s *Store) ListDeliveries(ctx context.Context, inquiryKey string) ([]inquiry.Delivery, error) {
+	var rows []deliveryRow
+	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT `+deliveryCols+` FROM deliveries WHERE inquiry_key = ? ORDER BY id`), inquiryKey); err != nil {
+		return nil, translate(err, "list deliveries")
+	}
+	return deliveries(rows), nil
+}
+
+// CountDeliveries counts deliveries with status ("" for all).
+func (s *Store) CountDeliveries(ctx context.Context, status inquiry.DeliveryStatus) (int, error) {
+	var n int
+	err := s.db.GetContext(ctx, &n, s.q(`SELECT count(*) FROM deliveries WHERE ? = '' OR status = ?`), string(status), string(status))
+	return n, translate(err, "count deliveries")
+}

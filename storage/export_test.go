@@ -1,0 +1,57 @@
+package storage
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// DB exposes the pool to tests that need raw SQL (bulk rows, EXPLAIN, NOTIFY probes).
+func DB(s *Store) *sqlx.DB { return s.db }
+
+// OpenUnmigrated builds a Store without touching the database.
+func OpenUnmigrated(databaseURL string) (*Store, error) { return open(databaseURL) }
+
+// ExplainDue returns the plan of the very query DueInquiries runs.
+func ExplainDue(ctx context.Context, s *Store, now time.Time, limit int) (string, error) {
+	explain := "EXPLAIN QUERY PLAN "
+	if s.postgres() {
+		explain = "EXPLAIN "
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(explain+queryDue), at(now), limit)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", err
+		}
+		var parts []string
+		for _, v := range vals {
+			switch v := v.(type) {
+			case []byte:
+				parts = append(parts, string(v))
+			case string:
+				parts = append(parts, v)
+			}
+		}
+		lines = append(lines, strings.Join(parts, " "))
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}
+
+// TimeArg is how the store writes a time into SQL.
+func TimeArg(t time.Time) any { return at(t) }

@@ -1,0 +1,481 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/jmoiron/sqlx"
+)
+
+// notifyChannel is the PostgreSQL channel on which a resolution is announced, with the key.
+const notifyChannel = "inquiry_resolved"
+
+const inquiryCols = `key, namespace, run_id, id, kind, question, context, options, multiple,
+	allow_text, default_value, expires_at, policy, transport, status, answer, slack_channel,
+	slack_thread_ts, slack_ts, slack_permalink, slack_answerers, callback_url, failure, created_at,
+	resolved_at`
+
+// inquiryRow is an inquiries row as SQL sees it.
+type inquiryRow struct {
+	Key            string   `db:"key"`
+	Namespace      string   `db:"namespace"`
+	RunID          string   `db:"run_id"`
+	ID             string   `db:"id"`
+	Kind           string   `db:"kind"`
+	Question       string   `db:"question"`
+	Context        string   `db:"context"`
+	Options        []byte   `db:"options"`
+	Multiple       bool     `db:"multiple"`
+	AllowText      bool     `db:"allow_text"`
+	Default        []byte   `db:"default_value"`
+	ExpiresAt      nullTime `db:"expires_at"`
+	Policy         string   `db:"policy"`
+	Transport      string   `db:"transport"`
+	Status         string   `db:"status"`
+	Answer         []byte   `db:"answer"`
+	SlackChannel   string   `db:"slack_channel"`
+	SlackThreadTS  string   `db:"slack_thread_ts"`
+	SlackTS        string   `db:"slack_ts"`
+	SlackPermalink string   `db:"slack_permalink"`
+	SlackAnswerers []byte   `db:"slack_answerers"`
+	CallbackURL    string   `db:"callback_url"`
+	Failure        []byte   `db:"failure"`
+	CreatedAt      dbTime   `db:"created_at"`
+	ResolvedAt     nullTime `db:"resolved_at"`
+}
+
+// encodeInquiry turns a record into its row.
+func encodeInquiry(rec *inquiry.Record) (*inquiryRow, error) {
+	options, err := jsonText(rec.Options)
+	if err != nil {
+		return nil, err
+	}
+	def, err := jsonText(rec.Default)
+	if err != nil {
+		return nil, err
+	}
+	answerers, err := jsonText(rec.Slack.Answerers)
+	if err != nil {
+		return nil, err
+	}
+	row := &inquiryRow{
+		Key: rec.Key, Namespace: rec.Namespace, RunID: rec.RunID, ID: rec.ID,
+		Kind: string(rec.Kind), Question: rec.Question, Context: rec.Context,
+		Options: []byte(options), Multiple: rec.Multiple, AllowText: rec.AllowText,
+		Default: []byte(def), ExpiresAt: atPtr(rec.ExpiresAt),
+		Policy: string(rec.Config.Policy), Transport: rec.Config.Transport,
+		Status:       string(rec.Status),
+		SlackChannel: rec.Slack.Channel, SlackThreadTS: rec.Slack.ThreadTS, SlackTS: rec.Slack.TS,
+		SlackPermalink: rec.Slack.Permalink, SlackAnswerers: []byte(answerers),
+		CallbackURL: rec.CallbackURL, CreatedAt: at(rec.CreatedAt), ResolvedAt: atPtr(rec.ResolvedAt),
+	}
+	if rec.Answer != nil {
+		a, err := jsonText(rec.Answer)
+		if err != nil {
+			return nil, err
+		}
+		row.Answer = []byte(a)
+	}
+	if rec.Failure != nil {
+		f, err := jsonText(rec.Failure)
+		if err != nil {
+			return nil, err
+		}
+		row.Failure = []byte(f)
+	}
+	return row, nil
+}
+
+// args lists the row's values in inquiryCols order.
+func (r *inquiryRow) args() []any {
+	return []any{r.Key, r.Namespace, r.RunID, r.ID, r.Kind, r.Question, r.Context,
+		string(r.Options), r.Multiple, r.AllowText, string(r.Default), r.ExpiresAt, r.Policy,
+		r.Transport, r.Status, nullableText(r.Answer), r.SlackChannel, r.SlackThreadTS, r.SlackTS,
+		r.SlackPermalink, string(r.SlackAnswerers), r.CallbackURL, nullableText(r.Failure),
+		r.CreatedAt, r.ResolvedAt}
+}
+
+func nullableText(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// record decodes the row. Creating and reading both go through it, so a record reads back
+// exactly as CreateInquiry returned it.
+func (r *inquiryRow) record() (*inquiry.Record, error) {
+	rec := &inquiry.Record{
+		Key: r.Key,
+		Inquiry: inquiry.Inquiry{
+			ID: r.ID, RunID: r.RunID, Kind: inquiry.Kind(r.Kind), Question: r.Question,
+			Context: r.Context, Multiple: r.Multiple, AllowText: r.AllowText,
+			ExpiresAt: r.ExpiresAt.Ptr(),
+		},
+		Namespace:   r.Namespace,
+		Config:      inquiry.Config{Policy: inquiry.Policy(r.Policy), Transport: r.Transport},
+		Status:      inquiry.Status(r.Status),
+		Slack:       inquiry.SlackRef{Channel: r.SlackChannel, ThreadTS: r.SlackThreadTS, TS: r.SlackTS, Permalink: r.SlackPermalink},
+		CallbackURL: r.CallbackURL,
+		CreatedAt:   r.CreatedAt.Time,
+		ResolvedAt:  r.ResolvedAt.Ptr(),
+	}
+	if err := fromJSON(r.Options, &rec.Options, "options"); err != nil {
+		return nil, err
+	}
+	if err := fromJSON(r.Default, &rec.Default, "default"); err != nil {
+		return nil, err
+	}
+	if err := fromJSON(r.SlackAnswerers, &rec.Slack.Answerers, "answerers"); err != nil {
+		return nil, err
+	}
+	if r.Answer != nil {
+		rec.Answer = new(inquiry.Answer)
+		if err := fromJSON(r.Answer, rec.Answer, "answer"); err != nil {
+			return nil, err
+		}
+		rec.Answer.AnsweredAt = norm(rec.Answer.AnsweredAt)
+	}
+	if r.Failure != nil {
+		rec.Failure = new(inquiry.Failure)
+		if err := fromJSON(r.Failure, rec.Failure, "failure"); err != nil {
+			return nil, err
+		}
+	}
+	return rec, nil
+}
+
+// newKey makes a server key: opaque and URL-safe.
+func newKey() string {
+	b := make([]byte, 15)
+	rand.Read(b) //nolint:errcheck // crypto/rand.Read never fails
+	return "inq_" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// CreateInquiry stores rec with its deliveries in one transaction: one INSERT … ON CONFLICT DO
+// NOTHING, a SELECT only when the (namespace, run_id, id) is taken, and one multi-row INSERT of
+// the deliveries. A record without a key gets one; without a creation time, the clock's.
+func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveries []inquiry.Delivery) (*inquiry.Record, bool, error) {
+	in := *rec
+	if in.Key == "" {
+		in.Key = newKey()
+	}
+	if in.CreatedAt.IsZero() {
+		in.CreatedAt = time.Now()
+	}
+	if in.Status == "" {
+		in.Status = inquiry.StatusPending
+	}
+	row, err := encodeInquiry(&in)
+	if err != nil {
+		return nil, false, translate(err, "create the inquiry")
+	}
+	stored, err := row.record()
+	if err != nil {
+		return nil, false, translate(err, "create the inquiry")
+	}
+	var existing *inquiry.Record
+	err = s.inTx(ctx, "create the inquiry", func(tx *sqlx.Tx) error {
+		var key string
+		err := tx.QueryRowxContext(ctx, s.q(`INSERT INTO inquiries (`+inquiryCols+`)
+			VALUES (`+placeholders(25)+`)
+			ON CONFLICT (namespace, run_id, id) DO NOTHING
+			RETURNING key`), row.args()...).Scan(&key)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Asked before: the conflict took no lock and wrote nothing, and the row it met is
+			// committed, so this read sees it.
+			existing, err = s.inquiryWhere(ctx, tx, "namespace = ? AND run_id = ? AND id = ?", in.Namespace, in.RunID, in.ID)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		return s.insertDeliveries(ctx, tx, deliveries, deliveryDefaults{
+			key: in.Key, namespace: in.Namespace, runID: in.RunID, now: in.CreatedAt})
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if existing != nil {
+		if !inquiry.SameContent(&existing.Inquiry, &in.Inquiry) {
+			return nil, false, &inquiry.Error{Code: inquiry.CodeIDConflict, Field: "id",
+				Message: fmt.Sprintf("an inquiry with id %q was already asked here (same namespace and run_id) with different content: "+
+					"ask the same question the same way, or give the new question a new id", in.ID)}
+		}
+		return existing, false, nil
+	}
+	return stored, true, nil
+}
+
+// Inquiry returns the inquiry with the server key.
+func (s *Store) Inquiry(ctx context.Context, key string) (*inquiry.Record, error) {
+	rec, err := s.inquiryWhere(ctx, s.db, "key = ?", key)
+	return rec, translate(err, "read the inquiry")
+}
+
+// InquiryByID returns the inquiry with the asker's (namespace, run_id, id).
+func (s *Store) InquiryByID(ctx context.Context, namespace, runID, id string) (*inquiry.Record, error) {
+	rec, err := s.inquiryWhere(ctx, s.db, "namespace = ? AND run_id = ? AND id = ?", namespace, runID, id)
+	return rec, translate(err, "read the inquiry")
+}
+
+// inquiryWhere reads one inquiry; where may end in FOR UPDATE.
+func (s *Store) inquiryWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (*inquiry.Record, error) {
+	var row inquiryRow
+	err := sqlx.GetContext(ctx, q, &row, s.q(`SELECT `+inquiryCols+` FROM inquiries WHERE `+where), args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound("no such inquiry: check the key (or id), and that it belongs to your namespace")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return row.record()
+}
+
+// Page sizes of ListInquiries.
+const (
+	defaultListLimit = 50
+	maxListLimit     = 500
+)
+
+// ListInquiries lists newest first — (created_at, key) descending — and pages with a keyset
+// cursor, so a page costs the same however deep it is.
+func (s *Store) ListInquiries(ctx context.Context, f inquiry.ListFilter) ([]*inquiry.Record, string, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultListLimit
+	}
+	limit = min(limit, maxListLimit)
+	var where []string
+	var args []any
+	if f.Namespace != "" {
+		where, args = append(where, "namespace = ?"), append(args, f.Namespace)
+	}
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(f.Status))
+	}
+	if f.RunID != "" {
+		where, args = append(where, "run_id = ?"), append(args, f.RunID)
+	}
+	if f.Cursor != "" {
+		created, key, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where, args = append(where, "(created_at, key) < (?, ?)"), append(args, at(created), key)
+	}
+	query := `SELECT ` + inquiryCols + ` FROM inquiries`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	query += ` ORDER BY created_at DESC, key DESC LIMIT ?`
+	args = append(args, limit+1)
+
+	var rows []inquiryRow
+	if err := s.db.SelectContext(ctx, &rows, s.q(query), args...); err != nil {
+		return nil, "", translate(err, "list inquiries")
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		next = encodeCursor(last.CreatedAt.Time, last.Key)
+	}
+	recs := make([]*inquiry.Record, len(rows))
+	for i := range rows {
+		rec, err := rows[i].record()
+		if err != nil {
+			return nil, "", translate(err, "list inquiries")
+		}
+		recs[i] = rec
+	}
+	return recs, next, nil
+}
+
+// encodeCursor makes the opaque cursor after (created, key).
+func encodeCursor(created time.Time, key string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(created.UnixMicro(), 10) + "|" + key))
+}
+
+func decodeCursor(c string) (time.Time, string, error) {
+	bad := inquiry.FieldErrorf(inquiry.CodeBadRequest, "cursor",
+		"the cursor is not one this server gave out: pass next_cursor from the previous page as it is, or none for the first page")
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return time.Time{}, "", bad
+	}
+	micros, key, ok := strings.Cut(string(b), "|")
+	if !ok || key == "" {
+		return time.Time{}, "", bad
+	}
+	n, err := strconv.ParseInt(micros, 10, 64)
+	if err != nil {
+		return time.Time{}, "", bad
+	}
+	return time.UnixMicro(n).UTC(), key, nil
+}
+
+// Resolve moves a pending inquiry to r.Status with one conditional update; the first resolution
+// wins. In the same transaction it enqueues r.Deliveries and records the answer in every run
+// waiting on the inquiry (with a DeliverResume when the run has a resume URL), and on PostgreSQL
+// announces the key on the inquiry_resolved channel (delivered at commit).
+func (s *Store) Resolve(ctx context.Context, key string, r inquiry.Resolution) (*inquiry.Record, error) {
+	if !r.Status.Resolved() {
+		return nil, translate(fmt.Errorf("status %q is not a resolution", r.Status), "resolve the inquiry")
+	}
+	if r.At.IsZero() {
+		r.At = time.Now()
+	}
+	answer, err := jsonOrNull(r.Answer, r.Answer != nil)
+	if err != nil {
+		return nil, translate(err, "resolve the inquiry")
+	}
+	failure, err := jsonOrNull(r.Failure, r.Failure != nil)
+	if err != nil {
+		return nil, translate(err, "resolve the inquiry")
+	}
+	var rec *inquiry.Record
+	var lost error // the resolution came second
+	err = s.inTx(ctx, "resolve the inquiry", func(tx *sqlx.Tx) error {
+		var row inquiryRow
+		err := tx.GetContext(ctx, &row, s.q(`UPDATE inquiries
+			SET status = ?, answer = ?, failure = ?, resolved_at = ?
+			WHERE key = ? AND status = 'pending'
+			RETURNING `+inquiryCols), string(r.Status), answer, failure, at(r.At), key)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Not pending, or not there. On PostgreSQL the update waited for a racing resolver's
+			// commit and then found the row no longer pending; this read sees that commit.
+			rec, err = s.inquiryWhere(ctx, tx, "key = ?", key)
+			if err != nil {
+				return err
+			}
+			lost = &inquiry.Error{Code: inquiry.CodeAlreadyResolved,
+				Message: fmt.Sprintf("this inquiry is no longer pending: it is %s", rec.Status)}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if rec, err = row.record(); err != nil {
+			return err
+		}
+		if err := s.insertDeliveries(ctx, tx, r.Deliveries, deliveryDefaults{
+			key: key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}); err != nil {
+			return err
+		}
+		if rec.Answer != nil {
+			if err := s.answerWaitingRuns(ctx, tx, rec, r.At); err != nil {
+				return err
+			}
+		}
+		if s.postgres() {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, key); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, lost
+}
+
+// SetPosted records where a transport showed the inquiry. Empty fields of ref keep what is stored;
+// the answerers are the asker's and are kept unless ref names some.
+func (s *Store) SetPosted(ctx context.Context, key string, ref inquiry.SlackRef) error {
+	var answerers any
+	if ref.Answerers != nil {
+		a, err := jsonText(ref.Answerers)
+		if err != nil {
+			return translate(err, "record where the inquiry was posted")
+		}
+		answerers = a
+	}
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE inquiries SET
+			slack_channel = COALESCE(NULLIF(?, ''), slack_channel),
+			slack_thread_ts = COALESCE(NULLIF(?, ''), slack_thread_ts),
+			slack_ts = COALESCE(NULLIF(?, ''), slack_ts),
+			slack_permalink = COALESCE(NULLIF(?, ''), slack_permalink),
+			slack_answerers = COALESCE(?, slack_answerers)
+		WHERE key = ?`), ref.Channel, ref.ThreadTS, ref.TS, ref.Permalink, answerers, key)
+	return s.oneRow(res, err, "record where the inquiry was posted", "no such inquiry: check the key")
+}
+
+// oneRow turns an exec that should touch one row into an error: translated, or not found.
+func (s *Store) oneRow(res sql.Result, err error, step, missing string) error {
+	if err != nil {
+		return translate(err, step)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return translate(err, step)
+	}
+	if n == 0 {
+		return notFound("%s", missing)
+	}
+	return nil
+}
+
+// queryDue finds due inquiries. It names status = 'pending' literally so both planners use the
+// partial index inquiries_due, which holds pending rows only, ordered by expiry: the cost is that
+// of the rows returned, not of the rows pending.
+const queryDue = `SELECT ` + inquiryCols + ` FROM inquiries
+	WHERE status = 'pending' AND expires_at <= ?
+	ORDER BY expires_at LIMIT ?`
+
+// DueInquiries returns up to limit pending inquiries whose expiry is at or before now, oldest
+// expiry first. The claim is advisory: Resolve's conditional update is the guard against two
+// sweepers resolving one inquiry.
+func (s *Store) DueInquiries(ctx context.Context, now time.Time, limit int) ([]*inquiry.Record, error) {
+	if limit <= 0 {
+		limit = defaultListLimit
+	}
+	var rows []inquiryRow
+	if err := s.db.SelectContext(ctx, &rows, s.q(queryDue), at(now), limit); err != nil {
+		return nil, translate(err, "find due inquiries")
+	}
+	recs := make([]*inquiry.Record, len(rows))
+	for i := range rows {
+		rec, err := rows[i].record()
+		if err != nil {
+			return nil, translate(err, "find due inquiries")
+		}
+		recs[i] = rec
+	}
+	return recs, nil
+}
+
+// DeleteResolvedBefore deletes inquiries resolved before t, and with them the finished (done or
+// failed) deliveries last touched before t, so that retention bounds both tables. Pending
+// deliveries are kept whatever their age.
+func (s *Store) DeleteResolvedBefore(ctx context.Context, t time.Time) (int, error) {
+	var n int64
+	err := s.inTx(ctx, "delete old inquiries", func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM inquiries WHERE status <> 'pending' AND resolved_at < ?`), at(t))
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`), at(t))
+		return err
+	})
+	return int(n), err
+}
+
+// CountPending counts pending inquiries (from the partial index alone on PostgreSQL).
+func (s *Store) CountPending(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.GetContext(ctx, &n, `SELECT count(*) FROM inquiries WHERE status = 'pending'`)
+	return n, translate(err, "count pending inquiries")
+}

@@ -1,0 +1,155 @@
+package storage_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/storage"
+	"github.com/jmoiron/sqlx"
+	"github.com/stretchr/testify/require"
+)
+
+// t0 is the pinned "now" of the tests.
+var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// bundle is what a test of the suite gets: a fresh, migrated store of its own.
+type bundle struct {
+	store *storage.Store
+	db    *sqlx.DB // the same database, for raw SQL
+	url   string   // the store's DATABASE_URL
+}
+
+func (b *bundle) postgres() bool { return b.store.Dialect() == storage.DialectPostgres }
+
+// each runs fn against SQLite in a temporary directory, always, and against PostgreSQL when
+// TEST_DATABASE_URL is set — which must then be reachable: a failure to connect fails the test,
+// it never skips. Every run gets a database of its own, so tests run in parallel and commit.
+func each(t *testing.T, fn func(t *testing.T, b *bundle)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		fn(t, openSQLite(t))
+	})
+	if admin := os.Getenv("TEST_DATABASE_URL"); admin != "" {
+		t.Run("postgres", func(t *testing.T) {
+			t.Parallel()
+			fn(t, openPostgres(t, admin))
+		})
+	}
+}
+
+func openSQLite(t *testing.T) *bundle {
+	t.Helper()
+	u := "sqlite:" + filepath.Join(t.TempDir(), "bot.db")
+	return openBundle(t, u)
+}
+
+func openBundle(t *testing.T, u string) *bundle {
+	t.Helper()
+	s, err := storage.Open(context.Background(), u)
+	require.NoError(t, err, "open %s", u)
+	t.Cleanup(func() { s.Close() })
+	return &bundle{store: s, db: storage.DB(s), url: u}
+}
+
+var (
+	adminOnce sync.Once
+	adminDB   *sqlx.DB
+	adminErr  error
+)
+
+// openPostgres creates a database of the test's own through the TEST_DATABASE_URL connection,
+// and drops it when the test ends.
+func openPostgres(t *testing.T, admin string) *bundle {
+	t.Helper()
+	adminOnce.Do(func() {
+		adminDB, adminErr = sqlx.Open("postgres", admin)
+		if adminErr == nil {
+			adminDB.SetMaxOpenConns(4)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			adminErr = adminDB.PingContext(ctx)
+		}
+	})
+	require.NoError(t, adminErr, "TEST_DATABASE_URL is set but PostgreSQL cannot be reached")
+
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "inqtest_" + hex.EncodeToString(b)
+	ctx := context.Background()
+	_, err := adminDB.ExecContext(ctx, "CREATE DATABASE "+name)
+	require.NoError(t, err)
+
+	u, err := url.Parse(admin)
+	require.NoError(t, err)
+	u.Path = "/" + name
+	bu := openBundle(t, u.String()) // registered after: cleanups run last-in first-out
+	t.Cleanup(func() {
+		bu.store.Close()
+		if _, err := adminDB.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+	})
+	return bu
+}
+
+// keyN makes distinct keys within a test.
+var keyMu sync.Mutex
+var keySeq int
+
+func nextKey() string {
+	keyMu.Lock()
+	defer keyMu.Unlock()
+	keySeq++
+	return "inq_test" + hex.EncodeToString([]byte{byte(keySeq >> 16), byte(keySeq >> 8), byte(keySeq)})
+}
+
+// newRecord is a pending Choice inquiry created at t0.
+func newRecord(namespace, runID, id string) *inquiry.Record {
+	exp := t0.Add(2 * time.Hour)
+	return &inquiry.Record{
+		Key: nextKey(),
+		Inquiry: inquiry.Inquiry{
+			ID: id, RunID: runID, Kind: inquiry.KindChoice, Question: "Merge now?",
+			Context: "CI is green.",
+			Options: []inquiry.Option{{Value: "merge", Label: "Merge"}, {Value: "hold", Label: "Hold", Description: "wait a day"}},
+			Default: inquiry.One("hold"), ExpiresAt: &exp,
+		},
+		Namespace:   namespace,
+		Config:      inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportSlack},
+		Status:      inquiry.StatusPending,
+		Slack:       inquiry.SlackRef{Channel: "C1", Answerers: []string{"U1", "S2"}},
+		CallbackURL: "https://example.com/cb",
+		CreatedAt:   t0,
+	}
+}
+
+// create stores rec and fails the test on error.
+func create(t *testing.T, s *storage.Store, rec *inquiry.Record, ds ...inquiry.Delivery) *inquiry.Record {
+	t.Helper()
+	got, created, err := s.CreateInquiry(context.Background(), rec, ds)
+	require.NoError(t, err)
+	require.True(t, created)
+	return got
+}
+
+// personAnswer is an answer by a person at t.
+func personAnswer(id, value string, at time.Time) *inquiry.Answer {
+	return &inquiry.Answer{InquiryID: id, Value: inquiry.One(value), AnsweredBy: "U1",
+		Source: inquiry.SourcePerson, AnsweredAt: at}
+}
+
+// requireCode checks err carries code.
+func requireCode(t *testing.T, err error, code inquiry.Code) {
+	t.Helper()
+	require.Error(t, err)
+	require.Equal(t, code, inquiry.ErrorCode(err), "error: %v", err)
+}

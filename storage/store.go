@@ -1,0 +1,214 @@
+// Package storage keeps the inquiry bot's state: it implements inquiry.Store with sqlx on
+// PostgreSQL (lib/pq) for deployments and on SQLite (modernc.org/sqlite, no cgo) as the embedded
+// default.
+//
+// It owns the schema and its embedded migrations (one folder per dialect, applied by goose on
+// Open and by `bot migrate`), the one translation of driver errors into *inquiry.Error, the claims
+// several replicas race for (FOR UPDATE SKIP LOCKED and conditional updates on PostgreSQL, immediate
+// transactions on SQLite), and the PostgreSQL LISTEN/NOTIFY wake-ups that let a long-poll on one
+// replica hear of an answer recorded by another.
+//
+// Time never comes from the database: every method that needs "now" takes it, so tests can pin it.
+// SQL is shared between the dialects and branches only where the SQL differs.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	_ "modernc.org/sqlite" // registers "sqlite"
+)
+
+// The two dialects, as Dialect reports them and as the migrations folders are named.
+const (
+	DialectPostgres = "postgres"
+	DialectSQLite   = "sqlite"
+)
+
+var _ inquiry.Store = (*Store)(nil)
+
+// Store is the sqlx implementation of inquiry.Store. It is safe for concurrent use, also by
+// several processes sharing one database.
+type Store struct {
+	db      *sqlx.DB
+	dialect string
+	// dsn is the PostgreSQL connection string, kept for the listener's own connection.
+	dsn string
+}
+
+//go:embed migrations/postgres/*.sql migrations/sqlite/*.sql
+var migrations embed.FS
+
+// errBadURL names the variable and the forms it takes, without echoing the URL (it may carry a
+// password).
+var errBadURL = errors.New("DATABASE_URL must be postgres://USER:PASSWORD@HOST:PORT/DATABASE " +
+	"(or postgresql://…) or sqlite:PATH (for example sqlite:inquiry-bot.db, or sqlite::memory:)")
+
+// Open connects to the database named by databaseURL — postgres://… or postgresql://… for
+// PostgreSQL, sqlite:PATH or sqlite::memory: for SQLite — and applies the embedded migrations.
+func Open(ctx context.Context, databaseURL string) (*Store, error) {
+	s, err := open(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// open builds the Store without touching the database: lib/pq connects lazily, and SQLite
+// connects on first use.
+func open(databaseURL string) (*Store, error) {
+	switch {
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		dsn, err := postgresDSN(databaseURL)
+		if err != nil {
+			return nil, err
+		}
+		// The connector checks the settings now; connections are made when first needed.
+		connector, err := pq.NewConnector(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("DATABASE_URL is not a PostgreSQL URL lib/pq accepts: %w", err)
+		}
+		db := sqlx.NewDb(sql.OpenDB(connector), "postgres")
+		db.SetMaxOpenConns(32)
+		db.SetMaxIdleConns(32)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+		db.SetConnMaxLifetime(time.Hour)
+		return &Store{db: db, dialect: DialectPostgres, dsn: dsn}, nil
+
+	case strings.HasPrefix(databaseURL, "sqlite:"):
+		path := strings.TrimPrefix(databaseURL, "sqlite:")
+		if path == "" || strings.ContainsAny(path, "?#") {
+			return nil, errBadURL
+		}
+		// busy_timeout first: it makes the other pragmas, and every writer that meets another,
+		// wait for the lock instead of failing with SQLITE_BUSY. _txlock=immediate takes the write
+		// lock at BEGIN, so a transaction that reads then writes never finds its snapshot stale
+		// (which no busy timeout can cure) and transactions serialize like row locks would.
+		dsn := path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+		db, err := sqlx.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite database %s: %w", path, err)
+		}
+		if path == ":memory:" {
+			// Every connection to :memory: is a database of its own: keep exactly one, for ever.
+			db.SetMaxOpenConns(1)
+			db.SetMaxIdleConns(1)
+			db.SetConnMaxLifetime(0)
+			db.SetConnMaxIdleTime(0)
+		} else {
+			// WAL lets readers run beside the one writer; writers queue on the busy timeout.
+			db.SetMaxOpenConns(4)
+			db.SetMaxIdleConns(4)
+		}
+		return &Store{db: db, dialect: DialectSQLite}, nil
+	}
+	return nil, errBadURL
+}
+
+// postgresDSN checks the URL and turns on binary_parameters unless the operator chose: lib/pq then
+// sends a statement and its arguments in one round trip instead of preparing it first.
+func postgresDSN(databaseURL string) (string, error) {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "", errBadURL // url's error repeats the URL, password and all
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return "", errBadURL
+	}
+	if !q.Has("binary_parameters") {
+		q.Set("binary_parameters", "yes")
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// Dialect reports "postgres" or "sqlite".
+func (s *Store) Dialect() string { return s.dialect }
+
+// Close closes the connection pool.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Migrate applies the embedded migrations that are not applied yet. On PostgreSQL a session
+// advisory lock keeps replicas starting together from migrating at once.
+func (s *Store) Migrate(ctx context.Context) error {
+	fsys, err := fs.Sub(migrations, "migrations/"+s.dialect)
+	if err != nil {
+		return translate(err, "read the embedded migrations")
+	}
+	dialect := goose.DialectSQLite3
+	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
+	if s.postgres() {
+		dialect = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
+		if err != nil {
+			return translate(err, "apply the database migrations")
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, s.db.DB, fsys, opts...)
+	if err != nil {
+		return translate(err, "apply the database migrations")
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return translate(err, "apply the database migrations")
+	}
+	return nil
+}
+
+// Ping checks the database can be reached.
+func (s *Store) Ping(ctx context.Context) error {
+	return translate(s.db.PingContext(ctx), "reach the database")
+}
+
+func (s *Store) postgres() bool { return s.dialect == DialectPostgres }
+
+// q rewrites a query written with ? placeholders for the dialect.
+func (s *Store) q(query string) string { return s.db.Rebind(query) }
+
+// forUpdate locks the selected rows on PostgreSQL. SQLite needs no row locks: every transaction
+// is immediate, so it holds the database's one write lock from BEGIN to COMMIT.
+func (s *Store) forUpdate() string {
+	if s.postgres() {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// inTx runs fn in one transaction, committing when it returns nil. Errors come back translated,
+// with step naming what was being done.
+func (s *Store) inTx(ctx context.Context, step string, fn func(tx *sqlx.Tx) error) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return translate(err, step)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return translate(err, step)
+	}
+	return translate(tx.Commit(), step)
+}
+
+// placeholders returns "?, ?, ?" for n arguments.
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
