@@ -1,0 +1,255 @@
+package blockkit
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+)
+
+// wordJoiner is invisible and keeps "@here" from reading as "@here" to a parser.
+const wordJoiner = "\u2060"
+
+// broadcasts are the words that notify a whole channel when written after an @ and parsed.
+var broadcasts = []string{"channel", "here", "everyone"}
+
+// Escape makes s safe to put in mrkdwn: the three control characters & < > become entities
+// (Slack's own rule), so no mention, broadcast or link can form, and a bare @channel, @here or
+// @everyone gets an invisible word joiner after the @ in case the text is ever parsed with
+// link_names. Invalid UTF-8 is replaced.
+func Escape(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '@':
+			b.WriteByte(c)
+			for _, w := range broadcasts {
+				if len(s)-i-1 >= len(w) && strings.EqualFold(s[i+1:i+1+len(w)], w) {
+					b.WriteString(wordJoiner)
+					break
+				}
+			}
+		default:
+			b.WriteByte(c) // multi-byte runes pass byte by byte: none of their bytes is ASCII
+		}
+	}
+	return b.String()
+}
+
+var (
+	// Slack ids are upper-case letters and digits after a one-letter type; a real one always has
+	// a digit, which keeps a token named "UBUNTU" from being taken for a user.
+	userIDRe  = regexp.MustCompile(`^[UW][A-Z0-9]{2,30}$`)
+	groupIDRe = regexp.MustCompile(`^S[A-Z0-9]{2,30}$`)
+)
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+// IsUserID reports whether s looks like a Slack user id (U… or W…).
+func IsUserID(s string) bool { return userIDRe.MatchString(s) && hasDigit(s) }
+
+// IsGroupID reports whether s looks like a Slack user group id (S…).
+func IsGroupID(s string) bool { return groupIDRe.MatchString(s) && hasDigit(s) }
+
+// Mention renders who as a live mention when it looks like a Slack user id (<@U…>) or user
+// group id (<!subteam^S…>), and as escaped text otherwise: a token name, or anything a caller
+// typed, never pings anybody.
+func Mention(who string) string {
+	switch {
+	case IsUserID(who):
+		return "<@" + who + ">"
+	case IsGroupID(who):
+		return "<!subteam^" + who + ">"
+	}
+	return Escape(who)
+}
+
+// Who renders who answered (an answer's answered_by) for mrkdwn: a user mention for a Slack user
+// id, else the escaped name, cut to a sensible length — for "answered by …" lines, including an
+// ephemeral "already answered by …". A group id is not a person: it never becomes a group mention.
+func Who(who string) string {
+	if IsUserID(who) {
+		return "<@" + who + ">"
+	}
+	return short(who, 100)
+}
+
+// short is s on one line, escaped, and cut so that the escaped form has at most max characters
+// (an ellipsis included): for notification texts and one-liners, where escaping must not blow
+// the length up fivefold. The cut falls between characters, never inside an entity.
+func short(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if e := Escape(s); runes(e) <= max {
+		return e
+	}
+	r := []rune(s)
+	n, k := 0, 0
+	for ; k < len(r); k++ {
+		cost := 1
+		switch r[k] {
+		case '&':
+			cost = len("&amp;")
+		case '<', '>':
+			cost = len("&lt;")
+		case '@':
+			cost = 2 // room for a word joiner
+		}
+		if n+cost > max-1 {
+			break
+		}
+		n += cost
+	}
+	return Escape(strings.TrimRight(string(r[:k]), " ")) + "…"
+}
+
+// runes counts characters, the unit of every Slack limit.
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+// clip cuts s to max characters, ending with an ellipsis when it cut. It guards plain_text
+// fields whose Slack limit equals the inquiry's own limit: a valid record never gets clipped.
+func clip(s string, max int) string {
+	if runes(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:max-1]), " ") + "…"
+}
+
+// oneLine folds blanks and line breaks into single spaces and clips to max characters.
+func oneLine(s string, max int) string {
+	return clip(strings.Join(strings.Fields(s), " "), max)
+}
+
+// nonEmpty returns s, or alt when s has nothing to show: Slack refuses an empty text.
+func nonEmpty(s, alt string) string {
+	if strings.TrimSpace(s) == "" {
+		return alt
+	}
+	return s
+}
+
+func plain(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, s, true, false)
+}
+
+// mrkdwn is a verbatim mrkdwn object: Slack renders the formatting but does not auto-link URLs
+// or channel names, nor parse mentions, in it.
+func mrkdwn(s string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.MarkdownType, s, false, true)
+}
+
+// chunk splits mrkdwn text into pieces of at most first characters (the first piece) and limit
+// characters (the others), so text that escaping has grown past a section's limit is split
+// across sections rather than cut: nothing is lost. It cuts after a line break or a space when
+// one lies in the second half of the window, and never inside an entity (&amp;) or inside one of
+// our own <…> tokens (user text has no bare '<' left after Escape). Pieces of nothing but
+// blanks are dropped.
+func chunk(s string, first, limit int) []string {
+	var out []string
+	max := first
+	for s != "" {
+		if runes(s) <= max {
+			out = appendNonBlank(out, s)
+			break
+		}
+		cut := cutPoint(s, max)
+		out = appendNonBlank(out, s[:cut])
+		s = s[cut:]
+		max = limit
+	}
+	return out
+}
+
+func appendNonBlank(out []string, s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return out
+	}
+	return append(out, s)
+}
+
+// cutPoint is the byte offset at which to cut s so the head has at most max characters.
+func cutPoint(s string, max int) int {
+	end := len(s)
+	n := 0
+	for i := range s {
+		if n == max {
+			end = i
+			break
+		}
+		n++
+	}
+	w := s[:end]
+	// Never inside one of our tokens: an opening '<' after the last '>' is unclosed.
+	if lt := strings.LastIndexByte(w, '<'); lt > 0 && lt > strings.LastIndexByte(w, '>') {
+		end, w = lt, w[:lt]
+	}
+	// Never inside an entity: a '&' without its ';' in the window is cut off whole.
+	if amp := strings.LastIndexByte(w, '&'); amp > 0 && !strings.Contains(w[amp:], ";") {
+		end, w = amp, w[:amp]
+	}
+	half := end / 2
+	if i := strings.LastIndexByte(w, '\n'); i >= half {
+		return i + 1
+	}
+	if i := strings.LastIndexByte(w, ' '); i >= half {
+		return i + 1
+	}
+	return end
+}
+
+// until says how far off d is, roughly: "in 2h", "in 2h 30m", "in 3d 4h".
+func until(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "now"
+	case d < time.Minute:
+		return "in less than a minute"
+	}
+	d = d.Round(time.Minute)
+	switch {
+	case d < time.Hour:
+		return fmt.Sprintf("in %dm", int(d/time.Minute))
+	case d < 24*time.Hour:
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return fmt.Sprintf("in %dh", h)
+		}
+		return fmt.Sprintf("in %dh %dm", h, m)
+	default:
+		days, h := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour)
+		if h == 0 {
+			return fmt.Sprintf("in %dd", days)
+		}
+		return fmt.Sprintf("in %dd %dh", days, h)
+	}
+}
+
+// when renders t as a Slack date token, which every reader sees in their own time zone; the
+// fallback, shown where tokens are not rendered, is UTC and names the day only when it is not
+// today's.
+func when(t, now time.Time) string {
+	t, now = t.UTC(), now.UTC()
+	var fallback string
+	switch {
+	case t.YearDay() == now.YearDay() && t.Year() == now.Year():
+		fallback = t.Format("15:04 UTC")
+	case t.Year() == now.Year():
+		fallback = t.Format("Jan 2, 15:04 UTC")
+	default:
+		fallback = t.Format("Jan 2 2006, 15:04 UTC")
+	}
+	return fmt.Sprintf("<!date^%d^{date_short_pretty} at {time}|%s>", t.Unix(), fallback)
+}
