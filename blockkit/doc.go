@@ -1,0 +1,48 @@
+// Package blockkit renders inquiries as Slack Block Kit and reads Slack's answers back. It is
+// pure: records and a clock in, slack-go values and JSON out, no network and no state.
+//
+// It owns:
+//
+//   - the question message (Message), the message after resolution (Resolved), the thread
+//     notice for an answer assumed by policy (Notice), and the three modals (TextModal,
+//     ConfirmModal, OwnWordsModal);
+//   - the routing scheme that maps a click or a submission back to an inquiry key (the
+//     constants below, ParseBlockID, BaseAction, ReadAction, ReadSubmission, ModalFor);
+//   - the escaping of user text for Slack (Escape, Mention, Who);
+//   - a validator of every Block Kit limit in shared/slack/FACTS.md (Validate, ValidateView,
+//     and their JSON forms for a fake Slack that receives blocks as JSON);
+//   - Render, the Block Kit Builder JSON behind `bot render`.
+//
+// It does not decide anything: reading an answer (inquiry.AnsweredWith, IsDeclined, RenderValue,
+// LabelOf) and checking one (inquiry.CheckAnswer) stay in package inquiry.
+//
+// # Routing
+//
+// The inquiry key rides in every block_id, in the value of every button that opens a modal, and
+// in a modal's private_metadata, so a click or a submission maps back to its inquiry with
+// nothing else:
+//
+//	block_id           "inq|<key>|<rev>-<part>"    key = everything between "inq|" and the last "|"
+//	                   rev: q (question message), r (resolved), n (notice), v (modal sections)
+//	action_id          inq:choose:<n>   a single-choice button (n = option index); value = option value
+//	                   inq:select       static_select of a single choice (6..12 options)
+//	                   inq:pick         checkboxes / multi_static_select of a multiple choice (read on submit)
+//	                   inq:submit       Submit of a multiple choice; value = key
+//	                   inq:own_words    opens OwnWordsModal; value = key
+//	                   inq:open_text    opens TextModal; value = key
+//	                   inq:open_confirm opens ConfirmModal; value = key
+//	callback_id        inq:text | inq:confirm | inq:own_words
+//	private_metadata   the key
+//	modal inputs       block inq:answer (action inq:answer_text or inq:yes_no), block inq:note (action inq:note)
+//
+// The scheme is a contract with messages already posted: change it only by adding.
+//
+// # Escaping
+//
+// User text (question, context, labels in mrkdwn, answers, failure messages, names) goes into
+// mrkdwn only through Escape: & < > become entities, so no <!channel>, <@U…>, <!subteam^…> or
+// <url|text> can form, and a bare @channel, @here or @everyone gets a word joiner after the @.
+// Every mrkdwn object carrying user text is verbatim, so Slack does not auto-link URLs or channel
+// names in it either. Buttons, options, labels and titles are plain_text, which Slack never
+// parses. The only mentions rendered are ids that look like Slack ids (Mention, Who).
+package blockkit

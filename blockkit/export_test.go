@@ -1,0 +1,4 @@
+package blockkit
+
+// UnescapeHTML lets the tests write JSON the way Render does.
+var UnescapeHTML = unescapeHTML

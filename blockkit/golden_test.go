@@ -1,0 +1,298 @@
+package blockkit_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inquiry-bot/bot/blockkit"
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/slack-go/slack"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current rendering")
+
+type goldenCase struct {
+	name string
+	rec  func() *inquiry.Record
+}
+
+func goldenCases() []goldenCase {
+	var cases []goldenCase
+	for n := inquiry.MinOptions; n <= inquiry.MaxOptions; n++ {
+		cases = append(cases, goldenCase{fmt.Sprintf("choice_single_%d", n), func() *inquiry.Record { return choice(n, false) }})
+	}
+	for _, n := range []int{2, 10, 11, 12} {
+		cases = append(cases, goldenCase{fmt.Sprintf("choice_multiple_%d", n), func() *inquiry.Record { return choice(n, true) }})
+	}
+	cases = append(cases, []goldenCase{
+		{"choice_single_allow_text", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.AllowText = true
+			return rec
+		}},
+		{"choice_select_allow_text", func() *inquiry.Record {
+			rec := choice(8, false)
+			rec.AllowText = true
+			return rec
+		}},
+		{"choice_multiple_allow_text", func() *inquiry.Record {
+			rec := choice(4, true)
+			rec.AllowText = true
+			return rec
+		}},
+		{"choice_default_expiry", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.Default = inquiry.One("hold")
+			rec.ExpiresAt = at(2 * time.Hour)
+			return rec
+		}},
+		{"choice_multiple_default_expiry", func() *inquiry.Record {
+			rec := choice(4, true)
+			rec.Default = inquiry.Many("merge", "rebase-first")
+			rec.ExpiresAt = at(26*time.Hour + 30*time.Minute)
+			return rec
+		}},
+		{"choice_default_no_expiry", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.Default = inquiry.One("hold")
+			return rec
+		}},
+		{"choice_expiry_no_default", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.ExpiresAt = at(45 * time.Minute)
+			return rec
+		}},
+		{"choice_answerers", func() *inquiry.Record {
+			rec := choice(2, false)
+			rec.RunID = ""
+			rec.Context = ""
+			rec.Slack.Answerers = []string{"U024BE7LH", "W0123ABCD", "S0DEPLOYERS1", "not-an-id", "UBUNTU"}
+			return rec
+		}},
+		{"text", func() *inquiry.Record {
+			rec := record(inquiry.KindText)
+			rec.Question = "What should the release note say about the migration?"
+			return rec
+		}},
+		{"text_default_expiry", func() *inquiry.Record {
+			rec := record(inquiry.KindText)
+			rec.Question = "What should the release note say about the migration?"
+			rec.Default = inquiry.One("Nothing user-visible changes; the migration runs online.")
+			rec.ExpiresAt = at(90 * time.Minute)
+			return rec
+		}},
+		{"confirm", func() *inquiry.Record { return record(inquiry.KindConfirm) }},
+		{"confirm_allow_text", func() *inquiry.Record {
+			rec := record(inquiry.KindConfirm)
+			rec.AllowText = true
+			return rec
+		}},
+		{"confirm_default_expiry", func() *inquiry.Record {
+			rec := record(inquiry.KindConfirm)
+			rec.Default = inquiry.One("no")
+			rec.ExpiresAt = at(2 * time.Hour)
+			return rec
+		}},
+		{"escaping", func() *inquiry.Record { return hostile(record(inquiry.KindChoice)) }},
+
+		{"resolved_answered_value", func() *inquiry.Record {
+			return resolved(choice(3, false), inquiry.StatusAnswered,
+				&inquiry.Answer{Value: inquiry.One("merge"), AnsweredBy: "U024BE7LH", Source: inquiry.SourcePerson})
+		}},
+		{"resolved_answered_multiple", func() *inquiry.Record {
+			return resolved(choice(4, true), inquiry.StatusAnswered,
+				&inquiry.Answer{Value: inquiry.Many("merge", "rebase-first"), AnsweredBy: "U024BE7LH", Source: inquiry.SourcePerson})
+		}},
+		{"resolved_answered_text", func() *inquiry.Record {
+			return resolved(record(inquiry.KindText), inquiry.StatusAnswered, &inquiry.Answer{
+				Text:       "Ship it after the 15:00 train.\nPing @oncall & <!here> if it breaks.",
+				AnsweredBy: "U024BE7LH", Source: inquiry.SourcePerson})
+		}},
+		{"resolved_answered_own_words", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.AllowText = true
+			return resolved(rec, inquiry.StatusAnswered,
+				&inquiry.Answer{Text: "Neither: wait for Bob's review", AnsweredBy: "W0123ABCD", Source: inquiry.SourcePerson})
+		}},
+		{"resolved_answered_confirm_note", func() *inquiry.Record {
+			rec := record(inquiry.KindConfirm)
+			rec.AllowText = true
+			return resolved(rec, inquiry.StatusAnswered,
+				&inquiry.Answer{Value: inquiry.One("yes"), Text: "only after the backup finished", AnsweredBy: "U024BE7LH", Source: inquiry.SourcePerson})
+		}},
+		{"resolved_answered_by_token", func() *inquiry.Record {
+			return resolved(choice(3, false), inquiry.StatusAnswered,
+				&inquiry.Answer{Value: inquiry.One("hold"), AnsweredBy: "ops-cli", Source: inquiry.SourcePerson})
+		}},
+		{"resolved_answered_truncated", func() *inquiry.Record {
+			return resolved(record(inquiry.KindText), inquiry.StatusAnswered,
+				&inquiry.Answer{Text: "A long story, cut.", Truncated: true, AnsweredBy: "U024BE7LH", Source: inquiry.SourcePerson})
+		}},
+		{"resolved_expired_default", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.Default = inquiry.One("hold")
+			rec.ExpiresAt = at(-2 * time.Hour)
+			return resolved(rec, inquiry.StatusExpired, &inquiry.Answer{Value: inquiry.One("hold"), Source: inquiry.SourceExpired})
+		}},
+		{"resolved_expired_declined", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.ExpiresAt = at(-2 * time.Hour)
+			return resolved(rec, inquiry.StatusExpired, &inquiry.Answer{Declined: true, Source: inquiry.SourceExpired})
+		}},
+		{"resolved_expired_text_default", func() *inquiry.Record {
+			rec := record(inquiry.KindText)
+			rec.Default = inquiry.One("Nothing user-visible changes.")
+			rec.ExpiresAt = at(-20 * time.Hour)
+			return resolved(rec, inquiry.StatusExpired, &inquiry.Answer{Text: "Nothing user-visible changes.", Source: inquiry.SourceExpired})
+		}},
+		{"resolved_declined", func() *inquiry.Record {
+			return resolved(record(inquiry.KindConfirm), inquiry.StatusAnswered,
+				&inquiry.Answer{Declined: true, Text: "not my call", AnsweredBy: "U024BE7LH", Source: inquiry.SourcePerson})
+		}},
+		{"resolved_cancelled", func() *inquiry.Record {
+			return resolved(choice(3, false), inquiry.StatusCancelled, nil)
+		}},
+		{"resolved_failed", func() *inquiry.Record {
+			rec := resolved(choice(3, false), inquiry.StatusFailed, nil)
+			rec.Failure = &inquiry.Failure{Code: inquiry.CodeUnavailable, Fatal: true,
+				Message: "Slack says channel_not_found for C0DEPLOYS: invite the bot to the channel, or name another one"}
+			return rec
+		}},
+		{"resolved_policy_default", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.Default = inquiry.One("hold")
+			return resolved(rec, inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("hold"), Source: inquiry.SourceDefault})
+		}},
+		{"resolved_escaping", func() *inquiry.Record {
+			rec := hostile(record(inquiry.KindText))
+			return resolved(rec, inquiry.StatusAnswered,
+				&inquiry.Answer{Text: hostileText, AnsweredBy: "<!channel>", Source: inquiry.SourcePerson})
+		}},
+	}...)
+	return cases
+}
+
+// TestGolden renders every kind and state and compares it with testdata/<name>.golden; Render
+// validates the message and its modal, so every golden file is within Slack's limits.
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	for _, tc := range goldenCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := tc.rec()
+			if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
+				t.Fatalf("fixture is not a valid inquiry: %v", err)
+			}
+			got, err := blockkit.Render(rec, now)
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			checkModals(t, rec)
+			checkGolden(t, tc.name, got)
+		})
+	}
+}
+
+// checkModals validates every modal a button of the record can open.
+func checkModals(t *testing.T, rec *inquiry.Record) {
+	t.Helper()
+	for _, m := range []slack.ModalViewRequest{blockkit.TextModal(rec), blockkit.ConfirmModal(rec), blockkit.OwnWordsModal(rec)} {
+		if err := blockkit.ValidateView(m); err != nil {
+			t.Errorf("%s modal: %v", m.CallbackID, err)
+		}
+		if m.PrivateMetadata != rec.Key {
+			t.Errorf("%s modal: private_metadata %q, want the key %q", m.CallbackID, m.PrivateMetadata, rec.Key)
+		}
+		if !slack.ValidateUniqueBlockID(m) {
+			t.Errorf("%s modal: block_ids are not unique", m.CallbackID)
+		}
+	}
+}
+
+func TestGoldenNotice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []goldenCase{
+		{"notice", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.Default = inquiry.One("hold")
+			rec.Config.Policy = inquiry.PolicyDefault
+			return resolved(rec, inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("hold"), Source: inquiry.SourceDefault})
+		}},
+		{"notice_declined", func() *inquiry.Record {
+			rec := record(inquiry.KindConfirm)
+			rec.Config.Policy = inquiry.PolicyDefault
+			d := inquiry.DefaultAnswerFor(&rec.Inquiry)
+			d.Source = inquiry.SourceDefault
+			return resolved(rec, inquiry.StatusAnswered, &d)
+		}},
+		{"notice_no_answer_yet", func() *inquiry.Record {
+			rec := record(inquiry.KindText)
+			rec.RunID = ""
+			rec.Default = inquiry.One("Nothing user-visible changes.")
+			return rec
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := tc.rec()
+			if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
+				t.Fatalf("fixture is not a valid inquiry: %v", err)
+			}
+			text, blocks := blockkit.Notice(rec)
+			if err := blockkit.Validate(blocks); err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			checkGolden(t, tc.name, encode(t, map[string]any{"text": text, "blocks": blocks}))
+		})
+	}
+}
+
+// encode writes v as Render does: indented, with & < > left readable.
+func encode(t *testing.T, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return blockkit.UnescapeHTML(b.Bytes())
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./blockkit -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(gl) || i < len(wl); i++ {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test ./blockkit -update if the change is intended)", path, i+1, g, w)
+			}
+		}
+	}
+}
