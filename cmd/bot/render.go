@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/inquiry-bot/bot/blockkit"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// renderFile is what `bot render` reads: an inquiry as it is asked (the POST /v1/inquiries body,
+// whose extra fields are ignored here) or as the API returns it (with key, status and answer).
+type renderFile struct {
+	inquiry.Record
+	ExpiresIn string          `json:"expires_in"`
+	Wait      json.RawMessage `json:"wait"`
+}
+
+func runRender(_ context.Context, e *env) error {
+	fs := flag.NewFlagSet("render", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: bot render FILE   (an inquiry as JSON; - reads standard input)")
+		fmt.Fprintln(e.stderr, "Prints the Block Kit JSON of the message (and its modal), to paste into Slack's Block Kit Builder.")
+	}
+	if err := fs.Parse(e.args); err != nil || fs.NArg() != 1 {
+		fs.Usage()
+		return exitf(exitUsage, "")
+	}
+	var data []byte
+	var err error
+	if name := fs.Arg(0); name == "-" {
+		data, err = io.ReadAll(e.stdin)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return exitf(exitUsage, "read %s: %v", fs.Arg(0), err)
+	}
+	var f renderFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&f); err != nil {
+		return exitf(exitUsage, "%s is not an inquiry as JSON: %v", fs.Arg(0), err)
+	}
+	now := time.Now().UTC()
+	rec := f.Record
+	if f.ExpiresIn != "" && rec.ExpiresAt == nil {
+		d, err := time.ParseDuration(f.ExpiresIn)
+		if err != nil {
+			return exitf(exitUsage, "expires_in %q is not a Go duration such as 2h", f.ExpiresIn)
+		}
+		at := now.Add(d)
+		rec.ExpiresAt = &at
+	}
+	if rec.Key == "" {
+		rec.Key = "inq_preview"
+	}
+	if rec.Status == "" {
+		rec.Status = inquiry.StatusPending
+	}
+	if err := inquiry.Validate(&rec.Inquiry, now); err != nil {
+		return exitf(exitUsage, "%s", inquiry.ErrorMessage(err))
+	}
+	out, err := blockkit.Render(&rec, now)
+	if err != nil {
+		return exitf(exitUsage, "render: %v", err)
+	}
+	_, err = e.stdout.Write(append(out, '\n'))
+	return err
+}
