@@ -1,0 +1,468 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inquiry-bot/bot/client"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// ---- end to end: the real binary against the real serve ----
+
+// cliBundle is a running server with an asking token (scope ask, like an agent or a cron job)
+// and the admin token in the token file for answering (like the person on the same machine).
+type cliBundle struct {
+	*server
+	asker string
+}
+
+func setup(t *testing.T) *cliBundle {
+	t.Helper()
+	s := startServer(t)
+	return &cliBundle{server: s, asker: s.createToken(t, "asker", "ask")}
+}
+
+// ask starts `bot ask` in the background with the asking token.
+func (b *cliBundle) ask(t *testing.T, args ...string) *proc {
+	t.Helper()
+	return b.start(t, b.asker, append([]string{"ask"}, args...)...)
+}
+
+// answer runs `bot answer` with the admin token from the token file.
+func (b *cliBundle) answer(t *testing.T, args ...string) result {
+	t.Helper()
+	return b.bot(t, "", append([]string{"answer"}, args...)...)
+}
+
+// numbered is a question as bot questions --json lists it.
+type numbered struct {
+	Number int `json:"number"`
+	inquiry.Record
+}
+
+func (b *cliBundle) questions(t *testing.T, args ...string) []numbered {
+	t.Helper()
+	r := b.bot(t, "", append([]string{"questions", "--json"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("bot questions --json:\n%s", r)
+	}
+	var out struct {
+		Questions []numbered `json:"questions"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("bot questions --json printed no JSON: %v\n%s", err, r)
+	}
+	return out.Questions
+}
+
+// waitPending waits until n questions are pending, and returns them in their numbered order.
+func (b *cliBundle) waitPending(t *testing.T, n int, p *proc) []numbered {
+	t.Helper()
+	var qs []numbered
+	eventually(t, "the question to be pending", func() bool {
+		if p != nil && p.exited() {
+			t.Fatalf("bot ask ended before it was answered:\n%s", p.res)
+		}
+		qs = b.questions(t)
+		return len(qs) >= n
+	})
+	return qs
+}
+
+func TestAskConfirmExitsByTheAnswer(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	yes := b.ask(t, "--confirm", "--question", "Deploy?")
+	qs := b.waitPending(t, 1, yes)
+	if qs[0].Number != 1 || qs[0].Question != "Deploy?" || qs[0].Kind != inquiry.KindConfirm || qs[0].Namespace != "asker" {
+		t.Fatalf("bot questions = %+v", qs[0])
+	}
+	// The asking token may not answer its own question.
+	if r := b.bot(t, b.asker, "answer", "1", "yes"); r.code != exitUsage {
+		t.Errorf("bot answer with an ask token:\n%s", r)
+	}
+	if r := b.answer(t, "1", "yes"); r.code != 0 || !strings.Contains(r.stdout, "Yes by admin") {
+		t.Fatalf("bot answer 1 yes:\n%s", r)
+	}
+	if r := yes.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "yes" {
+		t.Fatalf("bot ask after yes:\n%s", r)
+	}
+
+	// The same command again finds the same inquiry and its answer, without asking.
+	again := b.ask(t, "--confirm", "--question", "Deploy?", "--timeout", "5s").wait(t)
+	if again.code != exitOK || strings.TrimSpace(again.stdout) != "yes" || strings.Contains(again.stderr, "waiting") {
+		t.Fatalf("the same bot ask again:\n%s", again)
+	}
+
+	no := b.ask(t, "--confirm", "--question", "Deploy the other one?")
+	qs = b.waitPending(t, 1, no)
+	if r := b.answer(t, qs[0].Key, "No"); r.code != 0 {
+		t.Fatalf("bot answer KEY No:\n%s", r)
+	}
+	if r := no.wait(t); r.code != exitNo || strings.TrimSpace(r.stdout) != "no" {
+		t.Fatalf("bot ask after no:\n%s", r)
+	}
+
+	// Answering again is refused with who answered first.
+	r := b.answer(t, qs[0].Key, "yes")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "already answered") || !strings.Contains(r.stderr, "admin") {
+		t.Errorf("bot answer on an answered question:\n%s", r)
+	}
+}
+
+func TestAnswerByNumberWordsAndOwnWords(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	merge := b.ask(t, "--question", "Merge now?", "--option", "Merge", "--option", "Hold",
+		"--context", "CI is green.", "--default", "hold", "--expires-in", "1h")
+	b.waitPending(t, 1, merge)
+
+	list := b.bot(t, "", "questions")
+	for _, want := range []string{"1. Merge now?", "CI is green.", "     1  Merge", "     2  Hold",
+		"choice", "from asker", "if nobody answers: Hold", "expires in", "bot answer <number>"} {
+		if !strings.Contains(list.stdout, want) {
+			t.Errorf("bot questions lacks %q:\n%s", want, list)
+		}
+	}
+
+	// Words that are none of the offered answers are refused, and nothing is sent.
+	r := b.answer(t, "1", "maybe", "later")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `"maybe later" is none of the offered answers: 1 Merge, 2 Hold`) {
+		t.Fatalf("bot answer 1 maybe later:\n%s", r)
+	}
+	if qs := b.questions(t); len(qs) != 1 || qs[0].Status != inquiry.StatusPending {
+		t.Fatalf("after a refused answer the question is no longer pending: %+v", qs)
+	}
+	// Words that ARE an option choose it, whatever the case and blanks.
+	if r := b.answer(t, "1", "  hold "); r.code != 0 || !strings.Contains(r.stdout, "Hold by admin") {
+		t.Fatalf(`bot answer 1 "  hold ":\n%s`, r)
+	}
+	if r := merge.wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "Hold" {
+		t.Fatalf("bot ask after hold:\n%s", r)
+	}
+
+	// By number, with value=Label options: the value is printed.
+	pick := b.ask(t, "--choice", "--question", "Which region?", "--option", "eu=Europe", "--option", "us=United States")
+	b.waitPending(t, 1, pick)
+	if r := b.answer(t, "1", "2"); r.code != 0 || !strings.Contains(r.stdout, "United States by admin") {
+		t.Fatalf("bot answer 1 2:\n%s", r)
+	}
+	if r := pick.wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "us" {
+		t.Fatalf("bot ask after 2:\n%s", r)
+	}
+
+	// With allow_text, other words are taken as the person's own words, and said so.
+	own := b.ask(t, "--question", "Release when?", "--option", "Today", "--option", "Tomorrow", "--allow-text")
+	b.waitPending(t, 1, own)
+	r = b.answer(t, "1", "after", "the", "freeze")
+	if r.code != 0 || !strings.Contains(r.stdout, "Taken as your own words") || !strings.Contains(r.stdout, "none of the offered answers") {
+		t.Fatalf("bot answer 1 after the freeze:\n%s", r)
+	}
+	if r := own.wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "after the freeze" {
+		t.Fatalf("bot ask after own words:\n%s", r)
+	}
+
+	// A multiple choice takes numbers and words separated by commas; one value a line.
+	multi := b.ask(t, "--question", "Which checks?", "--multiple", "--option", "lint", "--option", "unit", "--option", "e2e")
+	b.waitPending(t, 1, multi)
+	if r := b.answer(t, "1", "1, E2E"); r.code != 0 {
+		t.Fatalf("bot answer 1 1, E2E:\n%s", r)
+	}
+	if r := multi.wait(t); r.code != 0 || r.stdout != "lint\ne2e\n" {
+		t.Fatalf("bot ask --multiple:\n%s", r)
+	}
+
+	// A text question takes the words as they are.
+	text := b.ask(t, "--text", "--question", "Release name?")
+	b.waitPending(t, 1, text)
+	if r := b.answer(t, "1", "2"); r.code != 0 {
+		t.Fatalf("bot answer 1 2 (text):\n%s", r)
+	}
+	if r := text.wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "2" {
+		t.Fatalf("bot ask --text:\n%s", r)
+	}
+}
+
+func TestNumbersAreOldestFirst(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	first := b.ask(t, "--confirm", "--question", "First?")
+	b.waitPending(t, 1, first)
+	second := b.ask(t, "--confirm", "--question", "Second?")
+	qs := b.waitPending(t, 2, second)
+	if qs[0].Question != "First?" || qs[1].Question != "Second?" || qs[1].Number != 2 {
+		t.Fatalf("numbering: %+v", qs)
+	}
+	if r := b.answer(t, "2", "no"); r.code != 0 || !strings.Contains(r.stdout, `"Second?"`) {
+		t.Fatalf("bot answer 2 no:\n%s", r)
+	}
+	if r := second.wait(t); r.code != exitNo {
+		t.Fatalf("second:\n%s", r)
+	}
+	if r := b.answer(t, "1", "--decline", "not", "my", "call"); r.code != 0 || !strings.Contains(r.stdout, "declined") {
+		t.Fatalf("bot answer 1 --decline:\n%s", r)
+	}
+	if r := first.wait(t); r.code != exitDeclined || !strings.Contains(r.stderr, "declined by admin: not my call") {
+		t.Fatalf("first after a decline:\n%s", r)
+	}
+	if r := b.answer(t, "1", "yes"); r.code != exitUsage || !strings.Contains(r.stderr, "there is no question 1") {
+		t.Fatalf("bot answer 1 with nothing pending:\n%s", r)
+	}
+}
+
+func TestExpiry(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	// Without a default, an expiry is nobody deciding: exit 3.
+	none := b.ask(t, "--confirm", "--question", "Expire me?", "--expires-in", "1s")
+	// With a default, it is assumed, said so on stderr, and exits as the answer would.
+	no := b.ask(t, "--confirm", "--question", "Assume no?", "--expires-in", "1s", "--default", "no")
+	yes := b.ask(t, "--confirm", "--question", "Assume yes?", "--expires-in", "1s", "--default", "yes")
+
+	if r := none.wait(t); r.code != exitDeclined || r.stdout != "" || !strings.Contains(r.stderr, "expired") {
+		t.Errorf("expired without default:\n%s", r)
+	}
+	if r := no.wait(t); r.code != exitNo || strings.TrimSpace(r.stdout) != "no" || !strings.Contains(r.stderr, "assumed its default") {
+		t.Errorf("expired with default no:\n%s", r)
+	}
+	if r := yes.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "yes" || !strings.Contains(r.stderr, "assumed its default") {
+		t.Errorf("expired with default yes:\n%s", r)
+	}
+
+	list := b.bot(t, "", "questions", "--all")
+	for _, want := range []string{"No questions are waiting", "Resolved", "Assume no?", "assumed: nobody answered in time", "expired: nobody decided"} {
+		if !strings.Contains(list.stdout, want) {
+			t.Errorf("bot questions --all lacks %q:\n%s", want, list)
+		}
+	}
+}
+
+func TestPolicyDefaultAndRefuse(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.ask(t, "--confirm", "--question", "Auto?", "--default", "yes", "--policy", "default").wait(t)
+	if r.code != exitOK || strings.TrimSpace(r.stdout) != "yes" || !strings.Contains(r.stderr, "assumed by policy") {
+		t.Fatalf("--policy default:\n%s", r)
+	}
+	list := b.bot(t, "", "questions", "--all")
+	if !strings.Contains(list.stdout, "Auto?") || !strings.Contains(list.stdout, "assumed by policy") {
+		t.Errorf("bot questions --all does not mark the assumption:\n%s", list)
+	}
+	r = b.ask(t, "--confirm", "--question", "Refused?", "--policy", "refuse").wait(t)
+	if r.code != exitDeclined {
+		t.Errorf("--policy refuse:\n%s", r)
+	}
+}
+
+func TestUnavailableAndTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	// This server has no Slack: asking through it fails at once, fatally.
+	start := time.Now()
+	r := b.ask(t, "--confirm", "--question", "Via Slack?", "--transport", "slack").wait(t)
+	if r.code != exitUnavailable || r.stderr == "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("--transport slack without Slack:\n%s", r)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("--transport slack took %s; want at once", d)
+	}
+
+	// Nobody answers within --timeout: exit 3, the key on stderr, the question left pending.
+	r = b.ask(t, "--text", "--question", "Anyone there?", "--timeout", "2s").wait(t)
+	if r.code != exitDeclined || !strings.Contains(r.stderr, "nobody answered within 2s") || !strings.Contains(r.stderr, "inq_") {
+		t.Fatalf("--timeout 2s:\n%s", r)
+	}
+	qs := b.questions(t)
+	if len(qs) != 1 || !strings.Contains(r.stderr, qs[0].Key) {
+		t.Fatalf("after the timeout: %+v\n%s", qs, r)
+	}
+	// Answered later, the same command picks the answer up.
+	if r := b.answer(t, qs[0].Key, "nobody", "but", "me"); r.code != 0 {
+		t.Fatalf("bot answer KEY:\n%s", r)
+	}
+	if r := b.ask(t, "--text", "--question", "Anyone there?", "--timeout", "2s").wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "nobody but me" {
+		t.Fatalf("the same bot ask after the answer:\n%s", r)
+	}
+
+	// Usage errors are exit 2 with one sentence.
+	if r := b.ask(t, "--confirm").wait(t); r.code != exitUsage || !strings.Contains(r.stderr, "--question is required") {
+		t.Errorf("bot ask without --question:\n%s", r)
+	}
+	if r := b.ask(t, "--question", "Pick?", "--option", "a", "--option", "a").wait(t); r.code != exitUsage || strings.Contains(r.stderr, b.asker) {
+		t.Errorf("bot ask with duplicate options:\n%s", r)
+	}
+}
+
+func TestRuns(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ship := b.ask(t, "--run", "deploy-42", "--confirm", "--question", "Ship it?")
+	b.waitPending(t, 1, ship)
+	var list result
+	eventually(t, "the run to wait", func() bool {
+		list = b.bot(t, "", "runs")
+		return strings.Contains(list.stdout, "waiting")
+	})
+	for _, want := range []string{"RUN", "WAITING ON", "deploy-42", "asker", "waiting", `"Ship it?"`, "inq_"} {
+		if !strings.Contains(list.stdout, want) {
+			t.Errorf("bot runs lacks %q:\n%s", want, list)
+		}
+	}
+	if r := b.answer(t, "1", "yes"); r.code != 0 {
+		t.Fatalf("bot answer:\n%s", r)
+	}
+	if r := ship.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "yes" {
+		t.Fatalf("bot ask --run:\n%s", r)
+	}
+	r := b.bot(t, b.asker, "runs", "--json", "--status", "running")
+	var out struct {
+		Runs []client.Run `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Runs) != 1 {
+		t.Fatalf("bot runs --json --status running: %v\n%s", err, r)
+	}
+	got := out.Runs[0]
+	if got.ID != "deploy-42" || got.WaitingOn != nil || len(got.Answers) != 1 {
+		t.Errorf("run = %+v", got)
+	}
+	for id, a := range got.Answers {
+		if !strings.HasPrefix(id, "cli:") || a.Value.First() != "yes" {
+			t.Errorf("run answers = %+v", got.Answers)
+		}
+	}
+	// A re-entry of the same step returns the recorded answer at once.
+	if r := b.ask(t, "--run", "deploy-42", "--confirm", "--question", "Ship it?", "--timeout", "3s").wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "yes" {
+		t.Fatalf("bot ask --run again:\n%s", r)
+	}
+}
+
+// ---- in process: the reading of typed answers ----
+
+func TestReadReply(t *testing.T) {
+	t.Parallel()
+	choice := &inquiry.Inquiry{Kind: inquiry.KindChoice, Options: []inquiry.Option{{Value: "merge", Label: "Merge"}, {Value: "hold", Label: "Hold"}}}
+	withText := *choice
+	withText.AllowText = true
+	multi := &inquiry.Inquiry{Kind: inquiry.KindChoice, Multiple: true, Options: []inquiry.Option{{Value: "a", Label: "A"}, {Value: "b", Label: "B"}, {Value: "c", Label: "C"}}}
+	confirm := &inquiry.Inquiry{Kind: inquiry.KindConfirm}
+	text := &inquiry.Inquiry{Kind: inquiry.KindText}
+	tests := []struct {
+		name    string
+		in      *inquiry.Inquiry
+		words   string
+		decline bool
+		want    client.Reply
+		note    bool
+		refused string
+	}{
+		{"number", choice, "1", false, client.Reply{Value: inquiry.One("merge")}, false, ""},
+		{"words", choice, "  hold ", false, client.Reply{Value: inquiry.One("hold")}, false, ""},
+		{"value", choice, "MERGE", false, client.Reply{Value: inquiry.One("merge")}, false, ""},
+		{"out of range is words", choice, "3", false, client.Reply{}, false, `"3" is none of the offered answers: 1 Merge, 2 Hold`},
+		{"sentence with an option", choice, "hold it", false, client.Reply{}, false, `"hold it" is none of the offered answers: 1 Merge, 2 Hold`},
+		{"own words", &withText, "hold it for now", false, client.Reply{Text: "hold it for now"}, true, ""},
+		{"own words still pick an option", &withText, "Hold", false, client.Reply{Value: inquiry.One("hold")}, false, ""},
+		{"confirm yes", confirm, "YES", false, client.Reply{Value: inquiry.One("yes")}, false, ""},
+		{"confirm number", confirm, "2", false, client.Reply{Value: inquiry.One("no")}, false, ""},
+		{"confirm y", confirm, "y", false, client.Reply{}, false, `"y" is none of the offered answers: 1 Yes, 2 No`},
+		{"multiple", multi, "1, c,3", false, client.Reply{Value: inquiry.Many("a", "c")}, false, ""},
+		{"multiple miss", multi, "a, d", false, client.Reply{}, false, `"d" is none of the offered answers: 1 A, 2 B, 3 C`},
+		{"text number", text, "2", false, client.Reply{Text: "2"}, false, ""},
+		{"decline", choice, "not mine", true, client.Reply{Declined: true, Text: "not mine"}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, note, err := readReply(tt.in, tt.words, tt.decline)
+			if tt.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refused) {
+					t.Fatalf("err = %v, want it to say %q", err, tt.refused)
+				}
+				if code := err.(*exitError).code; code != exitUsage {
+					t.Errorf("exit %d, want %d", code, exitUsage)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Value.Equal(tt.want.Value) || got.Text != tt.want.Text || got.Declined != tt.want.Declined {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+			if (note != "") != tt.note {
+				t.Errorf("note = %q", note)
+			}
+		})
+	}
+}
+
+func TestAskRequestFromFlags(t *testing.T) {
+	t.Parallel()
+	parse := func(args ...string) (client.AskRequest, error) {
+		var f askFlags
+		fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.BoolVar(&f.confirm, "confirm", false, "")
+		fs.BoolVar(&f.text, "text", false, "")
+		fs.StringVar(&f.question, "question", "", "")
+		fs.Var(&f.options, "option", "")
+		fs.StringVar(&f.def, "default", "", "")
+		fs.StringVar(&f.policy, "policy", "ask", "")
+		fs.BoolVar(&f.multiple, "multiple", false, "")
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return f.request()
+	}
+	req, err := parse("--question", "Merge?", "--option", "merge=Merge now", "--option", "Hold", "--default", "merge now")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Kind != inquiry.KindChoice || req.Options[0] != (inquiry.Option{Value: "merge", Label: "Merge now"}) ||
+		req.Options[1] != (inquiry.Option{Value: "Hold", Label: "Hold"}) || req.Default.First() != "merge" ||
+		req.Config.Policy != inquiry.PolicyAsk || !strings.HasPrefix(req.ID, "cli:") {
+		t.Errorf("request = %+v", req)
+	}
+	same, _ := parse("--question", "Merge?", "--option", "merge=Merge now", "--option", "Hold", "--default", "merge now")
+	other, _ := parse("--question", "Merge?", "--option", "merge=Merge now", "--option", "Hold")
+	if same.ID != req.ID || other.ID == req.ID {
+		t.Errorf("ids %s %s %s: want the same command to give the same id, and another the other", req.ID, same.ID, other.ID)
+	}
+	if req, _ := parse("--question", "Why?"); req.Kind != inquiry.KindText {
+		t.Errorf("no kind, no options: %s, want text", req.Kind)
+	}
+	if req, _ := parse("--question", "Which?", "--multiple", "--option", "a", "--option", "b", "--default", "A,b"); !req.Default.Equal(inquiry.Many("a", "b")) {
+		t.Errorf("multiple default = %v", req.Default)
+	}
+	for _, args := range [][]string{
+		{"--confirm", "--text", "--question", "x"},
+		{"--confirm"},
+		{"--question", "x", "--option", "only one"},
+		{"--confirm", "--question", "x", "--option", "a", "--option", "b"},
+		{"--question", "x", "--policy", "sometimes"},
+	} {
+		if _, err := parse(args...); err == nil || err.(*exitError).code != exitUsage {
+			t.Errorf("%q: err = %v, want a usage error", args, err)
+		}
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	decline := fs.Bool("decline", false, "")
+	pos, err := parseInterspersed(fs, []string{"1", "--decline", "not", "--", "-mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !*decline || strings.Join(pos, "|") != "1|not|-mine" {
+		t.Errorf("decline %v, args %q", *decline, pos)
+	}
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// botBin is the bot binary built once for the end-to-end tests.
+var botBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "bot-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "make a temp dir:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	botBin = filepath.Join(dir, "bot")
+	// The test runs in the package's directory, so "." is cmd/bot whatever os.Args[0] is.
+	build := exec.Command("go", "build", "-o", botBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build the bot binary:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// server is a running `bot serve` on its own temp database.
+type server struct {
+	dir    string // temp dir: the database, the config home (token file)
+	url    string
+	admin  string // the first-start admin token
+	stderr *syncBuffer
+}
+
+// startServer runs the real binary's serve on 127.0.0.1:0 and reads the first-start token and
+// the listening line from its stdout. It is stopped (SIGTERM, then kill) in t.Cleanup.
+func startServer(t *testing.T) *server {
+	t.Helper()
+	s := &server{dir: t.TempDir(), stderr: &syncBuffer{}}
+	cmd := exec.Command(botBin, "serve")
+	cmd.Env = s.env(
+		"BOT_ADDR=127.0.0.1:0",
+		"BOT_DEFAULT_POLICY=ask",
+		"BOT_LOG_FORMAT=json",
+		"BOT_SWEEP_SCHEDULE=@every 1s",
+	)
+	cmd.Stderr = s.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("bot serve log (tail):\n%s", tail(s.stderr.String(), 30))
+		}
+	})
+
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		io.Copy(io.Discard, out)
+	}()
+	timeout := time.After(30 * time.Second)
+	tokenNext := false
+	for s.url == "" {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("bot serve ended before it listened; its log:\n%s", s.stderr.String())
+			}
+			switch {
+			case tokenNext:
+				s.admin = strings.TrimSpace(line)
+				tokenNext = false
+			case strings.HasPrefix(line, "First start: created the admin token"):
+				tokenNext = true
+			case strings.HasPrefix(line, "listening on "):
+				s.url = strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+			}
+		case <-timeout:
+			t.Fatalf("bot serve did not say where it listens within 30s; its log:\n%s", s.stderr.String())
+		}
+	}
+	go func() {
+		for range lines { // keep draining so the server never blocks on stdout
+		}
+	}()
+	if !strings.HasPrefix(s.admin, "bot_") {
+		t.Fatalf("no admin token on stdout (got %q)", s.admin)
+	}
+	return s
+}
+
+// env is a minimal environment for the binary: nothing of the test runner's (no Slack
+// variables, no BOT_TOKEN) leaks in.
+func (s *server) env(extra ...string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + s.dir,
+		"XDG_CONFIG_HOME=" + filepath.Join(s.dir, "cfg"),
+		"DATABASE_URL=sqlite:" + filepath.Join(s.dir, "bot.db"),
+	}
+	if s.url != "" {
+		env = append(env, "BOT_URL="+s.url)
+	}
+	return append(env, extra...)
+}
+
+// result is what a finished command left.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+}
+
+// proc is a command running in the background.
+type proc struct {
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	done           chan struct{}
+	res            result
+}
+
+// start runs the binary in the background with the given token ("" for the token file).
+func (s *server) start(t *testing.T, token string, args ...string) *proc {
+	t.Helper()
+	p := &proc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(botBin, args...)
+	if token != "" {
+		p.cmd.Env = s.env("BOT_TOKEN=" + token)
+	} else {
+		p.cmd.Env = s.env()
+	}
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		err := p.cmd.Wait()
+		p.res = result{stdout: p.stdout.String(), stderr: p.stderr.String()}
+		var xe *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &xe):
+			p.res.code = xe.ExitCode()
+		default:
+			p.res.code = -1
+			p.res.stderr += "\n(wait: " + err.Error() + ")"
+		}
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// wait waits for the background command to end.
+func (p *proc) wait(t *testing.T) result {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.res
+	case <-time.After(60 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("bot %s did not end within 60s:\n%s", strings.Join(p.cmd.Args[1:], " "), p.res)
+		return result{}
+	}
+}
+
+// exited reports whether the background command has ended.
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// bot runs the binary to the end with the given token ("" for the token file).
+func (s *server) bot(t *testing.T, token string, args ...string) result {
+	t.Helper()
+	return s.start(t, token, args...).wait(t)
+}
+
+// createToken makes a token with `bot token create`; the token is stdout's last line.
+func (s *server) createToken(t *testing.T, name, scope string) string {
+	t.Helper()
+	r := s.bot(t, "", "token", "create", "--name", name, "--scope", scope)
+	if r.code != 0 {
+		t.Fatalf("bot token create:\n%s", r)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	tok := strings.TrimSpace(lines[len(lines)-1])
+	if !strings.HasPrefix(tok, "bot_") {
+		t.Fatalf("bot token create printed no token:\n%s", r)
+	}
+	return tok
+}
+
+// eventually polls cond every 100 ms for up to 20 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
