@@ -1,0 +1,213 @@
+package slackfake
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Socket Mode: apps.connections.open (with the app-level token) hands out a WebSocket URL on
+// this fake; the app dials it, gets a hello, and from then on the person's interactions, events
+// and commands travel as envelopes over the socket, each answered by the app's ack.
+
+// ackTimeout is how long the fake waits for an ack; Slack waits three seconds and then retries
+// or shows an error, but a test wants to see a slow ack rather than lose it.
+const ackTimeout = 10 * time.Second
+
+type socketState struct {
+	conn *websocket.Conn
+	wmu  sync.Mutex // gorilla connections allow one writer at a time
+	mu   sync.Mutex
+	acks map[string]chan json.RawMessage
+	done chan struct{}
+}
+
+func (s *Server) connectionsOpen() (map[string]any, *apiError) {
+	ticket := s.id("ticket")
+	return map[string]any{"url": "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/socket?ticket=" + ticket}, nil
+}
+
+var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+
+func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("ticket") == "" {
+		http.Error(w, "no ticket", http.StatusUnauthorized)
+		return
+	}
+	conn, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	st := &socketState{conn: conn, acks: map[string]chan json.RawMessage{}, done: make(chan struct{})}
+	s.mu.Lock()
+	old := s.socket
+	s.socket = st
+	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	hello := map[string]any{"type": "hello", "num_connections": 1,
+		"debug_info":      map[string]any{"host": "fake", "build_number": 1, "approximate_connection_time": 3600},
+		"connection_info": map[string]any{"app_id": AppID}}
+	if err := st.write(hello); err != nil {
+		s.dropSocket(st)
+		return
+	}
+	go st.ping()
+	for {
+		var msg struct {
+			EnvelopeID string          `json:"envelope_id"`
+			Payload    json.RawMessage `json:"payload"`
+		}
+		if err := conn.ReadJSON(&msg); err != nil {
+			s.dropSocket(st)
+			return
+		}
+		st.mu.Lock()
+		ch := st.acks[msg.EnvelopeID]
+		delete(st.acks, msg.EnvelopeID)
+		st.mu.Unlock()
+		if ch != nil {
+			ch <- msg.Payload
+		}
+	}
+}
+
+func (st *socketState) write(v any) error {
+	st.wmu.Lock()
+	defer st.wmu.Unlock()
+	_ = st.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	return st.conn.WriteJSON(v)
+}
+
+// ping keeps slack-go's ping watchdog content, as Slack's pings do.
+func (st *socketState) ping() {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-st.done:
+			return
+		case <-t.C:
+			st.wmu.Lock()
+			err := st.conn.WriteControl(websocket.PingMessage, []byte("ping"), time.Now().Add(5*time.Second))
+			st.wmu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (st *socketState) close() {
+	select {
+	case <-st.done:
+	default:
+		close(st.done)
+	}
+	_ = st.conn.Close()
+}
+
+func (s *Server) dropSocket(st *socketState) {
+	st.close()
+	s.mu.Lock()
+	if s.socket == st {
+		s.socket = nil
+	}
+	s.mu.Unlock()
+}
+
+func (s *Server) closeSocket() {
+	s.mu.Lock()
+	st := s.socket
+	s.socket = nil
+	s.mu.Unlock()
+	if st != nil {
+		st.close()
+	}
+}
+
+// SocketConnected reports whether an app is connected over Socket Mode.
+func (s *Server) SocketConnected() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.socket != nil
+}
+
+// WaitSocket waits until an app is connected over Socket Mode.
+func (s *Server) WaitSocket(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for !s.SocketConnected() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("slackfake: no Socket Mode connection within %s", timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil
+}
+
+// SendEnvelope sends a raw Socket Mode envelope (for example one of
+// shared/slack/payloads/socket_mode_envelope_*.json) and waits for the app's ack of its
+// envelope_id.
+func (s *Server) SendEnvelope(envelope []byte) (*Response, error) {
+	var env struct {
+		EnvelopeID string `json:"envelope_id"`
+	}
+	if err := json.Unmarshal(envelope, &env); err != nil || env.EnvelopeID == "" {
+		return nil, errors.New("slackfake: an envelope needs an envelope_id")
+	}
+	return s.sendEnvelope(env.EnvelopeID, json.RawMessage(envelope))
+}
+
+// socketSend wraps a payload in an envelope of the given type and sends it.
+func (s *Server) socketSend(typ string, payload []byte, acceptsResponse bool, retry int) (*Response, error) {
+	s.mu.Lock()
+	id := fmt.Sprintf("%08x-fake-4000-8000-%012x", s.lastTS&0xffffffff, s.seq)
+	s.seq++
+	s.mu.Unlock()
+	reason := ""
+	if retry > 0 {
+		reason = "timeout"
+	}
+	env := map[string]any{"envelope_id": id, "payload": json.RawMessage(payload), "type": typ,
+		"accepts_response_payload": acceptsResponse, "retry_attempt": retry, "retry_reason": reason}
+	return s.sendEnvelope(id, env)
+}
+
+func (s *Server) sendEnvelope(id string, env any) (*Response, error) {
+	s.mu.Lock()
+	st := s.socket
+	s.mu.Unlock()
+	if st == nil {
+		return nil, errors.New("slackfake: no Socket Mode connection")
+	}
+	ch := make(chan json.RawMessage, 1)
+	st.mu.Lock()
+	st.acks[id] = ch
+	st.mu.Unlock()
+	start := time.Now()
+	if err := st.write(env); err != nil {
+		return nil, fmt.Errorf("slackfake: send envelope: %w", err)
+	}
+	select {
+	case p := <-ch:
+		body := []byte(p)
+		if string(body) == "null" {
+			body = nil
+		}
+		return &Response{Status: http.StatusOK, Body: body, Elapsed: time.Since(start)}, nil
+	case <-st.done:
+		return nil, errors.New("slackfake: Socket Mode connection closed before the ack")
+	case <-time.After(ackTimeout):
+		st.mu.Lock()
+		delete(st.acks, id)
+		st.mu.Unlock()
+		return nil, fmt.Errorf("slackfake: no ack of envelope %s within %s", id, ackTimeout)
+	}
+}
