@@ -1,0 +1,212 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/inquiry-bot/bot/blockkit"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// openViewTimeout keeps views.open inside Slack's three seconds: the trigger_id dies then anyway.
+const openViewTimeout = 2500 * time.Millisecond
+
+// handleInteraction serves one interaction, from HTTP or Socket Mode. response is what to answer
+// Slack with (nil: an empty 200 ack); an error means the interaction could not be served at all.
+func (a *App) handleInteraction(ctx context.Context, ic slack.InteractionCallback) (response any, err error) {
+	switch ic.Type {
+	case slack.InteractionTypeBlockActions:
+		for _, act := range ic.ActionCallback.BlockActions {
+			a.blockAction(ctx, ic, act)
+		}
+		return nil, nil
+	case slack.InteractionTypeViewSubmission:
+		if r := a.viewSubmission(ctx, ic); r != nil {
+			return r, nil
+		}
+		return nil, nil
+	}
+	return nil, nil // view_closed, shortcuts, …: nothing to do
+}
+
+// where is the place a person acted in: ephemerals about it go there.
+type where struct {
+	channel  string
+	threadTS string
+}
+
+func whereOf(ic slack.InteractionCallback, rec *inquiry.Record) where {
+	w := where{channel: ic.Container.ChannelID, threadTS: ic.Container.ThreadTs}
+	if w.channel == "" {
+		w.channel = ic.Channel.ID
+	}
+	if w.channel == "" && rec != nil {
+		w = where{channel: rec.Slack.Channel, threadTS: rec.Slack.ThreadTS}
+	}
+	return w
+}
+
+// blockAction serves a click or a selection in one of our messages.
+func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act *slack.BlockAction) {
+	if act == nil {
+		return
+	}
+	user := ic.User.ID
+	switch blockkit.BaseAction(act.ActionID) {
+	case "", blockkit.ActionPick:
+		return // not ours, or a tick read later by Submit
+	case blockkit.ActionOpenText, blockkit.ActionOpenConfirm, blockkit.ActionOwnWords:
+		key, ok := blockkit.ParseBlockID(act.BlockID)
+		if !ok {
+			key = act.Value
+		}
+		a.openModal(ctx, ic, key, act.ActionID)
+		return
+	}
+	key, reply, ok := blockkit.ReadAction(ic, act)
+	if !ok {
+		return
+	}
+	rec, say := a.mayAnswer(ctx, key, user)
+	if say != "" {
+		a.tell(whereOf(ic, rec), user, say)
+		return
+	}
+	a.answer(ctx, rec, reply, user, whereOf(ic, rec))
+}
+
+// openModal opens the modal an action asks for, at once: the trigger_id is good for three
+// seconds and once. A person who may not answer, or who comes too late, is told so instead.
+func (a *App) openModal(ctx context.Context, ic slack.InteractionCallback, key, actionID string) {
+	user := ic.User.ID
+	rec, say := a.mayAnswer(ctx, key, user)
+	if say != "" {
+		a.tell(whereOf(ic, rec), user, say)
+		return
+	}
+	view, ok := blockkit.ModalFor(rec, actionID)
+	if !ok {
+		return
+	}
+	octx, cancel := context.WithTimeout(ctx, openViewTimeout)
+	defer cancel()
+	if _, err := a.client.OpenViewContext(octx, ic.TriggerID, view); err != nil {
+		a.log.WarnContext(ctx, "open modal", "key", key, "user", user, "err", err)
+		a.tell(whereOf(ic, rec), user, sayNoModal(rec))
+	}
+}
+
+// mayAnswer loads the inquiry and checks that user may answer it now. say is the sentence to
+// tell them when not (rec may then be nil).
+func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Record, say string) {
+	rec, err := a.svc.Get(ctx, key)
+	if err != nil {
+		if inquiry.ErrorCode(err) == inquiry.CodeNotFound {
+			return nil, sayGone
+		}
+		a.log.WarnContext(ctx, "load inquiry for an answer", "key", key, "err", err)
+		return nil, sayTryAgain
+	}
+	if refusal := a.refusal(ctx, rec, user); refusal != "" {
+		return rec, refusal
+	}
+	if rec.Status != inquiry.StatusPending {
+		return rec, sayResolved(rec, a.now())
+	}
+	return rec, ""
+}
+
+// answer records a person's reply through the service (the first answer wins there) and tells
+// them when it was not taken. The message update is the dispatcher's, enqueued by the service.
+func (a *App) answer(ctx context.Context, rec *inquiry.Record, reply inquiry.Reply, user string, at where) {
+	out, err := a.svc.Answer(ctx, rec.Key, reply, user)
+	switch inquiry.ErrorCode(err) {
+	case "":
+		a.log.InfoContext(ctx, "answered in slack", "key", rec.Key, "user", user)
+	case inquiry.CodeAlreadyResolved:
+		if out == nil {
+			out = rec
+		}
+		a.tell(at, user, sayResolved(out, a.now()))
+	case inquiry.CodeInvalidAnswer:
+		a.tell(at, user, sayInvalid(rec, reply, err))
+	case inquiry.CodeNotFound:
+		a.tell(at, user, sayGone)
+	default:
+		a.log.WarnContext(ctx, "record a slack answer", "key", rec.Key, "user", user, "err", err)
+		a.tell(at, user, sayTryAgain)
+	}
+}
+
+// viewSubmission serves a submitted modal: the answer is read from the view, and an answer that
+// cannot be taken is shown on the input block so the person can fix it.
+func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) *slack.ViewSubmissionResponse {
+	key, reply, err := blockkit.ReadSubmission(ic.View)
+	if errors.Is(err, blockkit.ErrNotOurs) {
+		return nil
+	}
+	if err != nil {
+		a.log.WarnContext(ctx, "unreadable modal submission", "err", err)
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayLostForm})
+	}
+	user := ic.User.ID
+	rec, say := a.mayAnswer(ctx, key, user)
+	if say != "" {
+		if rec == nil && say == sayTryAgain {
+			return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayTryAgainPlain})
+		}
+		// Refused or too late: close the modal and say why where the question is.
+		a.tell(whereOf(ic, rec), user, say)
+		return nil
+	}
+	out, err := a.svc.Answer(ctx, key, reply, user)
+	switch inquiry.ErrorCode(err) {
+	case "":
+		a.log.InfoContext(ctx, "answered in a slack modal", "key", key, "user", user)
+		return nil
+	case inquiry.CodeInvalidAnswer:
+		block := blockkit.BlockAnswer
+		if inquiry.ErrorField(err) == "text" && ic.View.CallbackID == blockkit.CallbackConfirm && rec.AllowText {
+			block = blockkit.BlockNote
+		}
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{block: plainInvalid(rec, reply, err)})
+	case inquiry.CodeAlreadyResolved:
+		if out == nil {
+			out = rec
+		}
+		a.tell(whereOf(ic, out), user, sayResolved(out, a.now()))
+		return nil
+	case inquiry.CodeNotFound:
+		a.tell(whereOf(ic, rec), user, sayGone)
+		return nil
+	default:
+		a.log.WarnContext(ctx, "record a slack modal answer", "key", key, "user", user, "err", err)
+		return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayTryAgainPlain})
+	}
+}
+
+// ephemeralTimeout bounds one ephemeral sent after the ack.
+const ephemeralTimeout = 10 * time.Second
+
+// tell sends user an ephemeral in the background: the ack must not wait for Slack.
+func (a *App) tell(at where, user, text string) {
+	if at.channel == "" || user == "" || text == "" {
+		return
+	}
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), ephemeralTimeout)
+		defer cancel()
+		opts := []slack.MsgOption{slack.MsgOptionText(text, false)}
+		if at.threadTS != "" {
+			opts = append(opts, slack.MsgOptionTS(at.threadTS))
+		}
+		if _, err := a.client.PostEphemeralContext(ctx, at.channel, user, opts...); err != nil {
+			a.log.Warn("send an ephemeral", "channel", at.channel, "user", user, "err", err)
+		}
+	}()
+}

@@ -1,0 +1,165 @@
+package slackapp
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/inquiry-bot/bot/blockkit"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// The sentences people get in Slack: the one mapping of inquiry errors to what a person reads
+// there. Ephemerals are mrkdwn, so every piece of user text goes through blockkit.Escape and
+// every id through blockkit.Mention; modal errors are plain text.
+
+const (
+	sayGone          = "this question no longer exists: whoever asked it has removed it."
+	sayTryAgain      = "your answer could not be recorded just now: please try again in a moment."
+	sayTryAgainPlain = "Your answer could not be recorded just now: please try again in a moment."
+	sayLostForm      = "This form lost its question: close it and answer in the question's thread instead."
+)
+
+// sayNotAnswerer refuses a person outside the answerers, naming who may answer.
+func sayNotAnswerer(ids, unchecked []string) string {
+	who := make([]string, len(ids))
+	for i, id := range ids {
+		who[i] = blockkit.Mention(id)
+	}
+	s := "only " + strings.Join(who, ", ") + " may answer this question; nothing was recorded."
+	if len(unchecked) > 0 {
+		groups := make([]string, len(unchecked))
+		for i, id := range unchecked {
+			groups[i] = blockkit.Mention(id)
+		}
+		s += " (The members of " + strings.Join(groups, ", ") + " could not be checked just now; if you are one, try again in a minute.)"
+	}
+	return s
+}
+
+// sayResolved tells a late or second answerer what became of the question.
+func sayResolved(rec *inquiry.Record, now time.Time) string {
+	in, a := &rec.Inquiry, rec.Answer
+	switch rec.Status {
+	case inquiry.StatusAnswered:
+		if a != nil && a.Source == inquiry.SourceDefault {
+			return "already answered by policy, without asking anybody: " + decision(in, a) + "."
+		}
+		by := "someone"
+		if a != nil && a.AnsweredBy != "" {
+			by = blockkit.Mention(a.AnsweredBy)
+		}
+		return "already answered by " + by + ": " + decision(in, a)
+	case inquiry.StatusExpired:
+		at := ""
+		if in.ExpiresAt != nil {
+			at = " at " + slackTime(*in.ExpiresAt)
+		}
+		if a == nil {
+			d := inquiry.DefaultAnswerFor(in)
+			a = &d
+		}
+		if inquiry.IsDeclined(a) {
+			return "this question expired" + at + "; nobody decided, and it had no default."
+		}
+		return "this question expired" + at + "; the run assumed " + decision(in, a) + "."
+	case inquiry.StatusCancelled:
+		return "this question was withdrawn by whoever asked it; nothing was recorded."
+	case inquiry.StatusFailed:
+		why := "Slack could not show it"
+		if rec.Failure != nil && rec.Failure.Message != "" {
+			why = blockkit.Escape(rec.Failure.Message)
+		}
+		return "this question could not be asked: " + why
+	}
+	return "this question is " + string(rec.Status) + "."
+}
+
+// decision renders what an answer decided: option labels, prose quoted, escaped.
+func decision(in *inquiry.Inquiry, a *inquiry.Answer) string {
+	if a == nil {
+		return "nothing"
+	}
+	var parts []string
+	switch {
+	case a.Declined:
+		parts = append(parts, "declined")
+	case a.Value.Len() > 0:
+		parts = append(parts, blockkit.Escape(inquiry.RenderValue(in, a.Value)))
+	}
+	if a.Text != "" {
+		parts = append(parts, "“"+blockkit.Escape(short(a.Text, 200))+"”")
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, " — ")
+}
+
+// sayInvalid tells a person why their reply was not taken.
+func sayInvalid(rec *inquiry.Record, reply inquiry.Reply, err error) string {
+	in := &rec.Inquiry
+	switch {
+	case in.Kind == inquiry.KindText:
+		return "write your answer in words, then send it."
+	case reply.Value.IsList() && reply.Value.Len() == 0:
+		return "tick at least one answer, then press Submit."
+	case len(inquiry.Offered(in)) > 0 && (inquiry.ErrorField(err) == "text" || inquiry.ErrorField(err) == "value"):
+		how := "Reply in the thread with exactly one of them, or use the buttons."
+		if in.AllowText {
+			how = "Reply with exactly one of them, or answer in your own words."
+		}
+		return "that is none of the offered answers: " + offeredList(in) + ". " + how
+	}
+	return "that answer could not be taken: " + blockkit.Escape(inquiry.ErrorMessage(err))
+}
+
+// plainInvalid is sayInvalid for a modal's input block: plain text, no mrkdwn.
+func plainInvalid(rec *inquiry.Record, reply inquiry.Reply, err error) string {
+	in := &rec.Inquiry
+	switch {
+	case in.Kind == inquiry.KindText:
+		return "Write your answer, or close this form."
+	case in.Kind == inquiry.KindConfirm && reply.Value.IsZero():
+		return "Choose Yes or No."
+	case inquiry.ErrorField(err) == "text" && in.Kind == inquiry.KindConfirm:
+		return "This question takes no note beside Yes or No: clear the note."
+	}
+	return short(inquiry.ErrorMessage(err), 300)
+}
+
+// sayNoModal is for a modal Slack would not open (the trigger_id lives three seconds).
+func sayNoModal(rec *inquiry.Record) string {
+	s := "the form could not be opened just now: click the button again"
+	if rec != nil && rec.Slack.ThreadTS == "" {
+		s += ", or reply in the question's thread"
+	}
+	return s + "."
+}
+
+// offeredList lists the offered answers by label, escaped.
+func offeredList(in *inquiry.Inquiry) string {
+	opts := inquiry.Offered(in)
+	labels := make([]string, len(opts))
+	for i, o := range opts {
+		labels[i] = blockkit.Escape(o.Label)
+	}
+	return strings.Join(labels, ", ")
+}
+
+// slackTime renders t as a Slack date token, shown in each reader's time zone, with a UTC
+// fallback.
+func slackTime(t time.Time) string {
+	return fmt.Sprintf("<!date^%d^{date_short_pretty} at {time}|%s>", t.Unix(), t.UTC().Format("2006-01-02 15:04 UTC"))
+}
+
+// short cuts s to max characters on one line.
+func short(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
+}

@@ -1,0 +1,170 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/inquiry-bot/bot/blockkit"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// metadataEvent names the message metadata every question carries: the inquiry key, so a
+// message Slack may have posted despite an error can be recognised later.
+const metadataEvent = "inquiry_question"
+
+// Post shows a pending inquiry in its channel (in its thread when it names one) and returns
+// where it landed. The dispatcher runs one channel's deliveries in order; Post only paces them.
+func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.SlackRef, error) {
+	channel := rec.Slack.Channel
+	if channel == "" {
+		channel = a.cfg.DefaultChannel
+	}
+	if channel == "" {
+		return inquiry.SlackRef{}, inquiry.Unavailable("no Slack channel to ask in: name one in slack.channel, or set SLACK_DEFAULT_CHANNEL on the server")
+	}
+	text, blocks := blockkit.Message(rec, a.now())
+	opts := []slack.MsgOption{
+		slack.MsgOptionText(text, false),
+		slack.MsgOptionBlocks(blocks...),
+		slack.MsgOptionDisableLinkUnfurl(),
+		slack.MsgOptionDisableMediaUnfurl(),
+		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: metadataEvent, EventPayload: map[string]any{"key": rec.Key}}),
+	}
+	if rec.Slack.ThreadTS != "" {
+		opts = append(opts, slack.MsgOptionTS(rec.Slack.ThreadTS))
+	}
+	if err := a.pace.wait(ctx, channel); err != nil {
+		return inquiry.SlackRef{}, err
+	}
+	posted, ts, err := a.client.PostMessageContext(ctx, channel, opts...)
+	if err != nil {
+		return inquiry.SlackRef{}, classify(fmt.Sprintf("post inquiry %s to channel %s", rec.Key, channel), channel, err)
+	}
+	if posted == "" {
+		posted = channel
+	}
+	ref := inquiry.SlackRef{Channel: posted, ThreadTS: rec.Slack.ThreadTS, TS: ts}
+	// The permalink is a nicety: the message is posted, so no failure here may post it twice.
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	link, err := a.client.GetPermalinkContext(pctx, &slack.PermalinkParameters{Channel: posted, Ts: ts})
+	if err != nil {
+		a.log.InfoContext(ctx, "no permalink for a posted question", "key", rec.Key, "channel", posted, "ts", ts, "err", err)
+	}
+	ref.Permalink = link
+	a.log.InfoContext(ctx, "question posted", "key", rec.Key, "channel", posted, "ts", ts)
+	return ref, nil
+}
+
+// Update replaces the question message with its outcome: controls gone, new block_ids, one line
+// saying what happened.
+func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
+	if rec.Slack.TS == "" || rec.Slack.Channel == "" {
+		return nil // never shown: nothing to update
+	}
+	text, blocks := blockkit.Resolved(rec, a.now())
+	if err := a.pace.wait(ctx, rec.Slack.Channel); err != nil {
+		return err
+	}
+	_, _, _, err := a.client.UpdateMessageContext(ctx, rec.Slack.Channel, rec.Slack.TS,
+		slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
+	if err != nil {
+		return classify(fmt.Sprintf("update the message of inquiry %s in channel %s", rec.Key, rec.Slack.Channel), rec.Slack.Channel, err)
+	}
+	return nil
+}
+
+// Notice records in the inquiry's thread the answer that policy assumed without asking anybody.
+// An inquiry that names no thread has nowhere to put it: the store and the API show it.
+func (a *App) Notice(ctx context.Context, rec *inquiry.Record) error {
+	channel := rec.Slack.Channel
+	if channel == "" {
+		channel = a.cfg.DefaultChannel
+	}
+	if rec.Slack.ThreadTS == "" || channel == "" {
+		return nil
+	}
+	text, blocks := blockkit.Notice(rec)
+	if err := a.pace.wait(ctx, channel); err != nil {
+		return err
+	}
+	_, _, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
+		slack.MsgOptionBlocks(blocks...), slack.MsgOptionTS(rec.Slack.ThreadTS), slack.MsgOptionDisableLinkUnfurl())
+	if err != nil {
+		return classify(fmt.Sprintf("post the notice of inquiry %s in channel %s", rec.Key, channel), channel, err)
+	}
+	return nil
+}
+
+// classify turns a Slack error into the dispatcher's vocabulary: *inquiry.RetryAfterError for a
+// rate limit, inquiry.Unavailable (fatal) for an error no retry can fix, a plain error (retried
+// with backoff) for anything passing.
+func classify(op, channel string, err error) error {
+	var rl *slack.RateLimitedError
+	if errors.As(err, &rl) {
+		return &inquiry.RetryAfterError{After: rl.RetryAfter, Err: fmt.Errorf("%s: %w", op, err)}
+	}
+	var sc slack.StatusCodeError
+	if errors.As(err, &sc) && sc.Code == http.StatusTooManyRequests {
+		// A 429 without Retry-After: wait what slack-go itself would.
+		return &inquiry.RetryAfterError{After: 30 * time.Second, Err: fmt.Errorf("%s: %w", op, err)}
+	}
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		switch se.Err {
+		case "ratelimited", "rate_limited":
+			return &inquiry.RetryAfterError{After: 5 * time.Second, Err: fmt.Errorf("%s: %w", op, err)}
+		}
+		if fix, ok := permanentFix(se, channel); ok {
+			return &inquiry.Error{Code: inquiry.CodeUnavailable, Message: se.Err + ": " + fix, Err: fmt.Errorf("%s: %w", op, err)}
+		}
+		return fmt.Errorf("%s: slack answered %s: %w", op, se.Err, err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// permanentFix says how to fix a Slack error that no retry can fix; ok is false for an error
+// that may pass (internal_error, fatal_error, service_unavailable, request_timeout, and any code
+// this list does not know).
+func permanentFix(se slack.SlackErrorResponse, channel string) (fix string, ok bool) {
+	switch se.Err {
+	case "channel_not_found":
+		return fmt.Sprintf("Slack cannot find channel %q, or the bot cannot see it: put a channel id (like C0123456789, from the channel's details) in slack.channel or SLACK_DEFAULT_CHANNEL, and for a private channel invite the bot with /invite @bot", channel), true
+	case "not_in_channel":
+		return fmt.Sprintf("the bot is not a member of channel %s: invite it there with /invite @bot, or add the chat:write.public scope to the Slack app and reinstall it", channel), true
+	case "is_archived":
+		return fmt.Sprintf("channel %s is archived: unarchive it, or ask in another channel", channel), true
+	case "invalid_auth", "not_authed":
+		return "Slack refuses the bot token: set SLACK_BOT_TOKEN to the app's current bot token (xoxb-…, under OAuth & Permissions) and restart", true
+	case "account_inactive":
+		return "the bot token belongs to a deleted user or workspace: reinstall the Slack app and set SLACK_BOT_TOKEN to the new bot token", true
+	case "token_revoked":
+		return "the bot token was revoked or the app was removed from the workspace: reinstall the Slack app and set SLACK_BOT_TOKEN to the new bot token", true
+	case "token_expired":
+		return "the bot token expired (token rotation is on): turn token rotation off for the app, or refresh the token, and set SLACK_BOT_TOKEN", true
+	case "missing_scope":
+		need := se.Needed
+		if need == "" {
+			need = "chat:write"
+		}
+		return fmt.Sprintf("the Slack app lacks the scope %s: add it under OAuth & Permissions, reinstall the app, and set SLACK_BOT_TOKEN to the new token", need), true
+	case "no_permission", "restricted_action", "ekm_access_denied", "org_login_required", "team_access_not_granted", "access_denied":
+		return fmt.Sprintf("the workspace does not let the bot post in channel %s: ask a workspace admin to allow it, or ask in another channel", channel), true
+	case "invalid_blocks", "invalid_blocks_format", "invalid_arguments", "msg_too_long", "msg_blocks_too_long",
+		"no_text", "too_many_attachments", "invalid_metadata_format", "invalid_metadata_schema", "metadata_too_large":
+		detail := ""
+		if len(se.ResponseMetadata.Messages) > 0 {
+			detail = " (" + strings.Join(se.ResponseMetadata.Messages, "; ") + ")"
+		}
+		return "Slack refused the message as malformed" + detail + ": this is a bug in the bot's rendering; shorten the question or its options, and report it with the inquiry", true
+	case "message_not_found", "cant_update_message", "edit_window_closed":
+		return "the question message is gone or can no longer be edited in Slack; its outcome stays in the API", true
+	}
+	return "", false
+}
