@@ -1,0 +1,96 @@
+package gateway
+
+import (
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// authenticate finds the bearer token of the request; a missing, unknown or revoked token is
+// unauthenticated, all with the same sentence. It fails closed: a store that cannot be read
+// lets nobody in (storage_unavailable).
+func (s *Server) authenticate(c *gin.Context) {
+	plain, ok := bearer(c.GetHeader("Authorization"))
+	if !ok {
+		c.Header("WWW-Authenticate", `Bearer realm="inquiry-bot"`)
+		s.abort(c, inquiry.Errorf(inquiry.CodeUnauthenticated, "the bearer token is missing, unknown or revoked: send Authorization: Bearer <token> with a token from `bot token create`"))
+		return
+	}
+	tok, err := inquiry.Authenticate(c.Request.Context(), s.store, plain)
+	if err != nil {
+		if inquiry.ErrorCode(err) == inquiry.CodeUnauthenticated {
+			c.Header("WWW-Authenticate", `Bearer realm="inquiry-bot", error="invalid_token"`)
+		}
+		s.abort(c, err)
+		return
+	}
+	c.Set(ctxToken, tok)
+	c.Next()
+}
+
+// bearer takes the token out of an Authorization header ("Bearer <token>", the scheme in any
+// case).
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+func token(c *gin.Context) *inquiry.Token { return c.MustGet(ctxToken).(*inquiry.Token) }
+
+// need lets through only tokens with scope (admin carries every scope).
+func (s *Server) need(scope inquiry.Scope) gin.HandlerFunc {
+	return s.needAny(scope)
+}
+
+// needAny lets through tokens with any of scopes.
+func (s *Server) needAny(scopes ...inquiry.Scope) gin.HandlerFunc {
+	names := make([]string, len(scopes))
+	for i, sc := range scopes {
+		names[i] = string(sc)
+	}
+	want := strings.Join(names, " or ")
+	return func(c *gin.Context) {
+		tok := token(c)
+		for _, sc := range scopes {
+			if tok.Has(sc) {
+				c.Next()
+				return
+			}
+		}
+		s.abort(c, inquiry.Errorf(inquiry.CodeForbidden, "token %q lacks the %s scope this endpoint needs (it has %s): use a token created with `bot token create --scope %s`", tok.Name, want, scopeList(tok), scopes[0]))
+	}
+}
+
+func scopeList(t *inquiry.Token) string {
+	if len(t.Scopes) == 0 {
+		return "none"
+	}
+	names := make([]string, len(t.Scopes))
+	for i, sc := range t.Scopes {
+		names[i] = string(sc)
+	}
+	return strings.Join(names, ",")
+}
+
+// seesAll reports whether the token reads every namespace's inquiries: answer tokens (people and
+// their tools) and admin tokens do; an ask token sees only its own namespace.
+func seesAll(t *inquiry.Token) bool { return t.Has(inquiry.ScopeAnswer) }
+
+// visible loads an inquiry the token may see: another namespace's is forbidden, not absent.
+func (s *Server) visible(c *gin.Context, key string, all bool) (*inquiry.Record, error) {
+	rec, err := s.svc.Get(c.Request.Context(), key)
+	if err != nil {
+		return nil, err
+	}
+	tok := token(c)
+	if err := inquiry.Visible(rec, tok.Namespace, all); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}

@@ -1,0 +1,262 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// MaxBodyBytes is the largest request body the API reads: 1 MiB.
+const MaxBodyBytes = 1 << 20
+
+// decode reads the JSON object in c's body into dst, a pointer to a struct whose fields carry
+// json tags. It refuses, each with one sentence naming the fix: a body over MaxBodyBytes
+// (too_large), a body that is not JSON or is cut short, anything but an object, a field the
+// struct does not have (listing the ones it has), and a value of the wrong type (naming the
+// field and the type it takes) — all bad_request. An empty body is an empty object when
+// optional is true.
+//
+// Each top-level field is decoded on its own so that every error can name its field, including
+// the errors of types that decode themselves (an option, a value, a time).
+func decode(c *gin.Context, dst any, optional bool) error {
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return inquiry.Errorf(inquiry.CodeTooLarge, "the request body is over %d bytes (1 MiB): send less, for instance a shorter context", MaxBodyBytes)
+		}
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body could not be read: send it again")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return nil
+		}
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is empty: send a JSON object with the fields %s", fieldList(dst))
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return syntaxError(err, body, dst)
+	}
+	if fields == nil {
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is null: send a JSON object with the fields %s", fieldList(dst))
+	}
+	targets := fieldTargets(dst)
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the first error is the same whichever order the caller sent
+	for _, name := range names {
+		target, ok := targets[name]
+		if !ok {
+			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "unknown field %q: the allowed fields are %s", name, fieldList(dst))
+		}
+		dec := json.NewDecoder(bytes.NewReader(fields[name]))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(target.Addr().Interface()); err != nil {
+			return fieldError(name, target.Type(), err)
+		}
+	}
+	return nil
+}
+
+// syntaxError explains why a body is not one JSON object.
+func syntaxError(err error, body []byte, dst any) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRightFunc(body, isSpace))) && strings.Contains(syn.Error(), "end of JSON input"):
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is cut short: it ends before its JSON is complete; send the whole JSON object")
+	case errors.As(err, &syn):
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid JSON (%s at byte %d): send one JSON object such as {\"kind\": \"confirm\", ...}", strings.TrimPrefix(syn.Error(), "json: "), syn.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is cut short: it ends before its JSON is complete; send the whole JSON object")
+	case errors.As(err, &typ):
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is %s, not a JSON object: send an object with the fields %s", jsonKind(typ.Value), fieldList(dst))
+	}
+	return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not a JSON object: send an object with the fields %s", fieldList(dst))
+}
+
+func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\n' }
+
+// fieldError names the field and what it takes.
+func fieldError(name string, t reflect.Type, err error) error {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ):
+		field := name
+		if typ.Field != "" {
+			field = name + "." + typ.Field
+		}
+		want := typeName(typ.Type)
+		if typ.Field == "" {
+			want = typeName(t)
+		}
+		return inquiry.FieldErrorf(inquiry.CodeBadRequest, field, "%s must be %s, not %s: send it as %s", field, want, jsonKind(typ.Value), want)
+	case errors.As(err, &syn):
+		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s is not valid JSON: send it as %s", name, typeName(t))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		unknown := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s has the unknown field %s: send %s", name, unknown, typeName(t))
+	}
+	if base(t) == reflect.TypeOf(time.Time{}) {
+		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be an RFC 3339 time such as \"2026-12-01T14:00:00Z\"", name)
+	}
+	// A type that decodes itself (inquiry.Value) says what it takes.
+	return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s %s", name, strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// fieldTargets maps each json name of dst's struct to the field to decode it into.
+func fieldTargets(dst any) map[string]reflect.Value {
+	v := reflect.ValueOf(dst).Elem()
+	out := map[string]reflect.Value{}
+	for i := 0; i < v.NumField(); i++ {
+		if name := jsonName(v.Type().Field(i)); name != "" {
+			out[name] = v.Field(i)
+		}
+	}
+	return out
+}
+
+// fieldList lists the json names of dst's struct, in their order.
+func fieldList(dst any) string {
+	t := reflect.TypeOf(dst).Elem()
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		if name := jsonName(t.Field(i)); name != "" {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func jsonName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+func base(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// typeName says in words what a Go type takes on the wire.
+func typeName(t reflect.Type) string {
+	t = base(t)
+	switch t {
+	case reflect.TypeOf(time.Time{}):
+		return "an RFC 3339 time string"
+	case reflect.TypeOf(inquiry.Value{}):
+		return "a string or a list of strings"
+	case reflect.TypeOf(inquiry.Option{}):
+		return "an option: a string, or an object {value, label, description}"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list of " + plural(typeName(t.Elem()))
+	case reflect.Map:
+		return "an object of " + plural(typeName(t.Elem()))
+	case reflect.Struct:
+		var names []string
+		for i := 0; i < t.NumField(); i++ {
+			if name := jsonName(t.Field(i)); name != "" {
+				names = append(names, name)
+			}
+		}
+		return "an object {" + strings.Join(names, ", ") + "}"
+	}
+	return "a " + t.Kind().String()
+}
+
+func plural(s string) string {
+	switch {
+	case strings.HasPrefix(s, "a string or"):
+		return "values (strings or lists of strings)"
+	case strings.HasPrefix(s, "an option"):
+		return "options"
+	case strings.HasPrefix(s, "an object {"):
+		return "objects " + strings.TrimPrefix(s, "an object ")
+	case strings.HasPrefix(s, "a "):
+		return strings.TrimPrefix(s, "a ") + "s"
+	case strings.HasPrefix(s, "an "):
+		return strings.TrimPrefix(s, "an ") + "s"
+	}
+	return s
+}
+
+// jsonKind names what json.UnmarshalTypeError.Value says was sent.
+func jsonKind(v string) string {
+	switch {
+	case v == "string":
+		return "a string"
+	case v == "bool":
+		return "true or false"
+	case v == "array":
+		return "a list"
+	case v == "object":
+		return "an object"
+	case v == "null":
+		return "null"
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	}
+	return v
+}
+
+// parseWait reads a wait in seconds (0..55) given as a number.
+func parseWait(field string, seconds *float64) (time.Duration, error) {
+	if seconds == nil {
+		return 0, nil
+	}
+	max := inquiry.MaxWait.Seconds()
+	if *seconds < 0 || *seconds > max {
+		return 0, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s is %g seconds but must lie between 0 and %g: wait at most %g seconds, then ask again with GET /v1/inquiries/{key}?wait=%g", field, *seconds, max, max, max)
+	}
+	return time.Duration(*seconds * float64(time.Second)), nil
+}
+
+// queryWait reads the wait query parameter of a long-poll.
+func queryWait(c *gin.Context) (time.Duration, error) {
+	raw, ok := c.GetQuery("wait")
+	if !ok || raw == "" {
+		return 0, nil
+	}
+	secs, err := strconv.ParseFloat(raw, 64)
+	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
+		return 0, inquiry.FieldErrorf(inquiry.CodeBadRequest, "wait", "wait %q is not a number of seconds: use a number from 0 to %g, such as wait=30", raw, inquiry.MaxWait.Seconds())
+	}
+	return parseWait("wait", &secs)
+}

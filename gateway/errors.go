@@ -1,0 +1,116 @@
+package gateway
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// statusOf is the one table from an error code to an HTTP status. Nothing else in the gateway
+// picks a status for an error.
+var statusOf = map[inquiry.Code]int{
+	inquiry.CodeBadRequest:         http.StatusBadRequest,
+	inquiry.CodeUnauthenticated:    http.StatusUnauthorized,
+	inquiry.CodeForbidden:          http.StatusForbidden,
+	inquiry.CodeNotFound:           http.StatusNotFound,
+	inquiry.CodeIDConflict:         http.StatusConflict,
+	inquiry.CodeAlreadyResolved:    http.StatusConflict,
+	inquiry.CodeDeclined:           http.StatusConflict,
+	inquiry.CodeTooLarge:           http.StatusRequestEntityTooLarge,
+	inquiry.CodeInvalidInquiry:     http.StatusUnprocessableEntity,
+	inquiry.CodeInvalidAnswer:      http.StatusUnprocessableEntity,
+	inquiry.CodeUnavailable:        http.StatusServiceUnavailable,
+	inquiry.CodeStorageUnavailable: http.StatusServiceUnavailable,
+	inquiry.CodeInternal:           http.StatusInternalServerError,
+}
+
+// StatusOf returns the HTTP status for an error code (500 for a code it does not know).
+func StatusOf(code inquiry.Code) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// retryAfterSeconds is what a storage_unavailable answer asks the caller to wait: a passing
+// fault, worth another try soon.
+const retryAfterSeconds = "5"
+
+// ErrorBody is the body of every error answer.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the error itself: a code, one sentence a model or a person can act on, whether
+// every retry must stop, and the field it concerns when there is one.
+type ErrorDetail struct {
+	Code    inquiry.Code `json:"code"`
+	Message string       `json:"message"`
+	Fatal   bool         `json:"fatal"`
+	Field   string       `json:"field,omitempty"`
+}
+
+// errorDetail builds the body for err. Messages come from inquiry.ErrorMessage, so a foreign
+// error (a driver's, a bug's) shows only a generic sentence.
+func errorDetail(err error) ErrorDetail {
+	code := inquiry.ErrorCode(err)
+	if _, ok := statusOf[code]; !ok {
+		code = inquiry.CodeInternal
+	}
+	msg := inquiry.ErrorMessage(err)
+	if code == inquiry.CodeInternal {
+		msg = inquiry.ErrorMessage(errors.New("")) // the generic sentence, whatever the cause
+	}
+	return ErrorDetail{
+		Code:    code,
+		Message: oneLine(msg),
+		Fatal:   inquiry.Fatal(err),
+		Field:   inquiry.ErrorField(err),
+	}
+}
+
+// oneLine keeps an error sentence on one line whatever a caller's input put into it.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// abort answers c with err and stops the handler chain. Internal errors and storage faults are
+// logged with the request id; their detail never reaches the caller.
+func (s *Server) abort(c *gin.Context, err error) {
+	d := errorDetail(err)
+	status := StatusOf(d.Code)
+	switch d.Code {
+	case inquiry.CodeInternal:
+		s.log.ErrorContext(c.Request.Context(), "request failed", "request_id", requestID(c), "err", err)
+	case inquiry.CodeStorageUnavailable:
+		s.log.WarnContext(c.Request.Context(), "storage unavailable", "request_id", requestID(c), "err", err)
+		c.Header("Retry-After", retryAfterSeconds)
+	}
+	c.Set(ctxErrorCode, string(d.Code))
+	c.AbortWithStatusJSON(status, ErrorBody{Error: d})
+}
+
+// abortStatus answers with a status the table does not give (the router's 405).
+func (s *Server) abortStatus(c *gin.Context, status int, err error) {
+	d := errorDetail(err)
+	c.Set(ctxErrorCode, string(d.Code))
+	c.AbortWithStatusJSON(status, ErrorBody{Error: d})
+}
+
+// logLevelFor is how loud a finished request is in the log.
+func logLevelFor(status int) slog.Level {
+	switch {
+	case status >= 500:
+		return slog.LevelWarn
+	default:
+		return slog.LevelInfo
+	}
+}

@@ -1,0 +1,253 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Resolver looks up a host's addresses; *net.Resolver is one.
+type Resolver interface {
+	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+}
+
+// Guard keeps callbacks away from the server's own network: a callback or resume URL must be
+// http(s), and its host must not resolve to a loopback, private (RFC 1918, unique local),
+// link-local (169.254/16 with the cloud metadata address, fe80::/10), unspecified, carrier-grade
+// NAT, multicast or reserved address — unless its host[:port] is allow-listed
+// (BOT_CALLBACK_HOSTS). The URL is checked when the inquiry or run is created, and every
+// connection is checked again at dial time against the address actually dialled, so neither DNS
+// rebinding nor a redirect (never followed anyway) can reach a refused address.
+type Guard struct {
+	hostPorts map[string]bool // "host:port", host lower-case, IPv6 in brackets
+	hosts     map[string]bool // host alone: every port
+	resolver  Resolver
+}
+
+// NewGuard returns a guard allowing hosts (host or host:port entries, as in BOT_CALLBACK_HOSTS);
+// r nil means net.DefaultResolver.
+func NewGuard(hosts []string, r Resolver) *Guard {
+	g := &Guard{hostPorts: map[string]bool{}, hosts: map[string]bool{}, resolver: r}
+	if g.resolver == nil {
+		g.resolver = net.DefaultResolver
+	}
+	for _, h := range hosts {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h == "" {
+			continue
+		}
+		if host, port, err := net.SplitHostPort(h); err == nil {
+			g.hostPorts[net.JoinHostPort(host, port)] = true
+			continue
+		}
+		g.hosts[strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")] = true
+	}
+	return g
+}
+
+// Allowed reports whether host:port is on the allow-list.
+func (g *Guard) Allowed(hostport string) bool {
+	host, port, err := net.SplitHostPort(strings.ToLower(hostport))
+	if err != nil {
+		return g.hosts[strings.ToLower(hostport)]
+	}
+	return g.hosts[host] || g.hostPorts[net.JoinHostPort(host, port)]
+}
+
+// Check refuses a callback URL (field names it: callback_url or resume_url) that is not http(s)
+// or whose host resolves to a refused address and is not allow-listed, with an invalid_inquiry
+// error whose sentence says what to do. A host whose lookup fails for a passing reason is let
+// through: the dial-time check still stands.
+func (g *Guard) Check(ctx context.Context, field, raw string) error {
+	u, err := parseCallbackURL(field, raw)
+	if err != nil {
+		return err
+	}
+	hostport := canonicalAddr(u)
+	if g.Allowed(hostport) {
+		return nil
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if why := Refused(ip); why != "" {
+			return refusedURL(field, host, hostport, why)
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	addrs, err := g.resolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+			return inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s host %q does not exist: check the spelling of the URL", field, host)
+		}
+		return nil
+	}
+	for _, a := range addrs {
+		ip, ok := netip.AddrFromSlice(a.IP)
+		if !ok {
+			continue
+		}
+		if why := Refused(ip); why != "" {
+			return refusedURL(field, host, hostport, why)
+		}
+	}
+	return nil
+}
+
+func refusedURL(field, host, hostport, why string) error {
+	return inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s host %q is %s, which callbacks may not reach: use a public host, or have the server's operator add %q to BOT_CALLBACK_HOSTS", field, host, why, hostport)
+}
+
+// parseCallbackURL accepts only absolute http(s) URLs without credentials (the URL is stored and
+// shown to whoever reads the inquiry; the signature is how a receiver knows the sender).
+func parseCallbackURL(field, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" {
+		return nil, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s must be an absolute http or https URL such as \"https://ci.example.com/hooks/inquiry\"", field)
+	}
+	if u.User != nil {
+		return nil, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s must not carry a user name or password (it is stored and shown with the inquiry): drop them and check the X-Inquiry-Signature header instead", field)
+	}
+	return u, nil
+}
+
+// canonicalAddr is host:port of u, with the scheme's port when it names none.
+func canonicalAddr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+type refusedRange struct {
+	prefix netip.Prefix
+	what   string
+}
+
+const (
+	whatPrivate   = "a private address"
+	whatLoopback  = "a loopback address"
+	whatLinkLocal = "a link-local address"
+)
+
+var refusedRanges = func() []refusedRange {
+	var out []refusedRange
+	for _, r := range []struct{ cidr, what string }{
+		{"0.0.0.0/8", "an unspecified address"},
+		{"10.0.0.0/8", whatPrivate},
+		{"100.64.0.0/10", "a carrier-grade NAT address"},
+		{"127.0.0.0/8", whatLoopback},
+		{"169.254.0.0/16", whatLinkLocal + " (the cloud metadata service lives there)"},
+		{"172.16.0.0/12", whatPrivate},
+		{"192.0.0.0/24", "an IETF protocol address"},
+		{"192.168.0.0/16", whatPrivate},
+		{"198.18.0.0/15", "a benchmarking address"},
+		{"224.0.0.0/4", "a multicast address"},
+		{"240.0.0.0/4", "a reserved address"},
+		{"::/128", "an unspecified address"},
+		{"::1/128", whatLoopback},
+		{"fc00::/7", whatPrivate + " (unique local)"},
+		{"fe80::/10", whatLinkLocal},
+		{"ff00::/8", "a multicast address"},
+	} {
+		out = append(out, refusedRange{netip.MustParsePrefix(r.cidr), r.what})
+	}
+	return out
+}()
+
+var (
+	nat64   = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFo = netip.MustParsePrefix("2002::/16")
+)
+
+// Refused says why callbacks may not reach ip ("" when they may).
+func Refused(ip netip.Addr) string {
+	ip = ip.WithZone("").Unmap()
+	// IPv6 forms that carry an IPv4 address reach that address.
+	if nat64.Contains(ip) {
+		b := ip.As16()
+		ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	} else if sixToFo.Contains(ip) {
+		b := ip.As16()
+		ip = netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})
+	}
+	for _, r := range refusedRanges {
+		if r.prefix.Contains(ip) {
+			return r.what
+		}
+	}
+	return ""
+}
+
+// RefusedAddrError is the dial-time refusal of an address.
+type RefusedAddrError struct {
+	Addr string
+	Why  string
+}
+
+func (e *RefusedAddrError) Error() string {
+	return fmt.Sprintf("callback address %s is %s and not in BOT_CALLBACK_HOSTS", e.Addr, e.Why)
+}
+
+// DialContext dials addr (host:port as in the URL) checking the address actually dialled,
+// unless host:port is allow-listed.
+func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if !g.Allowed(addr) {
+		d.Control = func(_, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				return &RefusedAddrError{Addr: address, Why: "not an address"}
+			}
+			ip, err := netip.ParseAddr(host)
+			if err != nil {
+				return &RefusedAddrError{Addr: address, Why: "not an address"}
+			}
+			if why := Refused(ip); why != "" {
+				return &RefusedAddrError{Addr: address, Why: why}
+			}
+			return nil
+		}
+	}
+	return d.DialContext(ctx, network, addr)
+}
+
+// Client returns an HTTP client whose every connection passes the guard, that follows no
+// redirect and uses no proxy from the environment (a proxy would dial for it, unchecked), with
+// timeout per request.
+func (g *Guard) Client(timeout time.Duration) *http.Client {
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           g.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
+	}
+	return &http.Client{
+		Transport: tr,
+		Timeout:   timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}

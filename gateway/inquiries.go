@@ -1,0 +1,259 @@
+package gateway
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// AskBody is the body of POST /v1/inquiries (and, with run_id taken from the path, of
+// POST /v1/runs/{id}/ask): the inquiry's fields, how to ask it, where to call back, and how long
+// to wait for an answer.
+type AskBody struct {
+	ID          string           `json:"id"`
+	RunID       string           `json:"run_id"`
+	Kind        inquiry.Kind     `json:"kind"`
+	Question    string           `json:"question"`
+	Context     string           `json:"context"`
+	Options     []inquiry.Option `json:"options"`
+	Multiple    bool             `json:"multiple"`
+	AllowText   bool             `json:"allow_text"`
+	Default     inquiry.Value    `json:"default"`
+	ExpiresAt   *time.Time       `json:"expires_at"`
+	ExpiresIn   string           `json:"expires_in"`
+	Config      *inquiry.Config  `json:"config"`
+	Slack       *SlackBody       `json:"slack"`
+	CallbackURL string           `json:"callback_url"`
+	Wait        *float64         `json:"wait"`
+}
+
+// SlackBody is where in Slack to ask, and who may answer.
+type SlackBody struct {
+	Channel   string   `json:"channel"`
+	ThreadTS  string   `json:"thread_ts"`
+	Answerers []string `json:"answerers"`
+}
+
+// AnswerBody is the body of POST /v1/inquiries/{key}/answer.
+type AnswerBody struct {
+	Value    inquiry.Value `json:"value"`
+	Text     string        `json:"text"`
+	Declined bool          `json:"declined"`
+}
+
+// InquiryList is a page of inquiries, newest first.
+type InquiryList struct {
+	Inquiries  []*inquiry.Record `json:"inquiries"`
+	NextCursor string            `json:"next_cursor"`
+}
+
+// Page sizes of lists.
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+// askRequest turns a body into the service's request. Everything the service checks
+// (inquiry.Validate, the config) it leaves to the service; it checks what only the HTTP edge
+// knows: the expiry given two ways, the wait, and the callback URL.
+func (s *Server) askRequest(c *gin.Context, b *AskBody) (inquiry.AskRequest, error) {
+	in := inquiry.Inquiry{
+		ID: b.ID, RunID: b.RunID, Kind: b.Kind, Question: b.Question, Context: b.Context,
+		Options: b.Options, Multiple: b.Multiple, AllowText: b.AllowText, Default: b.Default,
+		ExpiresAt: b.ExpiresAt,
+	}
+	if b.ExpiresIn != "" {
+		if b.ExpiresAt != nil {
+			return inquiry.AskRequest{}, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "expires_in", "expires_at and expires_in are both given: give one of them, not both")
+		}
+		d, err := time.ParseDuration(strings.TrimSpace(b.ExpiresIn))
+		if err != nil {
+			return inquiry.AskRequest{}, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "expires_in", "expires_in %q is not a duration: write it like \"2h\", \"90m\" or \"1h30m\"", b.ExpiresIn)
+		}
+		if d <= 0 {
+			return inquiry.AskRequest{}, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "expires_in", "expires_in %q does not lie in the future: give a positive duration such as \"2h\"", b.ExpiresIn)
+		}
+		at := s.svc.Clock().Add(d)
+		in.ExpiresAt = &at
+	}
+	wait, err := parseWait("wait", b.Wait)
+	if err != nil {
+		return inquiry.AskRequest{}, err
+	}
+	if b.CallbackURL != "" {
+		if err := s.guard.Check(c.Request.Context(), "callback_url", b.CallbackURL); err != nil {
+			return inquiry.AskRequest{}, err
+		}
+	}
+	req := inquiry.AskRequest{
+		Namespace:   token(c).Namespace,
+		Inquiry:     in,
+		Config:      b.Config,
+		CallbackURL: b.CallbackURL,
+		Wait:        wait,
+	}
+	if b.Slack != nil {
+		req.Slack = inquiry.SlackRef{Channel: b.Slack.Channel, ThreadTS: b.Slack.ThreadTS, Answerers: b.Slack.Answerers}
+	}
+	return req, nil
+}
+
+// createInquiry asks. 201: a new pending inquiry. 200: the same inquiry asked again (as it
+// stands, answered or not), or one resolved at once by policy default or within the wait.
+func (s *Server) createInquiry(c *gin.Context) {
+	var b AskBody
+	if err := decode(c, &b, false); err != nil {
+		s.abort(c, err)
+		return
+	}
+	req, err := s.askRequest(c, &b)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	rec, created, err := s.svc.Ask(c.Request.Context(), req)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	status := http.StatusOK
+	if created && rec.Status == inquiry.StatusPending {
+		status = http.StatusCreated
+	}
+	c.Header("Location", "/v1/inquiries/"+rec.Key)
+	c.JSON(status, present(rec))
+}
+
+// getInquiry returns an inquiry; with wait it long-polls until the inquiry leaves pending. The
+// wait is the service's hub wake-up, not a poll, and it ends when the caller goes away.
+func (s *Server) getInquiry(c *gin.Context) {
+	wait, err := queryWait(c)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	key := c.Param("key")
+	rec, err := s.visible(c, key, seesAll(token(c)))
+	if err != nil {
+		s.abort(c, notFound(err, key))
+		return
+	}
+	if rec.Status == inquiry.StatusPending && wait > 0 {
+		rec, err = s.svc.Wait(c.Request.Context(), key, wait)
+		if err != nil {
+			s.abort(c, err)
+			return
+		}
+	}
+	c.JSON(http.StatusOK, present(rec))
+}
+
+// listInquiries lists newest first. An ask token sees its own namespace; answer and admin
+// tokens see every namespace.
+func (s *Server) listInquiries(c *gin.Context) {
+	tok := token(c)
+	f := inquiry.ListFilter{RunID: c.Query("run_id"), Cursor: c.Query("cursor")}
+	if !seesAll(tok) {
+		f.Namespace = tok.Namespace
+	}
+	if st := c.Query("status"); st != "" {
+		f.Status = inquiry.Status(st)
+		if !f.Status.Valid() {
+			s.abort(c, inquiry.FieldErrorf(inquiry.CodeBadRequest, "status", "status %q is not one of pending, answered, expired, cancelled or failed: use one of them, or leave it out for all", st))
+			return
+		}
+	}
+	limit, err := queryLimit(c)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	f.Limit = limit
+	recs, next, err := s.store.ListInquiries(c.Request.Context(), f)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	out := InquiryList{Inquiries: make([]*inquiry.Record, len(recs)), NextCursor: next}
+	for i, rec := range recs {
+		out.Inquiries[i] = present(rec)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func queryLimit(c *gin.Context) (int, error) {
+	raw := c.Query("limit")
+	if raw == "" {
+		return DefaultListLimit, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > MaxListLimit {
+		return 0, inquiry.FieldErrorf(inquiry.CodeBadRequest, "limit", "limit %q is not a whole number from 1 to %d: use one, or leave it out for %d", raw, MaxListLimit, DefaultListLimit)
+	}
+	return n, nil
+}
+
+// answerInquiry records a person's (or their tool's) answer; the token's name is who answered.
+func (s *Server) answerInquiry(c *gin.Context) {
+	var b AnswerBody
+	if err := decode(c, &b, false); err != nil {
+		s.abort(c, err)
+		return
+	}
+	// The answer scope reads every namespace, so there is no visibility to check.
+	key := c.Param("key")
+	tok := token(c)
+	rec, err := s.svc.Answer(c.Request.Context(), key, inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, tok.Name)
+	if err != nil {
+		s.abort(c, notFound(err, key))
+		return
+	}
+	c.JSON(http.StatusOK, present(rec))
+}
+
+// cancelInquiry withdraws a pending inquiry of the token's own namespace (any, for admin).
+func (s *Server) cancelInquiry(c *gin.Context) {
+	if err := decode(c, &struct{}{}, true); err != nil {
+		s.abort(c, err)
+		return
+	}
+	key := c.Param("key")
+	if _, err := s.visible(c, key, token(c).Has(inquiry.ScopeAdmin)); err != nil {
+		s.abort(c, notFound(err, key))
+		return
+	}
+	rec, err := s.svc.Cancel(c.Request.Context(), key)
+	if err != nil {
+		s.abort(c, notFound(err, key))
+		return
+	}
+	c.JSON(http.StatusOK, present(rec))
+}
+
+// notFound gives a missing inquiry a sentence that says what to check.
+func notFound(err error, key string) error {
+	if inquiry.ErrorCode(err) != inquiry.CodeNotFound {
+		return err
+	}
+	return &inquiry.Error{Code: inquiry.CodeNotFound, Message: "no inquiry has the key " + strconv.Quote(key) + ": use the key a create returned (it starts with inq_), not the inquiry's id", Err: err}
+}
+
+// present is the inquiry shape every endpoint returns: lists are lists, never null.
+func present(rec *inquiry.Record) *inquiry.Record {
+	if rec == nil {
+		return nil
+	}
+	out := *rec
+	if out.Options == nil {
+		out.Options = []inquiry.Option{}
+	}
+	if out.Slack.Answerers == nil {
+		out.Slack.Answerers = []string{}
+	}
+	return &out
+}

@@ -1,0 +1,533 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+func TestAskPolicies(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		t.Run("no config answers by default", func(t *testing.T) {
+			b := setup(t, withDB(db))
+			got := b.ask(b.askA, choice("merge"), http.StatusOK)
+			require.Equal(t, "answered", got["status"])
+			a := got["answer"].(map[string]any)
+			require.Equal(t, "default", a["source"])
+			require.Equal(t, "hold", a["value"])
+			require.Equal(t, false, a["declined"])
+			require.Equal(t, "", a["answered_by"])
+			require.Equal(t, "default", got["config"].(map[string]any)["policy"])
+			require.Equal(t, "team-a", got["namespace"])
+			require.True(t, strings.HasPrefix(str(got["key"]), "inq_"))
+
+			// Without a default the assumption is a decline — a decision, not an error.
+			got = b.ask(b.askA, confirm("deploy"), http.StatusOK)
+			a = got["answer"].(map[string]any)
+			require.Equal(t, true, a["declined"])
+			require.Nil(t, a["value"])
+			require.Equal(t, "default", a["source"])
+		})
+		t.Run("refuse is inquiry_declined, not fatal, nothing stored", func(t *testing.T) {
+			b := setup(t, withDB(db))
+			r := b.do("POST", "/v1/inquiries", b.askA, choice("merge", "config", askPolicy("refuse")))
+			r.errorOf(t, http.StatusConflict, inquiry.CodeDeclined)
+			b.requireNothingStored()
+		})
+		t.Run("slack on a server without slack is fatal at once, nothing stored", func(t *testing.T) {
+			b := setup(t, withDB(db))
+			start := time.Now()
+			r := b.do("POST", "/v1/inquiries", b.askA, choice("merge", "wait", 30,
+				"config", map[string]any{"policy": "ask", "transport": "slack"}))
+			e := r.errorOf(t, http.StatusServiceUnavailable, inquiry.CodeUnavailable)
+			require.Equal(t, true, e["fatal"])
+			require.Contains(t, e["message"], "Slack")
+			require.Empty(t, r.header.Get("Retry-After"), "a fatal error invites no retry")
+			require.Less(t, time.Since(start), 5*time.Second, "a transport lookup never waits")
+			b.requireNothingStored()
+		})
+		t.Run("BOT_DEFAULT_POLICY=ask leaves it pending in the inbox", func(t *testing.T) {
+			b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+			got := b.ask(b.askA, choice("merge"), http.StatusCreated)
+			require.Equal(t, "pending", got["status"])
+			require.Nil(t, got["answer"])
+			require.Equal(t, map[string]any{"policy": "ask", "transport": "inbox"}, got["config"])
+
+			r := b.do("GET", "/v1/inquiries?status=pending", b.answerer, nil)
+			require.Equal(t, http.StatusOK, r.status)
+			list := r.json(t)["inquiries"].([]any)
+			require.Len(t, list, 1)
+			require.Equal(t, got["key"], list[0].(map[string]any)["key"])
+		})
+		t.Run("an inquiry's own config overrides the server's", func(t *testing.T) {
+			b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+			got := b.ask(b.askA, choice("merge", "config", askPolicy("default")), http.StatusOK)
+			require.Equal(t, "answered", got["status"])
+		})
+	})
+}
+
+func TestAskedOnce(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		first := b.ask(b.askA, choice("deploy-42:merge", "run_id", "deploy-42", "expires_in", "2h"), http.StatusCreated)
+		// The same id and content again (a re-entry computing a new expiry) is the same inquiry.
+		again := b.ask(b.askA, choice("deploy-42:merge", "run_id", "deploy-42", "expires_in", "3h"), http.StatusOK)
+		require.Equal(t, first["key"], again["key"])
+		require.Equal(t, "pending", again["status"])
+
+		// Other content under the same id is a conflict, and nothing changes.
+		r := b.do("POST", "/v1/inquiries", b.askA, choice("deploy-42:merge", "run_id", "deploy-42", "question", "Merge later?"))
+		r.errorOf(t, http.StatusConflict, inquiry.CodeIDConflict)
+
+		// Another run, or another namespace, is another inquiry.
+		b.ask(b.askA, choice("deploy-42:merge", "run_id", "deploy-43"), http.StatusCreated)
+		b.ask(b.askB, choice("deploy-42:merge", "run_id", "deploy-42"), http.StatusCreated)
+		require.Len(t, b.listAll(), 3)
+
+		// Once answered, asking again returns the answered inquiry as it stands.
+		r = b.do("POST", "/v1/inquiries/"+str(first["key"])+"/answer", b.answerer, map[string]any{"value": "merge"})
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		again = b.ask(b.askA, choice("deploy-42:merge", "run_id", "deploy-42"), http.StatusOK)
+		require.Equal(t, "answered", again["status"])
+		require.Equal(t, "merge", again["answer"].(map[string]any)["value"])
+	})
+}
+
+// TestRefusals sends every kind of bad input: each is answered with its code and one sentence,
+// and nothing is stored.
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		thirteen := make([]any, 13)
+		for i := range thirteen {
+			thirteen[i] = fmt.Sprintf("option %d", i)
+		}
+		huge := `{"id": "big", "kind": "text", "question": "Big?", "context": "` + strings.Repeat("x", 1<<20) + `"}`
+		cases := []struct {
+			name   string
+			body   any
+			status int
+			code   inquiry.Code
+			field  string
+			says   string
+		}{
+			{"not JSON", "hello", 400, inquiry.CodeBadRequest, "", "not valid JSON"},
+			{"truncated JSON", `{"id": "a", "kind": "conf`, 400, inquiry.CodeBadRequest, "", "cut short"},
+			{"truncated after a value", `{"id": "a",`, 400, inquiry.CodeBadRequest, "", "cut short"},
+			{"empty body", "", 400, inquiry.CodeBadRequest, "", "empty"},
+			{"not an object", `[1, 2]`, 400, inquiry.CodeBadRequest, "", "not a JSON object"},
+			{"null", `null`, 400, inquiry.CodeBadRequest, "", "null"},
+			{"trailing garbage", `{"id": "a"} x`, 400, inquiry.CodeBadRequest, "", "not valid JSON"},
+			{"unknown field", confirm("a", "colour", "blue"), 400, inquiry.CodeBadRequest, "colour", "question"},
+			{"unknown field in config", confirm("a", "config", map[string]any{"policy": "ask", "channel": "C1"}), 400, inquiry.CodeBadRequest, "config", "channel"},
+			{"unknown field in an option", choice("a", "options", []any{map[string]any{"value": "a", "colour": "x"}, "b"}), 400, inquiry.CodeBadRequest, "options", "colour"},
+			{"wrong type", confirm("a", "question", 5), 400, inquiry.CodeBadRequest, "question", "must be a string"},
+			{"wrong type of a flag", choice("a", "multiple", "yes"), 400, inquiry.CodeBadRequest, "multiple", "true or false"},
+			{"wrong nested type", confirm("a", "slack", map[string]any{"answerers": "U1"}), 400, inquiry.CodeBadRequest, "slack.answerers", "list of strings"},
+			{"wrong option type", choice("a", "options", []any{1, 2}), 400, inquiry.CodeBadRequest, "options", "option"},
+			{"wrong default type", choice("a", "default", 5), 400, inquiry.CodeBadRequest, "default", "string or a list of strings"},
+			{"bad expires_at", confirm("a", "expires_at", "tomorrow"), 400, inquiry.CodeBadRequest, "expires_at", "RFC 3339"},
+			{"wait not a number", confirm("a", "wait", "soon"), 400, inquiry.CodeBadRequest, "wait", "number"},
+			{"wait too long", confirm("a", "wait", 56), 422, inquiry.CodeInvalidInquiry, "wait", "55"},
+			{"wait negative", confirm("a", "wait", -1), 422, inquiry.CodeInvalidInquiry, "wait", "55"},
+			{"both expiries", confirm("a", "expires_in", "2h", "expires_at", time.Now().Add(time.Hour).Format(time.RFC3339)), 422, inquiry.CodeInvalidInquiry, "expires_in", "not both"},
+			{"bad expires_in", confirm("a", "expires_in", "soon"), 422, inquiry.CodeInvalidInquiry, "expires_in", "2h"},
+			{"past expires_in", confirm("a", "expires_in", "-1h"), 422, inquiry.CodeInvalidInquiry, "expires_in", "future"},
+			{"past expires_at", confirm("a", "expires_at", "2020-01-01T00:00:00Z"), 422, inquiry.CodeInvalidInquiry, "expires_at", "future"},
+			{"no kind", map[string]any{"id": "a", "question": "Q?"}, 422, inquiry.CodeInvalidInquiry, "kind", "choice"},
+			{"no id", map[string]any{"kind": "text", "question": "Q?"}, 422, inquiry.CodeInvalidInquiry, "id", "stable id"},
+			{"no question", map[string]any{"id": "a", "kind": "text"}, 422, inquiry.CodeInvalidInquiry, "question", "required"},
+			{"too many options", choice("a", "options", thirteen, "default", nil), 422, inquiry.CodeInvalidInquiry, "options", "12"},
+			{"duplicate labels", choice("a", "options", []any{"Hold", " hold "}, "default", nil), 422, inquiry.CodeInvalidInquiry, "options[1].value", "repeats"},
+			{"default not an option", choice("a", "default", "ship"), 422, inquiry.CodeInvalidInquiry, "default", "not one of the option values"},
+			{"options on a text", map[string]any{"id": "a", "kind": "text", "question": "Q?", "options": []any{"a", "b"}}, 422, inquiry.CodeInvalidInquiry, "options", "only for a choice"},
+			{"unknown policy", confirm("a", "config", askPolicy("maybe")), 422, inquiry.CodeInvalidInquiry, "config.policy", "ask, default or refuse"},
+			{"callback not http", confirm("a", "callback_url", "ftp://example.com/x"), 422, inquiry.CodeInvalidInquiry, "callback_url", "http"},
+			{"callback with credentials", confirm("a", "callback_url", "https://u:p@example.com/x"), 422, inquiry.CodeInvalidInquiry, "callback_url", "password"},
+			{"callback to loopback", confirm("a", "callback_url", "http://127.0.0.1:9/x"), 422, inquiry.CodeInvalidInquiry, "callback_url", "BOT_CALLBACK_HOSTS"},
+			{"too large", huge, 413, inquiry.CodeTooLarge, "", "1 MiB"},
+		}
+		for _, c := range cases {
+			r := b.do("POST", "/v1/inquiries", b.askA, c.body)
+			e := r.errorOf(t, c.status, c.code)
+			if c.field != "" {
+				require.Equal(t, c.field, e["field"], "%s: %s", c.name, r.body)
+			}
+			require.Contains(t, e["message"], c.says, c.name)
+		}
+		b.requireNothingStored()
+
+		// The same refusals guard the run endpoints.
+		r := b.do("POST", "/v1/runs/r1/ask", b.askA, confirm("a", "colour", "blue"))
+		r.errorOf(t, 400, inquiry.CodeBadRequest)
+		r = b.do("POST", "/v1/runs/r1/ask", b.askA, confirm("a", "run_id", "r2"))
+		r.errorOf(t, 422, inquiry.CodeInvalidInquiry)
+		r = b.do("POST", "/v1/runs", b.askA, map[string]any{"id": "r1", "resume_url": "http://10.0.0.1/x"})
+		require.Equal(t, "resume_url", r.errorOf(t, 422, inquiry.CodeInvalidInquiry)["field"])
+		r = b.do("POST", "/v1/runs", b.askA, map[string]any{"id": "r1", "config": askPolicy("sometimes")})
+		r.errorOf(t, 422, inquiry.CodeInvalidInquiry)
+		r = b.do("POST", "/v1/runs", b.askA, map[string]any{"id": 7})
+		r.errorOf(t, 400, inquiry.CodeBadRequest)
+		r = b.do("POST", "/v1/runs", b.askA, map[string]any{"id": ""})
+		r.errorOf(t, 422, inquiry.CodeInvalidInquiry)
+		r = b.do("POST", "/v1/runs", b.askA, strings.Repeat(" ", MaxBody+1))
+		r.errorOf(t, 413, inquiry.CodeTooLarge)
+		b.requireNothingStored()
+
+		// Query parameters.
+		b.do("GET", "/v1/inquiries?status=done", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		b.do("GET", "/v1/inquiries?limit=0", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		b.do("GET", "/v1/inquiries?limit=x", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		b.do("GET", "/v1/runs?status=sleeping", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+	})
+}
+
+// MaxBody mirrors gateway.MaxBodyBytes for the tests.
+const MaxBody = 1 << 20
+
+func TestBodyLimitIsExact(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withPolicy(inquiry.PolicyAsk))
+	// Exactly 1 MiB is read (and refused for what it says); one byte more is too large.
+	prefix := `{"id": "big", "kind": "text", "question": "Big?", "context": "`
+	suffix := `"}`
+	fill := MaxBody - len(prefix) - len(suffix)
+	r := b.do("POST", "/v1/inquiries", b.askA, prefix+strings.Repeat("x", fill)+suffix)
+	require.Equal(t, "context", r.errorOf(t, 422, inquiry.CodeInvalidInquiry)["field"])
+	r = b.do("POST", "/v1/inquiries", b.askA, prefix+strings.Repeat("x", fill+1)+suffix)
+	r.errorOf(t, 413, inquiry.CodeTooLarge)
+	b.requireNothingStored()
+}
+
+func TestAuth(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		for name, header := range map[string]string{
+			"missing":     "",
+			"garbage":     "Bearer nonsense",
+			"not bearer":  "Basic YWxhZGRpbjpvcGVuc2VzYW1l",
+			"unknown":     "Bearer bot_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbb",
+			"revoked":     "Bearer " + b.revoked,
+			"bad secret":  "Bearer " + b.askA[:len(b.askA)-1] + "x",
+			"empty token": "Bearer ",
+		} {
+			req, err := http.NewRequest("GET", b.url+"/v1/inquiries", nil)
+			require.NoError(t, err)
+			if header != "" {
+				req.Header.Set("Authorization", header)
+			}
+			res, err := b.http.Do(req)
+			require.NoError(t, err)
+			res.Body.Close()
+			require.Equal(t, http.StatusUnauthorized, res.StatusCode, name)
+			require.Contains(t, res.Header.Get("WWW-Authenticate"), "Bearer", name)
+		}
+		b.do("POST", "/v1/inquiries", "", confirm("a")).errorOf(t, 401, inquiry.CodeUnauthenticated)
+		b.do("POST", "/v1/inquiries", b.revoked, confirm("a")).errorOf(t, 401, inquiry.CodeUnauthenticated)
+
+		mine := b.ask(b.askA, choice("mine"), http.StatusCreated)
+		key := str(mine["key"])
+
+		// Scopes: an asker may not answer; an answerer may not ask or cancel.
+		e := b.do("POST", "/v1/inquiries/"+key+"/answer", b.askA, map[string]any{"value": "merge"}).errorOf(t, 403, inquiry.CodeForbidden)
+		require.Contains(t, e["message"], "answer")
+		b.do("POST", "/v1/inquiries", b.answerer, confirm("a")).errorOf(t, 403, inquiry.CodeForbidden)
+		b.do("POST", "/v1/inquiries/"+key+"/cancel", b.answerer, nil).errorOf(t, 403, inquiry.CodeForbidden)
+		b.do("POST", "/v1/runs", b.answerer, map[string]any{"id": "r"}).errorOf(t, 403, inquiry.CodeForbidden)
+
+		// Namespaces: another namespace's asker is forbidden, not told "not found".
+		e = b.do("GET", "/v1/inquiries/"+key, b.askB, nil).errorOf(t, 403, inquiry.CodeForbidden)
+		require.Contains(t, e["message"], "namespace")
+		b.do("GET", "/v1/inquiries/"+key+"?wait=1", b.askB, nil).errorOf(t, 403, inquiry.CodeForbidden)
+		b.do("POST", "/v1/inquiries/"+key+"/cancel", b.askB, nil).errorOf(t, 403, inquiry.CodeForbidden)
+		r := b.do("GET", "/v1/inquiries", b.askB, nil)
+		require.Equal(t, 200, r.status)
+		require.Empty(t, r.json(t)["inquiries"], "an ask token lists only its own namespace")
+
+		// Answer and admin tokens read every namespace; the owner reads its own.
+		for _, tok := range []string{b.askA, b.answerer, b.admin} {
+			r := b.do("GET", "/v1/inquiries/"+key, tok, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.body)
+		}
+		r = b.do("GET", "/v1/inquiries", b.answerer, nil)
+		require.Len(t, r.json(t)["inquiries"], 1)
+		// Nothing was answered or cancelled by the refusals.
+		require.Equal(t, "pending", b.do("GET", "/v1/inquiries/"+key, b.askA, nil).json(t)["status"])
+
+		// Runs are per namespace.
+		r = b.do("POST", "/v1/runs", b.askA, map[string]any{"id": "run-1"})
+		require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+		b.do("GET", "/v1/runs/run-1", b.askB, nil).errorOf(t, 404, inquiry.CodeNotFound)
+		b.do("GET", "/v1/runs/run-1", b.admin, nil).errorOf(t, 404, inquiry.CodeNotFound) // admin acts in its own namespace
+		require.Len(t, b.do("GET", "/v1/runs", b.askB, nil).json(t)["runs"], 0)
+		require.Len(t, b.do("GET", "/v1/runs", b.admin, nil).json(t)["runs"], 1) // but lists every namespace
+		require.Len(t, b.do("GET", "/v1/runs?namespace=team-b", b.admin, nil).json(t)["runs"], 0)
+	})
+}
+
+func TestLongPoll(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		key := str(b.ask(b.askA, choice("merge"), http.StatusCreated)["key"])
+
+		type polled struct {
+			r  resp
+			at time.Time
+		}
+		done := make(chan polled, 1)
+		start := time.Now()
+		go func() {
+			r := b.do("GET", "/v1/inquiries/"+key+"?wait=30", b.askA, nil)
+			done <- polled{r, time.Now()}
+		}()
+		// The poll is parked on the hub, not spinning.
+		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 5*time.Second, 5*time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
+
+		r := b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": "Merge"})
+		answered := time.Now()
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		p := <-done
+		gap := p.at.Sub(answered)
+		t.Logf("long-poll returned %v after the answer (%v after it started)", gap, p.at.Sub(start))
+		// Woken, not polled: generous slack for a loaded machine, yet far from a 1 s poll.
+		require.Less(t, gap, 250*time.Millisecond)
+		require.Equal(t, http.StatusOK, p.r.status)
+		got := p.r.json(t)
+		require.Equal(t, "answered", got["status"])
+		a := got["answer"].(map[string]any)
+		require.Equal(t, "merge", a["value"])
+		require.Equal(t, "alice", a["answered_by"])
+		require.Equal(t, "person", a["source"])
+		require.Equal(t, 0, b.svc.Hub.Waiters())
+
+		// A resolved inquiry returns at once, whatever the wait.
+		start = time.Now()
+		require.Equal(t, "answered", b.do("GET", "/v1/inquiries/"+key+"?wait=55", b.askA, nil).json(t)["status"])
+		require.Less(t, time.Since(start), 2*time.Second)
+
+		// A wait that runs out returns the inquiry as it stands.
+		key2 := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
+		start = time.Now()
+		r = b.do("GET", "/v1/inquiries/"+key2+"?wait=0.3", b.askA, nil)
+		require.Equal(t, "pending", r.json(t)["status"])
+		require.GreaterOrEqual(t, time.Since(start), 250*time.Millisecond)
+
+		// A caller that goes away leaves no waiter behind.
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, "GET", b.url+"/v1/inquiries/"+key2+"?wait=55", nil)
+			req.Header.Set("Authorization", "Bearer "+b.askA)
+			res, err := http.DefaultClient.Do(req)
+			if err == nil {
+				res.Body.Close()
+			}
+			errc <- err
+		}()
+		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 5*time.Second, 5*time.Millisecond)
+		cancel()
+		require.Error(t, <-errc)
+		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 0 }, 5*time.Second, 5*time.Millisecond)
+
+		// Bad waits.
+		b.do("GET", "/v1/inquiries/"+key2+"?wait=abc", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		b.do("GET", "/v1/inquiries/"+key2+"?wait=60", b.askA, nil).errorOf(t, 422, inquiry.CodeInvalidInquiry)
+		b.do("GET", "/v1/inquiries/"+key2+"?wait=NaN", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		b.do("GET", "/v1/inquiries/inq_nothere", b.askA, nil).errorOf(t, 404, inquiry.CodeNotFound)
+	})
+}
+
+func TestAskWaitsForAnAnswer(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		done := make(chan resp, 1)
+		go func() { done <- b.do("POST", "/v1/inquiries", b.askA, choice("merge", "wait", 30)) }()
+		var key string
+		require.Eventually(t, func() bool {
+			list := b.listAll()
+			if len(list) == 0 {
+				return false
+			}
+			key = str(list[0].(map[string]any)["key"])
+			return b.svc.Hub.Waiters() == 1
+		}, 5*time.Second, 10*time.Millisecond)
+		r := b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"text": " merge "})
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		r = <-done
+		// Created in this request, yet resolved within its wait: 200.
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		require.Equal(t, "merge", r.json(t)["answer"].(map[string]any)["value"])
+
+		// Nobody answers: the pending inquiry comes back after the wait, 201.
+		start := time.Now()
+		r = b.do("POST", "/v1/inquiries", b.askA, choice("later", "wait", 0.2))
+		require.Equal(t, http.StatusCreated, r.status)
+		require.Equal(t, "pending", r.json(t)["status"])
+		require.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
+	})
+}
+
+func TestConcurrentAnswers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		key := str(b.ask(b.askA, choice("merge"), http.StatusCreated)["key"])
+		const n = 20
+		statuses := make([]int, n)
+		codes := make([]string, n)
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				value := "merge"
+				if i%2 == 1 {
+					value = "hold"
+				}
+				r := b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": value})
+				statuses[i] = r.status
+				if r.status != 200 {
+					codes[i] = str(r.json(t)["error"].(map[string]any)["code"])
+				}
+			}(i)
+		}
+		wg.Wait()
+		ok := 0
+		for i := range statuses {
+			if statuses[i] == 200 {
+				ok++
+				continue
+			}
+			require.Equal(t, 409, statuses[i])
+			require.Equal(t, string(inquiry.CodeAlreadyResolved), codes[i])
+		}
+		require.Equal(t, 1, ok, "statuses: %v", statuses)
+
+		e := b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": "merge"}).errorOf(t, 409, inquiry.CodeAlreadyResolved)
+		require.Contains(t, e["message"], "already answered")
+	})
+}
+
+func TestAnswer(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		key := str(b.ask(b.askA, choice("merge"), http.StatusCreated)["key"])
+		path := "/v1/inquiries/" + key + "/answer"
+
+		e := b.do("POST", path, b.answerer, map[string]any{"value": "ship"}).errorOf(t, 422, inquiry.CodeInvalidAnswer)
+		require.Equal(t, "value", e["field"])
+		require.Contains(t, e["message"], "merge")
+		b.do("POST", path, b.answerer, map[string]any{"text": "merge it please"}).errorOf(t, 422, inquiry.CodeInvalidAnswer)
+		b.do("POST", path, b.answerer, map[string]any{"value": 3}).errorOf(t, 400, inquiry.CodeBadRequest)
+		b.do("POST", path, b.answerer, map[string]any{"declined": true, "value": "merge"}).errorOf(t, 422, inquiry.CodeInvalidAnswer)
+		b.do("POST", path, b.answerer, map[string]any{"decline": true}).errorOf(t, 400, inquiry.CodeBadRequest)
+		b.do("POST", path, b.answerer, `{"value": "merge"`).errorOf(t, 400, inquiry.CodeBadRequest)
+		b.do("POST", "/v1/inquiries/inq_nothere/answer", b.answerer, map[string]any{"value": "merge"}).errorOf(t, 404, inquiry.CodeNotFound)
+		require.Equal(t, "pending", b.do("GET", "/v1/inquiries/"+key, b.answerer, nil).json(t)["status"], "a refused answer changes nothing")
+
+		// Words that ARE an option choose it.
+		r := b.do("POST", path, b.answerer, map[string]any{"text": "  HOLD "})
+		require.Equal(t, 200, r.status, "body: %s", r.body)
+		require.Equal(t, "hold", r.json(t)["answer"].(map[string]any)["value"])
+
+		// A decline is a decision; prose is capped at the one ceiling.
+		key = str(b.ask(b.askA, map[string]any{"id": "why", "kind": "text", "question": "Why?"}, http.StatusCreated)["key"])
+		long := strings.Repeat("é", inquiry.DefaultAnswerChars+10)
+		r = b.do("POST", "/v1/inquiries/"+key+"/answer", b.admin, map[string]any{"text": long})
+		require.Equal(t, 200, r.status, "body: %s", r.body)
+		a := r.json(t)["answer"].(map[string]any)
+		require.Equal(t, true, a["truncated"])
+		require.Equal(t, inquiry.DefaultAnswerChars, len([]rune(str(a["text"]))))
+		require.Equal(t, "root", a["answered_by"])
+
+		key = str(b.ask(b.askA, confirm("deploy"), http.StatusCreated)["key"])
+		r = b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"declined": true})
+		require.Equal(t, 200, r.status, "body: %s", r.body)
+		require.Equal(t, true, r.json(t)["answer"].(map[string]any)["declined"])
+	})
+}
+
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		key := str(b.ask(b.askA, choice("merge"), http.StatusCreated)["key"])
+		b.do("POST", "/v1/inquiries/"+key+"/cancel", b.askA, map[string]any{"why": "x"}).errorOf(t, 400, inquiry.CodeBadRequest)
+		r := b.do("POST", "/v1/inquiries/"+key+"/cancel", b.askA, nil)
+		require.Equal(t, 200, r.status, "body: %s", r.body)
+		got := r.json(t)
+		require.Equal(t, "cancelled", got["status"])
+		require.Nil(t, got["answer"])
+		require.NotNil(t, got["resolved_at"])
+		e := b.do("POST", "/v1/inquiries/"+key+"/cancel", b.askA, "{}").errorOf(t, 409, inquiry.CodeAlreadyResolved)
+		require.Contains(t, e["message"], "cancelled")
+		b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": "merge"}).errorOf(t, 409, inquiry.CodeAlreadyResolved)
+		b.do("POST", "/v1/inquiries/inq_nothere/cancel", b.askA, nil).errorOf(t, 404, inquiry.CodeNotFound)
+
+		// An admin may cancel in any namespace.
+		key = str(b.ask(b.askB, choice("merge"), http.StatusCreated)["key"])
+		require.Equal(t, 200, b.do("POST", "/v1/inquiries/"+key+"/cancel", b.admin, nil).status)
+	})
+}
+
+func TestList(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		var keys []string
+		for i := 0; i < 5; i++ {
+			run := "r1"
+			if i >= 3 {
+				run = "r2"
+			}
+			keys = append(keys, str(b.ask(b.askA, choice(fmt.Sprintf("q%d", i), "run_id", run), http.StatusCreated)["key"]))
+		}
+		r := b.do("POST", "/v1/inquiries/"+keys[0]+"/answer", b.answerer, map[string]any{"value": "merge"})
+		require.Equal(t, 200, r.status)
+
+		// Newest first, page by page.
+		var seen []string
+		cursor := ""
+		for page := 0; page < 5; page++ {
+			r := b.do("GET", "/v1/inquiries?limit=2&cursor="+cursor, b.askA, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.body)
+			m := r.json(t)
+			for _, it := range m["inquiries"].([]any) {
+				seen = append(seen, str(it.(map[string]any)["key"]))
+			}
+			cursor = str(m["next_cursor"])
+			if cursor == "" {
+				break
+			}
+		}
+		require.Equal(t, []string{keys[4], keys[3], keys[2], keys[1], keys[0]}, seen)
+
+		count := func(q string) int {
+			r := b.do("GET", "/v1/inquiries?"+q, b.askA, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.body)
+			return len(r.json(t)["inquiries"].([]any))
+		}
+		require.Equal(t, 4, count("status=pending"))
+		require.Equal(t, 1, count("status=answered"))
+		require.Equal(t, 3, count("run_id=r1"))
+		require.Equal(t, 2, count("run_id=r1&status=pending"))
+		require.Equal(t, 0, count("run_id=nope"))
+	})
+}

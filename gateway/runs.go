@@ -1,0 +1,258 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// RunBody is the body of POST /v1/runs.
+type RunBody struct {
+	ID        string          `json:"id"`
+	Config    *inquiry.Config `json:"config"`
+	ResumeURL string          `json:"resume_url"`
+}
+
+// ResumeBody is the body of POST /v1/runs/{id}/resume: answers by inquiry id.
+type ResumeBody struct {
+	Answers map[string]inquiry.Answer `json:"answers"`
+}
+
+// FinishBody is the body of POST /v1/runs/{id}/finish.
+type FinishBody struct {
+	Status inquiry.RunStatus `json:"status"`
+}
+
+// RunView is the run shape every endpoint returns: the run with its answers (never null) and,
+// while it waits, the whole inquiry it waits on.
+type RunView struct {
+	ID          string                    `json:"id"`
+	Namespace   string                    `json:"namespace"`
+	Status      inquiry.RunStatus         `json:"status"`
+	Config      *inquiry.Config           `json:"config"`
+	ResumeURL   string                    `json:"resume_url"`
+	HeartbeatAt time.Time                 `json:"heartbeat_at"`
+	Answers     map[string]inquiry.Answer `json:"answers"`
+	WaitingOn   *inquiry.Record           `json:"waiting_on"`
+	CreatedAt   time.Time                 `json:"created_at"`
+	UpdatedAt   time.Time                 `json:"updated_at"`
+}
+
+// RunList is the body of GET /v1/runs.
+type RunList struct {
+	Runs []*RunView `json:"runs"`
+}
+
+// RunAskView is the body of POST /v1/runs/{id}/ask: 200 answered (with the full, capped answer)
+// or 202 waiting (the run parked on the inquiry).
+type RunAskView struct {
+	Status  string          `json:"status"`
+	Answer  *inquiry.Answer `json:"answer,omitempty"`
+	Inquiry *inquiry.Record `json:"inquiry"`
+	Run     *RunView        `json:"run"`
+}
+
+// runView builds the run shape, reading the inquiry a waiting run waits on.
+func (s *Server) runView(ctx context.Context, run *inquiry.Run) (*RunView, error) {
+	v := &RunView{
+		ID: run.ID, Namespace: run.Namespace, Status: run.Status, Config: run.Config,
+		ResumeURL: run.ResumeURL, HeartbeatAt: run.HeartbeatAt, Answers: run.Answers,
+		CreatedAt: run.CreatedAt, UpdatedAt: run.UpdatedAt,
+	}
+	if v.Answers == nil {
+		v.Answers = map[string]inquiry.Answer{}
+	}
+	if run.Status == inquiry.RunWaiting && run.WaitingOn != "" {
+		rec, err := s.store.Inquiry(ctx, run.WaitingOn)
+		switch {
+		case err == nil:
+			v.WaitingOn = present(rec)
+		case inquiry.ErrorCode(err) != inquiry.CodeNotFound:
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// writeRun answers with a run.
+func (s *Server) writeRun(c *gin.Context, status int, run *inquiry.Run, err error) {
+	if err != nil {
+		s.abort(c, runNotFound(err, c.Param("id"), token(c).Namespace))
+		return
+	}
+	v, err := s.runView(c.Request.Context(), run)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	c.JSON(status, v)
+}
+
+// runNotFound gives a missing run a sentence that says what to do.
+func runNotFound(err error, id, namespace string) error {
+	if inquiry.ErrorCode(err) != inquiry.CodeNotFound || id == "" {
+		return err
+	}
+	return &inquiry.Error{Code: inquiry.CodeNotFound, Err: err,
+		Message: fmt.Sprintf("no run %q in namespace %q: register it with POST /v1/runs, or ask inside it with POST /v1/runs/{id}/ask", id, namespace)}
+}
+
+// registerRun registers a run in the token's namespace: 201 when it is new, 200 when it existed
+// (taking any config and resume URL given).
+func (s *Server) registerRun(c *gin.Context) {
+	var b RunBody
+	if err := decode(c, &b, false); err != nil {
+		s.abort(c, err)
+		return
+	}
+	if b.ResumeURL != "" {
+		if err := s.guard.Check(c.Request.Context(), "resume_url", b.ResumeURL); err != nil {
+			s.abort(c, err)
+			return
+		}
+	}
+	ctx, ns := c.Request.Context(), token(c).Namespace
+	status := http.StatusOK
+	if b.ID != "" {
+		if _, err := s.svc.GetRun(ctx, ns, b.ID); inquiry.ErrorCode(err) == inquiry.CodeNotFound {
+			status = http.StatusCreated
+		} else if err != nil {
+			s.abort(c, err)
+			return
+		}
+	}
+	run, err := s.svc.RegisterRun(ctx, ns, b.ID, b.Config, b.ResumeURL)
+	if err == nil {
+		c.Header("Location", "/v1/runs/"+run.ID)
+	}
+	s.writeRun(c, status, run, err)
+}
+
+// listRuns lists runs, most recently updated first: an ask token's own namespace; an admin
+// token's every namespace, or the one named by ?namespace=.
+func (s *Server) listRuns(c *gin.Context) {
+	tok := token(c)
+	ns := tok.Namespace
+	if tok.Has(inquiry.ScopeAdmin) {
+		ns = c.Query("namespace")
+	}
+	status := inquiry.RunStatus(c.Query("status"))
+	if status != "" && !status.Valid() {
+		s.abort(c, inquiry.FieldErrorf(inquiry.CodeBadRequest, "status", "status %q is not one of running, waiting, completed, failed or abandoned: use one of them, or leave it out for all", string(status)))
+		return
+	}
+	limit, err := queryLimit(c)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	runs, err := s.store.ListRuns(c.Request.Context(), ns, status, limit)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	out := RunList{Runs: make([]*RunView, 0, len(runs))}
+	for _, run := range runs {
+		v, err := s.runView(c.Request.Context(), run)
+		if err != nil {
+			s.abort(c, err)
+			return
+		}
+		out.Runs = append(out.Runs, v)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) getRun(c *gin.Context) {
+	run, err := s.svc.GetRun(c.Request.Context(), token(c).Namespace, c.Param("id"))
+	s.writeRun(c, http.StatusOK, run, err)
+}
+
+func (s *Server) heartbeat(c *gin.Context) {
+	if err := decode(c, &struct{}{}, true); err != nil {
+		s.abort(c, err)
+		return
+	}
+	run, err := s.svc.Heartbeat(c.Request.Context(), token(c).Namespace, c.Param("id"))
+	s.writeRun(c, http.StatusOK, run, err)
+}
+
+// askInRun asks inside a run, with the three outcomes of inquiry.Service.AskInRun: a re-entry
+// (200 with the state's answer), an answer within the wait (200 with the full capped answer),
+// or nobody in time (202, the run waiting).
+func (s *Server) askInRun(c *gin.Context) {
+	var b AskBody
+	if err := decode(c, &b, false); err != nil {
+		s.abort(c, err)
+		return
+	}
+	runID := c.Param("id")
+	if b.RunID != "" && b.RunID != runID {
+		s.abort(c, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "run_id", "run_id %q differs from the run %q in the path: leave run_id out, the path names the run", b.RunID, runID))
+		return
+	}
+	req, err := s.askRequest(c, &b)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	out, err := s.svc.AskInRun(c.Request.Context(), token(c).Namespace, runID, req)
+	if err != nil {
+		s.abort(c, err)
+		return
+	}
+	view := RunAskView{Status: out.Status, Answer: out.Answer, Inquiry: present(out.Inquiry)}
+	if out.Run != nil {
+		if view.Run, err = s.runView(c.Request.Context(), out.Run); err != nil {
+			s.abort(c, err)
+			return
+		}
+	}
+	status := http.StatusOK
+	if out.Status == inquiry.RunAskWaiting {
+		status = http.StatusAccepted
+		view.Answer = nil
+	}
+	c.JSON(status, view)
+}
+
+// resumeRun merges answers into the run's state (cut as on the live path) and sets it running.
+func (s *Server) resumeRun(c *gin.Context) {
+	var b ResumeBody
+	if err := decode(c, &b, false); err != nil {
+		s.abort(c, err)
+		return
+	}
+	ids := make([]string, 0, len(b.Answers))
+	for id := range b.Answers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		switch a := b.Answers[id]; a.Source {
+		case "", inquiry.SourcePerson, inquiry.SourceDefault, inquiry.SourceExpired:
+		default:
+			s.abort(c, inquiry.FieldErrorf(inquiry.CodeInvalidAnswer, "answers["+id+"].source", "answers[%q].source %q is not one of person, default or expired: use one of them, or leave it out", id, string(a.Source)))
+			return
+		}
+	}
+	run, err := s.svc.Resume(c.Request.Context(), token(c).Namespace, c.Param("id"), b.Answers)
+	s.writeRun(c, http.StatusOK, run, err)
+}
+
+// finishRun ends a run with completed, failed or abandoned.
+func (s *Server) finishRun(c *gin.Context) {
+	var b FinishBody
+	if err := decode(c, &b, false); err != nil {
+		s.abort(c, err)
+		return
+	}
+	run, err := s.svc.FinishRun(c.Request.Context(), token(c).Namespace, c.Param("id"), b.Status)
+	s.writeRun(c, http.StatusOK, run, err)
+}

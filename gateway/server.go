@@ -1,0 +1,252 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Config is what a Server needs. Service is required; everything else has a default.
+type Config struct {
+	// Service is the ask service every endpoint goes through.
+	Service *inquiry.Service
+	// Store is the store tokens, lists and runs are read from; nil means Service.Store.
+	Store inquiry.Store
+	// Ready reports whether the database can be reached (GET /readyz); nil means Store.Ping.
+	Ready func(ctx context.Context) error
+	// CallbackSecret returns the key that signs callbacks (BOT_CALLBACK_SECRET). It is asked on
+	// every delivery, so a rotated secret takes effect at once. Without a secret no callback is
+	// sent: an unsigned callback could be forged by anybody, so the delivery fails closed and is
+	// retried until a secret is configured or it gives up.
+	CallbackSecret func() []byte
+	// CallbackHosts lists host[:port] entries allowed as callback and resume hosts even though
+	// they resolve to a loopback, private or link-local address (BOT_CALLBACK_HOSTS). An entry
+	// without a port allows every port of the host.
+	CallbackHosts []string
+	// PublicURL is the base URL people reach the server at (BOT_PUBLIC_URL); it is the server's
+	// entry in the OpenAPI document's servers when set.
+	PublicURL string
+	// Logger receives one line per request and every internal error; nil means slog.Default().
+	Logger *slog.Logger
+	// Mount, when set, adds routes of other packages (the Slack app's /slack/interactions,
+	// /slack/events and /slack/commands, the MCP endpoint) to the engine. Those routes pass
+	// through the gateway's recovery and request log but not its authentication.
+	Mount func(r *gin.Engine)
+	// Metrics, when set, is served at GET /metrics without authentication.
+	Metrics http.Handler
+	// CallbackTimeout bounds one callback attempt; 0 means 10 seconds.
+	CallbackTimeout time.Duration
+	// Resolver resolves callback hosts; nil means net.DefaultResolver.
+	Resolver Resolver
+}
+
+// Server is the HTTP API. Create it with New.
+type Server struct {
+	cfg     Config
+	svc     *inquiry.Service
+	store   inquiry.Store
+	log     *slog.Logger
+	guard   *Guard
+	client  *http.Client
+	engine  *gin.Engine
+	openapi []byte
+}
+
+// New builds the server and its routes. It panics when cfg.Service is nil: that is a wiring bug,
+// not a condition to run with.
+func New(cfg Config) *Server {
+	if cfg.Service == nil {
+		panic("gateway.New: Config.Service is nil")
+	}
+	s := &Server{cfg: cfg, svc: cfg.Service, store: cfg.Store, log: cfg.Logger}
+	if s.store == nil {
+		s.store = cfg.Service.Store
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.cfg.Ready == nil {
+		s.cfg.Ready = s.store.Ping
+	}
+	if s.cfg.CallbackTimeout <= 0 {
+		s.cfg.CallbackTimeout = 10 * time.Second
+	}
+	s.guard = NewGuard(cfg.CallbackHosts, cfg.Resolver)
+	s.client = s.guard.Client(s.cfg.CallbackTimeout)
+	s.openapi = openAPIDocument(cfg.PublicURL)
+	s.engine = s.routes()
+	return s
+}
+
+// Handler returns the HTTP handler of every route.
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// Guard returns the SSRF guard of callback URLs (for cmd/bot and tests).
+func (s *Server) Guard() *Guard { return s.guard }
+
+func (s *Server) routes() *gin.Engine {
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	// A path with a stray slash is a mistake to report, not to redirect (a redirected POST
+	// loses its body in many clients).
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	// Client addresses in the log are the peer's: forwarded headers are not trusted by default.
+	_ = r.SetTrustedProxies(nil)
+	r.Use(s.requestLog, s.recovery)
+
+	r.NoRoute(func(c *gin.Context) {
+		s.abort(c, inquiry.Errorf(inquiry.CodeNotFound, "no endpoint %s %s: see GET /openapi.yaml for the API", c.Request.Method, c.Request.URL.Path))
+	})
+	r.NoMethod(func(c *gin.Context) {
+		s.abortStatus(c, http.StatusMethodNotAllowed, inquiry.Errorf(inquiry.CodeBadRequest, "%s is not allowed on %s: use %s", c.Request.Method, c.Request.URL.Path, c.Writer.Header().Get("Allow")))
+	})
+
+	r.GET("/healthz", s.healthz)
+	r.HEAD("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	r.HEAD("/readyz", s.readyz)
+	r.GET("/openapi.yaml", s.openAPI)
+	if s.cfg.Metrics != nil {
+		r.GET("/metrics", gin.WrapH(s.cfg.Metrics))
+	}
+
+	v1 := r.Group("/v1", s.authenticate)
+	v1.POST("/inquiries", s.need(inquiry.ScopeAsk), s.createInquiry)
+	v1.GET("/inquiries", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.listInquiries)
+	v1.GET("/inquiries/:key", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.getInquiry)
+	v1.POST("/inquiries/:key/answer", s.need(inquiry.ScopeAnswer), s.answerInquiry)
+	v1.POST("/inquiries/:key/cancel", s.need(inquiry.ScopeAsk), s.cancelInquiry)
+
+	v1.POST("/runs", s.need(inquiry.ScopeAsk), s.registerRun)
+	v1.GET("/runs", s.need(inquiry.ScopeAsk), s.listRuns)
+	v1.GET("/runs/:id", s.need(inquiry.ScopeAsk), s.getRun)
+	v1.POST("/runs/:id/heartbeat", s.need(inquiry.ScopeAsk), s.heartbeat)
+	v1.POST("/runs/:id/ask", s.need(inquiry.ScopeAsk), s.askInRun)
+	v1.POST("/runs/:id/resume", s.need(inquiry.ScopeAsk), s.resumeRun)
+	v1.POST("/runs/:id/finish", s.need(inquiry.ScopeAsk), s.finishRun)
+
+	if s.cfg.Mount != nil {
+		s.cfg.Mount(r)
+	}
+	return r
+}
+
+// Context keys the middleware shares.
+const (
+	ctxRequestID = "gateway.request_id"
+	ctxToken     = "gateway.token"
+	ctxErrorCode = "gateway.error_code"
+)
+
+// RequestIDHeader carries the request id: taken from the caller when it is a sane one, else
+// made up, and always sent back.
+const RequestIDHeader = "X-Request-Id"
+
+func requestID(c *gin.Context) string { return c.GetString(ctxRequestID) }
+
+// requestLog gives each request an id and logs one line when it ends: never a header's value
+// (an Authorization header least of all) and never a body.
+func (s *Server) requestLog(c *gin.Context) {
+	start := time.Now()
+	id := c.GetHeader(RequestIDHeader)
+	if !saneRequestID(id) {
+		id = newRequestID()
+	}
+	c.Set(ctxRequestID, id)
+	c.Header(RequestIDHeader, id)
+
+	c.Next()
+
+	status := c.Writer.Status()
+	attrs := []any{
+		"request_id", id,
+		"method", c.Request.Method,
+		"path", c.Request.URL.Path,
+		"route", c.FullPath(),
+		"status", status,
+		"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
+		"bytes", c.Writer.Size(),
+		"remote", c.ClientIP(),
+	}
+	if tok, ok := c.Get(ctxToken); ok {
+		attrs = append(attrs, "token", tok.(*inquiry.Token).Name)
+	}
+	if code := c.GetString(ctxErrorCode); code != "" {
+		attrs = append(attrs, "error_code", code)
+	}
+	s.log.Log(c.Request.Context(), logLevelFor(status), "http request", attrs...)
+}
+
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// recovery turns a panic into a logged internal error and a 500 answer.
+func (s *Server) recovery(c *gin.Context) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if p == http.ErrAbortHandler { //nolint:errorlint // a sentinel panic value, not a wrapped error
+			panic(p)
+		}
+		s.log.ErrorContext(c.Request.Context(), "panic serving request", "request_id", requestID(c),
+			"method", c.Request.Method, "route", c.FullPath(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		if c.Writer.Written() {
+			c.Abort()
+			return
+		}
+		s.abort(c, errors.New("panic"))
+	}()
+	c.Next()
+}
+
+func (s *Server) healthz(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+// readyz says whether the database can be reached; a fault is storage_unavailable (503 with
+// Retry-After), whatever the cause.
+func (s *Server) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
+	defer cancel()
+	if err := s.cfg.Ready(ctx); err != nil {
+		if inquiry.ErrorCode(err) != inquiry.CodeStorageUnavailable {
+			err = &inquiry.Error{Code: inquiry.CodeStorageUnavailable, Message: inquiry.ErrorMessage(inquiry.ErrStorageUnavailable), Err: err}
+		}
+		s.abort(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ready"})
+}
+
+func (s *Server) openAPI(c *gin.Context) {
+	c.Data(http.StatusOK, "application/yaml; charset=utf-8", s.openapi)
+}
