@@ -365,8 +365,12 @@ func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool) 
 	}
 	switch rec.Status {
 	case inquiry.StatusPending:
-		return exitf(exitDeclined, "nobody answered within %s; the question stays pending as %s: answer it with bot answer %s ..., and run this command again to pick the answer up",
-			roundDuration(timeout), rec.Key, rec.Key)
+		waited := "nobody answered within " + roundDuration(timeout)
+		if timeout == 0 {
+			waited = "asked without waiting (--timeout 0)"
+		}
+		return exitf(exitDeclined, "%s; the question stays pending as %s: answer it with bot answer %s ..., and run this command again to pick the answer up",
+			waited, rec.Key, rec.Key)
 	case inquiry.StatusCancelled:
 		return exitf(exitDeclined, "question %s was cancelled: nobody will answer it", rec.Key)
 	case inquiry.StatusFailed:
@@ -591,10 +595,7 @@ func writeResolved(w io.Writer, r *inquiry.Record, now time.Time) {
 	var what string
 	switch r.Status {
 	case inquiry.StatusAnswered, inquiry.StatusExpired:
-		what = inquiry.RenderAnswer(in, r.Answer)
-		if r.Status == inquiry.StatusExpired && r.Answer != nil && !r.Answer.Declined {
-			what = "expired: " + what
-		}
+		what = inquiry.RenderAnswer(in, r.Answer) // it marks assumptions, by policy or expiry
 	case inquiry.StatusCancelled:
 		what = "cancelled by the asker"
 	case inquiry.StatusFailed:

@@ -251,6 +251,14 @@ func TestPolicyDefaultAndRefuse(t *testing.T) {
 	if r.code != exitOK || strings.TrimSpace(r.stdout) != "yes" || !strings.Contains(r.stderr, "assumed by policy") {
 		t.Fatalf("--policy default:\n%s", r)
 	}
+	var rec inquiry.Record
+	r = b.ask(t, "--confirm", "--question", "Auto?", "--default", "yes", "--policy", "default", "--json").wait(t)
+	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil || r.code != exitOK {
+		t.Fatalf("--json: %v\n%s", err, r)
+	}
+	if rec.Status != inquiry.StatusAnswered || rec.Answer == nil || rec.Answer.Source != inquiry.SourceDefault || rec.Config.Policy != inquiry.PolicyDefault {
+		t.Errorf("--json printed %+v", rec)
+	}
 	list := b.bot(t, "", "questions", "--all")
 	if !strings.Contains(list.stdout, "Auto?") || !strings.Contains(list.stdout, "assumed by policy") {
 		t.Errorf("bot questions --all does not mark the assumption:\n%s", list)

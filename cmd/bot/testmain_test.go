@@ -156,6 +156,7 @@ type proc struct {
 	stdout, stderr *syncBuffer
 	done           chan struct{}
 	res            result
+	secrets        []string // tokens its output must not show
 }
 
 // start runs the binary in the background with the given token ("" for the token file).
@@ -167,6 +168,10 @@ func (s *server) start(t *testing.T, token string, args ...string) *proc {
 		p.cmd.Env = s.env("BOT_TOKEN=" + token)
 	} else {
 		p.cmd.Env = s.env()
+	}
+	// No client command ever prints a token; only token create shows the one it makes.
+	if len(args) == 0 || args[0] != "token" {
+		p.secrets = []string{s.admin, token}
 	}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -202,6 +207,11 @@ func (p *proc) wait(t *testing.T) result {
 	t.Helper()
 	select {
 	case <-p.done:
+		for _, secret := range p.secrets {
+			if secret != "" && strings.Contains(p.res.stdout+p.res.stderr, secret) {
+				t.Errorf("bot %s printed a token:\n%s", strings.Join(p.cmd.Args[1:], " "), p.res)
+			}
+		}
 		return p.res
 	case <-time.After(60 * time.Second):
 		p.cmd.Process.Kill()
