@@ -52,11 +52,7 @@ func failed(ctx context.Context, err error, asking bool) error {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return exitf(exitUsage, "interrupted")
 	}
-	msg := err.Error()
-	var ie *inquiry.Error
-	if errors.As(err, &ie) {
-		msg = inquiry.ErrorMessage(err)
-	}
+	msg := errMessage(err)
 	switch {
 	case asking && inquiry.Fatal(err):
 		return exitf(exitUnavailable, "%s", msg)
@@ -64,6 +60,16 @@ func failed(ctx context.Context, err error, asking bool) error {
 		return exitf(exitDeclined, "%s", msg)
 	}
 	return exitf(exitUsage, "%s", msg)
+}
+
+// errMessage is the sentence for err: the API's message for an *inquiry.Error (without any
+// cause behind it), else the error's own sentence (a gateway that cannot be reached).
+func errMessage(err error) string {
+	var ie *inquiry.Error
+	if errors.As(err, &ie) {
+		return inquiry.ErrorMessage(err)
+	}
+	return err.Error()
 }
 
 // parseFlags parses args, printing the usage for -h and returning errHelpShown.
@@ -228,7 +234,7 @@ func runAsk(ctx context.Context, e *env) error {
 	if parked && rec.Status.Resolved() && rec.Answer != nil {
 		// The run parked on this question; this process is still here, so it runs on.
 		if _, err := c.Resume(ctx, f.run, map[string]inquiry.Answer{rec.ID: *rec.Answer}); err != nil && ctx.Err() == nil {
-			fmt.Fprintf(e.stderr, "bot ask: the answer came, but run %s could not be set running again: %s\n", f.run, inquiry.ErrorMessage(err))
+			fmt.Fprintf(e.stderr, "bot ask: the answer came, but run %s could not be set running again: %s\n", f.run, errMessage(err))
 		}
 	}
 	if f.json {
