@@ -96,20 +96,23 @@ func fieldError(name string, t reflect.Type, err error) error {
 	var typ *json.UnmarshalTypeError
 	var syn *json.SyntaxError
 	switch {
-	case errors.As(err, &typ):
-		field := name
-		if typ.Field != "" {
-			field = name + "." + typ.Field
-		}
+	case errors.As(err, &typ) && typ.Field != "":
+		field := name + "." + typ.Field
 		want := typeName(typ.Type)
-		if typ.Field == "" {
-			want = typeName(t)
-		}
 		return inquiry.FieldErrorf(inquiry.CodeBadRequest, field, "%s must be %s, not %s: send it as %s", field, want, jsonKind(typ.Value), want)
+	case errors.As(err, &typ) && base(typ.Type) != base(t):
+		// An item of a list (or a value of a map) has the wrong type.
+		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be %s, but an item of it is %s where %s is expected", name, typeName(t), jsonKind(typ.Value), typeName(typ.Type))
+	case errors.As(err, &typ):
+		want := typeName(t)
+		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be %s, not %s: send it as %s", name, want, jsonKind(typ.Value), want)
 	case errors.As(err, &syn):
 		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s is not valid JSON: send it as %s", name, typeName(t))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		unknown := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if k := base(t).Kind(); k == reflect.Slice || k == reflect.Map {
+			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "an item of %s has the unknown field %s: each is %s", name, unknown, typeName(base(t).Elem()))
+		}
 		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s has the unknown field %s: send %s", name, unknown, typeName(t))
 	}
 	if base(t) == reflect.TypeOf(time.Time{}) {

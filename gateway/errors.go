@@ -41,6 +41,9 @@ func StatusOf(code inquiry.Code) int {
 // fault, worth another try soon.
 const retryAfterSeconds = "5"
 
+// internalMessage is the generic sentence inquiry.ErrorMessage gives any foreign error.
+var internalMessage = inquiry.ErrorMessage(errors.New("foreign"))
+
 // ErrorBody is the body of every error answer.
 type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
@@ -64,7 +67,7 @@ func errorDetail(err error) ErrorDetail {
 	}
 	msg := inquiry.ErrorMessage(err)
 	if code == inquiry.CodeInternal {
-		msg = inquiry.ErrorMessage(errors.New("")) // the generic sentence, whatever the cause
+		msg = internalMessage // whatever the cause said, it is not the caller's to read
 	}
 	return ErrorDetail{
 		Code:    code,

@@ -166,6 +166,7 @@ func TestRefusals(t *testing.T) {
 				require.Equal(t, c.field, e["field"], "%s: %s", c.name, r.body)
 			}
 			require.Contains(t, e["message"], c.says, c.name)
+			t.Logf("%-28s %d %s", c.name, r.status, e["message"])
 		}
 		b.requireNothingStored()
 
@@ -529,5 +530,7 @@ func TestList(t *testing.T) {
 		require.Equal(t, 3, count("run_id=r1"))
 		require.Equal(t, 2, count("run_id=r1&status=pending"))
 		require.Equal(t, 0, count("run_id=nope"))
+		e := b.do("GET", "/v1/inquiries?cursor=garbage", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		require.Equal(t, "cursor", e["field"])
 	})
 }

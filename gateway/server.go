@@ -214,7 +214,7 @@ func (s *Server) recovery(c *gin.Context) {
 		if p == nil {
 			return
 		}
-		if p == http.ErrAbortHandler { //nolint:errorlint // a sentinel panic value, not a wrapped error
+		if p == http.ErrAbortHandler { // net/http's own way to abort a response: let it through
 			panic(p)
 		}
 		s.log.ErrorContext(c.Request.Context(), "panic serving request", "request_id", requestID(c),

@@ -377,3 +377,16 @@ func TestEveryEndpointIsGuarded(t *testing.T) {
 	require.Equal(t, "running", b.do("GET", "/v1/runs/r", b.askA, nil).json(t)["status"])
 	require.Len(t, b.listAll(), 1)
 }
+
+func TestOpenAPIServerIsThePublicURL(t *testing.T) {
+	t.Parallel()
+	st, err := storage.Open(context.Background(), "sqlite:"+t.TempDir()+"/bot.db")
+	require.NoError(t, err)
+	defer st.Close()
+	srv := gateway.New(gateway.Config{Service: inquiry.NewService(st, inquiry.NewRegistry()), PublicURL: "https://bot.example.com/"})
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/openapi.yaml", nil))
+	require.Equal(t, 200, rec.Code)
+	require.Contains(t, rec.Body.String(), "servers:\n  - url: \"https://bot.example.com/\"\n")
+	require.NotContains(t, rec.Body.String(), "servers:\n  - url: /\n")
+}
