@@ -60,6 +60,9 @@ func decode(c *gin.Context, dst any, optional bool) error {
 	sort.Strings(names) // the first error is the same whichever order the caller sent
 	for _, name := range names {
 		target, ok := targets[name]
+		if !ok && len(targets) == 0 {
+			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "unknown field %q: this endpoint takes no fields; send {} or no body", name)
+		}
 		if !ok {
 			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "unknown field %q: the allowed fields are %s", name, fieldList(dst))
 		}

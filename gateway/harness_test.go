@@ -65,7 +65,7 @@ type options struct {
 	noDispatcher  bool
 	store         func(inquiry.Store) inquiry.Store // wraps the store the server sees
 	resolver      gateway.Resolver
-	mount         func(r *gin.Engine)
+	mount         func(r gin.IRoutes)
 	metrics       http.Handler
 	ready         func(context.Context) error
 }
@@ -81,7 +81,7 @@ func withDBURL(u string) option                            { return func(o *opti
 func withoutDispatcher() option                            { return func(o *options) { o.noDispatcher = true } }
 func withStore(f func(inquiry.Store) inquiry.Store) option { return func(o *options) { o.store = f } }
 func withResolver(r gateway.Resolver) option               { return func(o *options) { o.resolver = r } }
-func withMount(f func(r *gin.Engine)) option               { return func(o *options) { o.mount = f } }
+func withMount(f func(r gin.IRoutes)) option               { return func(o *options) { o.mount = f } }
 func withMetrics(h http.Handler) option                    { return func(o *options) { o.metrics = h } }
 func withReady(f func(context.Context) error) option       { return func(o *options) { o.ready = f } }
 

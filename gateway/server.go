@@ -41,7 +41,7 @@ type Config struct {
 	// Mount, when set, adds routes of other packages (the Slack app's /slack/interactions,
 	// /slack/events and /slack/commands, the MCP endpoint) to the engine. Those routes pass
 	// through the gateway's recovery and request log but not its authentication.
-	Mount func(r *gin.Engine)
+	Mount func(r gin.IRoutes)
 	// Metrics, when set, is served at GET /metrics without authentication.
 	Metrics http.Handler
 	// CallbackTimeout bounds one callback attempt; 0 means 10 seconds.

@@ -213,7 +213,7 @@ func (p *tcpProxy) shut() {
 func TestRoutes(t *testing.T) {
 	t.Parallel()
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "up 1\n") })
-	b := setup(t, withMetrics(metrics), withMount(func(r *gin.Engine) {
+	b := setup(t, withMetrics(metrics), withMount(func(r gin.IRoutes) {
 		r.POST("/slack/events", func(c *gin.Context) { c.String(200, "slack") })
 		r.GET("/boom", func(c *gin.Context) { panic("kaboom") })
 	}))
