@@ -91,7 +91,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		Service:        svc,
 		Store:          st,
 		Ready:          st.Ping,
-		CallbackSecret: []byte(secret),
+		CallbackSecret: func() []byte { return []byte(secret) },
 		CallbackHosts:  cfg.CallbackHosts,
 		PublicURL:      cfg.PublicURL,
 		Logger:         m.Log,
