@@ -65,6 +65,7 @@ type App struct {
 	now    func() time.Time
 
 	pace   *pacer
+	holds  *holds
 	groups *groupCache
 	seen   *eventLog
 
@@ -129,6 +130,7 @@ func New(cfg Config) (*App, error) {
 		log:    cfg.Logger.With("component", "slack"),
 		now:    cfg.Now,
 		pace:   &pacer{every: rate.Every(cfg.PostInterval), burst: cfg.PostBurst, lanes: map[string]*rate.Limiter{}},
+		holds:  &holds{until: map[string]time.Time{}},
 		seen:   newEventLog(10000),
 	}
 	a.groups = &groupCache{ttl: cfg.GroupTTL, now: cfg.Now, lookup: a.groupMembers, m: map[string]groupEntry{}}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -39,12 +40,12 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.SlackRef, 
 	if rec.Slack.ThreadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(rec.Slack.ThreadTS))
 	}
-	if err := a.pace.wait(ctx, channel); err != nil {
+	if err := a.ready(ctx, channel); err != nil {
 		return inquiry.SlackRef{}, err
 	}
 	posted, ts, err := a.client.PostMessageContext(ctx, channel, opts...)
 	if err != nil {
-		return inquiry.SlackRef{}, classify(fmt.Sprintf("post inquiry %s to channel %s", rec.Key, channel), channel, err)
+		return inquiry.SlackRef{}, a.failed(fmt.Sprintf("post inquiry %s to channel %s", rec.Key, channel), channel, err)
 	}
 	if posted == "" {
 		posted = channel
@@ -69,13 +70,13 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 		return nil // never shown: nothing to update
 	}
 	text, blocks := blockkit.Resolved(rec, a.now())
-	if err := a.pace.wait(ctx, rec.Slack.Channel); err != nil {
+	if err := a.ready(ctx, rec.Slack.Channel); err != nil {
 		return err
 	}
 	_, _, _, err := a.client.UpdateMessageContext(ctx, rec.Slack.Channel, rec.Slack.TS,
 		slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...))
 	if err != nil {
-		return classify(fmt.Sprintf("update the message of inquiry %s in channel %s", rec.Key, rec.Slack.Channel), rec.Slack.Channel, err)
+		return a.failed(fmt.Sprintf("update the message of inquiry %s in channel %s", rec.Key, rec.Slack.Channel), rec.Slack.Channel, err)
 	}
 	return nil
 }
@@ -91,15 +92,74 @@ func (a *App) Notice(ctx context.Context, rec *inquiry.Record) error {
 		return nil
 	}
 	text, blocks := blockkit.Notice(rec)
-	if err := a.pace.wait(ctx, channel); err != nil {
+	if err := a.ready(ctx, channel); err != nil {
 		return err
 	}
 	_, _, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
 		slack.MsgOptionBlocks(blocks...), slack.MsgOptionTS(rec.Slack.ThreadTS), slack.MsgOptionDisableLinkUnfurl())
 	if err != nil {
-		return classify(fmt.Sprintf("post the notice of inquiry %s in channel %s", rec.Key, channel), channel, err)
+		return a.failed(fmt.Sprintf("post the notice of inquiry %s in channel %s", rec.Key, channel), channel, err)
 	}
 	return nil
+}
+
+// holdMargin is added to what is left of a channel's hold when a message is turned away: the
+// message that hit the rate limit is due again when the hold ends, so the ones turned away come
+// due just after it and go out behind it.
+const holdMargin = 250 * time.Millisecond
+
+// ready waits for the channel's turn: it turns the message away while Slack rate-limits the
+// channel (a 429 told us for how long), and paces it otherwise.
+//
+// The hold keeps a channel's order when the dispatcher claims messages of the channel that were
+// enqueued after the one that hit the limit (it holds only those it claimed in the same batch),
+// and spares Slack calls that would be refused anyway.
+func (a *App) ready(ctx context.Context, channel string) error {
+	if left := a.holds.left(channel); left > 0 {
+		return &inquiry.RetryAfterError{After: left + holdMargin,
+			Err: fmt.Errorf("channel %s is rate-limited by Slack for another %s", channel, left.Round(time.Millisecond))}
+	}
+	return a.pace.wait(ctx, channel)
+}
+
+// failed classifies a Slack error and holds the channel when Slack rate-limited it.
+func (a *App) failed(op, channel string, err error) error {
+	err = classify(op, channel, err)
+	var ra *inquiry.RetryAfterError
+	if errors.As(err, &ra) {
+		a.holds.set(channel, ra.After)
+	}
+	return err
+}
+
+// holds remembers until when Slack rate-limits each channel. It is the wall clock's business,
+// like the dispatcher's retry times, not the injectable clock's.
+type holds struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+func (h *holds) set(channel string, d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t := time.Now().Add(d); t.After(h.until[channel]) {
+		h.until[channel] = t
+	}
+}
+
+func (h *holds) left(channel string) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t, ok := h.until[channel]
+	if !ok {
+		return 0
+	}
+	left := time.Until(t)
+	if left <= 0 {
+		delete(h.until, channel)
+		return 0
+	}
+	return left
 }
 
 // classify turns a Slack error into the dispatcher's vocabulary: *inquiry.RetryAfterError for a
