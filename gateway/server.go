@@ -44,6 +44,9 @@ type Config struct {
 	Mount func(r gin.IRoutes)
 	// Metrics, when set, is served at GET /metrics without authentication.
 	Metrics http.Handler
+	// ObserveRequest, when set, hears every request's route (the pattern, not the path, so ids
+	// do not explode label sets), method, status and duration.
+	ObserveRequest func(route, method string, status int, d time.Duration)
 	// CallbackTimeout bounds one callback attempt; 0 means 10 seconds.
 	CallbackTimeout time.Duration
 	// Resolver resolves callback hosts; nil means net.DefaultResolver.
@@ -187,6 +190,13 @@ func (s *Server) requestLog(c *gin.Context) {
 		attrs = append(attrs, "error_code", code)
 	}
 	s.log.Log(c.Request.Context(), logLevelFor(status), "http request", attrs...)
+	if s.cfg.ObserveRequest != nil {
+		route := c.FullPath()
+		if route == "" {
+			route = "unmatched"
+		}
+		s.cfg.ObserveRequest(route, c.Request.Method, status, time.Since(start))
+	}
 }
 
 func saneRequestID(id string) bool {

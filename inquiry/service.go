@@ -27,8 +27,9 @@ type Service struct {
 	// Kick wakes the delivery dispatcher after work was enqueued; nil means nobody to wake (the
 	// sweeper will pick the work up).
 	Kick func()
-	// Events, when set, hears every resolution (for metrics and logs).
-	Events func(rec *Record)
+	// Observe, when set, hears every inquiry this process creates ("created") and resolves
+	// ("resolved"), for metrics.
+	Observe func(event string, rec *Record)
 	Log    *slog.Logger
 }
 
@@ -190,6 +191,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 	if created {
 		s.logger().InfoContext(ctx, "inquiry created", "key", stored.Key, "namespace", stored.Namespace,
 			"policy", stored.Config.Policy, "transport", stored.Config.Transport, "inquiry", Render(&stored.Inquiry))
+		s.observe("created", stored)
 		if len(deliveries) > 0 {
 			s.kick()
 		}
@@ -336,8 +338,12 @@ func (s *Service) resolved(rec *Record) {
 	s.Hub.Wake(rec.Key)
 	s.logger().Info("inquiry resolved", "key", rec.Key, "namespace", rec.Namespace, "status", rec.Status,
 		"answer", RenderAnswer(&rec.Inquiry, rec.Answer))
-	if s.Events != nil {
-		s.Events(rec)
+	s.observe("resolved", rec)
+}
+
+func (s *Service) observe(event string, rec *Record) {
+	if s.Observe != nil {
+		s.Observe(event, rec)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/metrics"
 	"github.com/inquiry-bot/bot/scheduler"
 	"github.com/inquiry-bot/bot/storage"
 )
@@ -37,6 +38,7 @@ type Main struct {
 	Dispatcher *inquiry.Dispatcher
 	Scheduler  *scheduler.Scheduler
 	Gateway    *gateway.Server
+	Metrics    *metrics.Metrics
 
 	listener net.Listener
 	server   *http.Server
@@ -87,6 +89,20 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 	svc.Log = m.Log
 	m.Service = svc
 
+	m.Metrics = metrics.New(metrics.Gauges{
+		Pending:    st.CountPending,
+		QueueDepth: func(ctx context.Context) (int, error) { return st.CountDeliveries(ctx, inquiry.DeliveryPending) },
+		Waiters:    svc.Hub.Waiters,
+	})
+	svc.Observe = func(event string, rec *inquiry.Record) {
+		switch event {
+		case "created":
+			m.Metrics.Created(rec)
+		case "resolved":
+			m.Metrics.Resolved(rec)
+		}
+	}
+
 	gw := gateway.New(gateway.Config{
 		Service:        svc,
 		Store:          st,
@@ -95,17 +111,19 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		CallbackHosts:  cfg.CallbackHosts,
 		PublicURL:      cfg.PublicURL,
 		Logger:         m.Log,
+		Metrics:        m.Metrics.Handler(),
+		ObserveRequest: m.Metrics.Request,
 	})
 	m.Gateway = gw
 
 	handlers := svc.TransportHandlers()
 	maps.Copy(handlers, gw.DeliveryHandlers())
-	m.Dispatcher = &inquiry.Dispatcher{Store: st, Handlers: handlers, Log: m.Log}
+	m.Dispatcher = &inquiry.Dispatcher{Store: st, Handlers: handlers, Log: m.Log, Observe: m.Metrics.Delivery}
 	svc.Kick = m.Dispatcher.Kick
 
 	m.Scheduler = &scheduler.Scheduler{
 		Service: svc, Dispatcher: m.Dispatcher, Schedule: cfg.SweepSchedule,
-		StaleAfter: cfg.StaleAfter, Retention: cfg.Retention, Log: m.Log,
+		StaleAfter: cfg.StaleAfter, Retention: cfg.Retention, Log: m.Log, Observe: m.Metrics.Sweep,
 	}
 
 	if err := m.firstStart(ctx, getenv); err != nil {
