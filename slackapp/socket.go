@@ -11,6 +11,8 @@ import (
 	"github.com/slack-go/slack/socketmode"
 )
 
+var errAppToken = errors.New("slack socket mode: Slack refused SLACK_APP_TOKEN: set it to an app-level token (xapp-…) with the connections:write scope")
+
 // RunSocketMode connects to Slack over Socket Mode (no public URL needed) and serves
 // interactions, events and slash commands through the same handlers as the HTTP endpoints,
 // until ctx ends. slack-go reconnects by itself; RunSocketMode returns when ctx ends (nil), when
@@ -37,12 +39,19 @@ func (a *App) RunSocketMode(ctx context.Context) error {
 			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 				return nil
 			}
+			var se slack.SlackErrorResponse
+			if errors.As(err, &se) {
+				switch se.Err {
+				case "invalid_auth", "not_authed", "not_allowed_token_type", "token_revoked", "account_inactive":
+					return fmt.Errorf("%w: %w", errAppToken, err)
+				}
+			}
 			return fmt.Errorf("slack socket mode: %w", err)
 		case evt := <-smc.Events:
 			if evt.Type == socketmode.EventTypeInvalidAuth {
 				cancel()
 				<-runErr
-				return errors.New("slack socket mode: Slack refused SLACK_APP_TOKEN: set it to an app-level token (xapp-…) with the connections:write scope")
+				return errAppToken
 			}
 			// Each envelope on its own: one slow answer must not delay the next ack.
 			wg.Add(1)

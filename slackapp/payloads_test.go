@@ -1,0 +1,152 @@
+package slackapp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/slackapp/slackfake"
+)
+
+// The real payloads of testdata/payloads (copied from shared/slack/payloads, sources in its
+// README) go through the very path Slack's requests take: signed, posted, verified, parsed,
+// served. None of them is ours, so each is acked and nothing is recorded.
+func TestRealPayloadsParse(t *testing.T) {
+	b := setup(t)
+	files, err := filepath.Glob("testdata/payloads/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var probe struct {
+			Type       string `json:"type"`
+			EnvelopeID string `json:"envelope_id"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &probe), f)
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			switch {
+			case probe.EnvelopeID != "":
+				evt, err := parseEnvelope(raw)
+				require.NoError(t, err)
+				_, _ = b.app.dispatchSocket(context.Background(), evt)
+			case probe.Type == "event_callback" || probe.Type == "url_verification":
+				_, err := parseEvent(raw)
+				require.NoError(t, err)
+				b.ok(b.fake.Send(PathEvents, "application/json", raw))
+			case probe.Type == "message":
+				// A bare message (slack-go's fixture): Slack sends it inside an event_callback.
+				body := fmt.Sprintf(`{"type":"event_callback","event_id":"Ev0BARE","event_time":1,"team_id":"T1","api_app_id":"A1","event":%s}`, raw)
+				_, err := parseEvent([]byte(body))
+				require.NoError(t, err)
+				b.ok(b.fake.Send(PathEvents, "application/json", []byte(body)))
+			default:
+				form := []byte(url.Values{"payload": {string(raw)}}.Encode())
+				_, err := parseInteraction(form)
+				require.NoError(t, err)
+				r := b.ok(b.fake.Send(PathInteractions, "application/x-www-form-urlencoded", form))
+				require.Empty(t, r.Body, "not ours: acked with nothing to say")
+			}
+		})
+	}
+	b.settle()
+	require.Empty(t, b.fake.Ephemerals(""))
+	require.Empty(t, b.fake.Calls("views.open", "chat.postEphemeral"))
+}
+
+// parseEnvelope reads a Socket Mode envelope the way slack-go's socketmode client does before it
+// hands the event to the app.
+func parseEnvelope(raw []byte) (socketmode.Event, error) {
+	var req socketmode.Request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return socketmode.Event{}, err
+	}
+	evt := socketmode.Event{Request: &req}
+	switch req.Type {
+	case socketmode.RequestTypeEventsAPI:
+		ev, err := slackevents.ParseEvent(req.Payload, slackevents.OptionNoVerifyToken())
+		evt.Type, evt.Data = socketmode.EventTypeEventsAPI, ev
+		return evt, err
+	case socketmode.RequestTypeInteractive:
+		var ic slack.InteractionCallback
+		err := json.Unmarshal(req.Payload, &ic)
+		evt.Type, evt.Data = socketmode.EventTypeInteractive, ic
+		return evt, err
+	case socketmode.RequestTypeSlashCommands:
+		var cmd slack.SlashCommand
+		err := json.Unmarshal(req.Payload, &cmd)
+		evt.Type, evt.Data = socketmode.EventTypeSlashCommand, cmd
+		return evt, err
+	}
+	return evt, fmt.Errorf("envelope type %q", req.Type)
+}
+
+// Socket Mode: the app dials the fake's WebSocket with the app-level token, and everything the
+// person does arrives as envelopes served by the same handlers as over HTTP.
+func TestSocketMode(t *testing.T) {
+	b := setup(t, func(c *Config) { c.AppToken = slackfake.AppToken })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.app.RunSocketMode(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	require.NoError(t, b.fake.WaitSocket(10*time.Second))
+	// Nothing may come over HTTP now: the person reaches the app only through the socket.
+	b.fake.SetAppURL("http://127.0.0.1:1")
+
+	// The saved envelopes are acked, and a slash command's ack carries its answer.
+	for _, name := range []string{"socket_mode_envelope_events_api_message.json",
+		"socket_mode_envelope_block_actions_static_select.json", "socket_mode_envelope_slash_command.json"} {
+		raw, err := os.ReadFile(filepath.Join("testdata/payloads", name))
+		require.NoError(t, err)
+		r, err := b.fake.SendEnvelope(raw)
+		require.NoError(t, err, name)
+		if strings.Contains(name, "slash_command") {
+			require.Contains(t, string(r.Body), `"response_type":"ephemeral"`)
+		}
+	}
+
+	// A click answers; a late one is told so; a Text modal opens and its submission answers.
+	rec := b.ask(mergeQuestion("socket"), inquiry.SlackRef{})
+	r := b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	require.Less(t, r.Elapsed, 3*time.Second)
+	require.Equal(t, "merge", b.resolved(rec.Key).Answer.Value.First())
+	b.ok(b.fake.Click("U0BOB0001", rec.Slack.Channel, rec.Slack.TS, "Hold"))
+	require.Contains(t, b.ephemeral("U0BOB0001", 1).Text, "already answered by <@U0ALICE01>")
+
+	text := b.ask(inquiry.Inquiry{ID: "socket-text", Kind: inquiry.KindText, Question: "Why?"}, inquiry.SlackRef{})
+	b.ok(b.fake.Click("U0ALICE01", text.Slack.Channel, text.Slack.TS, "Write an answer"))
+	r = b.ok(b.fake.SubmitView("U0ALICE01", "", "  "))
+	require.Contains(t, r.ViewErrors(), "inq:answer", "errors travel in the ack")
+	b.ok(b.fake.SubmitView("U0ALICE01", "", "because"))
+	require.Equal(t, "because", b.resolved(text.Key).Answer.Text)
+
+	// A thread reply arrives as an events_api envelope.
+	thread := b.ask(mergeQuestion("socket-thread"), inquiry.SlackRef{})
+	b.ok(b.fake.ReplyInThread("U0ALICE01", thread.Slack.Channel, thread.Slack.TS, "Hold"))
+	require.Equal(t, "hold", b.resolved(thread.Key).Answer.Value.First())
+}
+
+func TestSocketModeRefusedToken(t *testing.T) {
+	b := setup(t, func(c *Config) { c.AppToken = "xapp-1-not-the-fakes-token" })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := b.app.RunSocketMode(ctx)
+	require.Error(t, err)
+	require.NotErrorIs(t, err, context.DeadlineExceeded)
+	require.Contains(t, err.Error(), "SLACK_APP_TOKEN")
+}
