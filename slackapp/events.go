@@ -23,14 +23,19 @@ func (a *App) handleEvent(ctx context.Context, ev slackevents.EventsAPIEvent) er
 		if cb, ok := ev.Data.(*slackevents.EventsAPICallbackEvent); ok {
 			id = cb.EventID
 		}
-		if id != "" && !a.seen.begin(id) {
+		if id == "" {
+			return a.callback(ctx, ev.InnerEvent)
+		}
+		if !a.seen.begin(id) {
 			return nil // delivered before (a retry), or being served right now
 		}
-		err := a.callback(ctx, ev.InnerEvent)
-		if id != "" {
-			a.seen.end(id, err == nil)
+		served := false
+		defer func() { a.seen.end(id, served) }() // a panic leaves the event to a retry
+		if err := a.callback(ctx, ev.InnerEvent); err != nil {
+			return err
 		}
-		return err
+		served = true
+		return nil
 	case slackevents.AppRateLimited:
 		a.log.WarnContext(ctx, "slack stopped sending events for a while: this app passed 30,000 events an hour in the workspace")
 	}

@@ -1,0 +1,100 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/blockkit"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// flakyFinder fails its first lookups, as a database that cannot be reached for a moment.
+type flakyFinder struct {
+	Finder
+	fails atomic.Int32
+}
+
+func (f *flakyFinder) InquiryBySlackTS(ctx context.Context, channel, ts string) (*inquiry.Record, error) {
+	if f.fails.Add(-1) >= 0 {
+		return nil, &inquiry.Error{Code: inquiry.CodeStorageUnavailable, Message: "down", Err: errors.New("connection refused")}
+	}
+	return f.Finder.InquiryBySlackTS(ctx, channel, ts)
+}
+
+// An event that could not be served is answered 500 and not remembered, so Slack's retry of it
+// is served; once served, further retries are acked without serving it again.
+func TestFailedEventIsServedOnRetry(t *testing.T) {
+	ff := &flakyFinder{}
+	ff.fails.Store(1)
+	b := setup(t, func(c *Config) { ff.Finder = c.Finder; c.Finder = ff })
+	rec := b.ask(mergeQuestion("retry"), inquiry.SlackRef{})
+
+	r, err := b.fake.ReplyInThread("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "merge")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusInternalServerError, r.Status)
+	b.noAnswer(rec.Key)
+
+	b.ok(b.fake.RedeliverLastEvent(1))
+	require.Equal(t, "merge", b.resolved(rec.Key).Answer.Value.First())
+	b.ok(b.fake.RedeliverLastEvent(2))
+	b.settle()
+	require.Empty(t, b.fake.Ephemerals("U0ALICE01"), "the retry after success is not served again")
+}
+
+// A modal submitted after somebody else answered closes with an ephemeral saying so.
+func TestModalSubmittedAfterAnotherAnswer(t *testing.T) {
+	b := setup(t)
+	rec := b.ask(inquiry.Inquiry{ID: "race", Kind: inquiry.KindText, Question: "Codename?"}, inquiry.SlackRef{})
+	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, blockkit.ActionOpenText))
+	b.ok(b.fake.ReplyInThread("U0BOB0001", rec.Slack.Channel, rec.Slack.TS, "Walrus"))
+	require.Equal(t, "Walrus", b.resolved(rec.Key).Answer.Text)
+
+	r := b.ok(b.fake.SubmitView("U0ALICE01", "", "Narwhal"))
+	require.Nil(t, r.ViewErrors())
+	_, open := b.fake.OpenView("U0ALICE01")
+	require.False(t, open)
+	require.Equal(t, `already answered by <@U0BOB0001>: “Walrus”`, b.ephemeral("U0ALICE01", 1).Text)
+	require.Equal(t, "Walrus", b.get(rec.Key).Answer.Text)
+}
+
+// The gateway mounts the three endpoints on its gin engine.
+func TestMountOnGin(t *testing.T) {
+	b := setup(t)
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	b.app.Mount(r)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	b.fake.SetAppURL(srv.URL)
+
+	rec := b.ask(mergeQuestion("gin"), inquiry.SlackRef{})
+	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	require.Equal(t, "merge", b.resolved(rec.Key).Answer.Value.First())
+	b.ok(b.fake.Command("U0ALICE01", rec.Slack.Channel, "/questions", ""))
+	r2, err := b.fake.Send(PathEvents, "application/json", []byte(`not json`))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusBadRequest, r2.Status, "signed but unreadable")
+}
+
+func TestEventLogIsBounded(t *testing.T) {
+	l := newEventLog(2)
+	require.True(t, l.begin("Ev1"))
+	require.False(t, l.begin("Ev1"), "in flight")
+	l.end("Ev1", false)
+	require.True(t, l.begin("Ev1"), "a failed event may be served again")
+	l.end("Ev1", true)
+	require.False(t, l.begin("Ev1"), "served")
+	for _, id := range []string{"Ev2", "Ev3"} {
+		require.True(t, l.begin(id))
+		l.end(id, true)
+	}
+	require.True(t, l.begin("Ev1"), "the oldest is forgotten past the bound")
+	require.False(t, l.begin("Ev3"))
+}
