@@ -26,8 +26,13 @@ func (a *App) handleEvent(ctx context.Context, ev slackevents.EventsAPIEvent) er
 		if id == "" {
 			return a.callback(ctx, ev.InnerEvent)
 		}
-		if !a.seen.begin(id) {
-			return nil // delivered before (a retry), or being served right now
+		switch a.seen.begin(id) {
+		case eventServed:
+			return nil // a retry of an event served before: ack it, serve nothing
+		case eventInFlight:
+			// Slack retried while the first delivery is still being served: ask for a later
+			// retry rather than ack one that may yet fail.
+			return fmt.Errorf("event %s is being served right now", id)
 		}
 		served := false
 		defer func() { a.seen.end(id, served) }() // a panic leaves the event to a retry
@@ -160,15 +165,25 @@ func newEventLog(max int) *eventLog {
 	return &eventLog{max: max, order: list.New(), done: map[string]*list.Element{}, active: map[string]bool{}}
 }
 
-// begin reports whether id is new; it is then in flight until end.
-func (l *eventLog) begin(id string) bool {
+// What begin found of an event id.
+const (
+	eventNew      = iota // never seen: serve it (it is in flight until end)
+	eventInFlight        // being served right now
+	eventServed          // served before
+)
+
+// begin says what is known of id; a new id is then in flight until end.
+func (l *eventLog) begin(id string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.done[id]; ok || l.active[id] {
-		return false
+	if _, ok := l.done[id]; ok {
+		return eventServed
+	}
+	if l.active[id] {
+		return eventInFlight
 	}
 	l.active[id] = true
-	return true
+	return eventNew
 }
 
 // end records id as served when ok; otherwise it may be served again.

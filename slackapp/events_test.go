@@ -85,16 +85,16 @@ func TestMountOnGin(t *testing.T) {
 
 func TestEventLogIsBounded(t *testing.T) {
 	l := newEventLog(2)
-	require.True(t, l.begin("Ev1"))
-	require.False(t, l.begin("Ev1"), "in flight")
+	require.Equal(t, eventNew, l.begin("Ev1"))
+	require.Equal(t, eventInFlight, l.begin("Ev1"))
 	l.end("Ev1", false)
-	require.True(t, l.begin("Ev1"), "a failed event may be served again")
+	require.Equal(t, eventNew, l.begin("Ev1"), "a failed event may be served again")
 	l.end("Ev1", true)
-	require.False(t, l.begin("Ev1"), "served")
+	require.Equal(t, eventServed, l.begin("Ev1"))
 	for _, id := range []string{"Ev2", "Ev3"} {
-		require.True(t, l.begin(id))
+		require.Equal(t, eventNew, l.begin(id))
 		l.end(id, true)
 	}
-	require.True(t, l.begin("Ev1"), "the oldest is forgotten past the bound")
-	require.False(t, l.begin("Ev3"))
+	require.Equal(t, eventNew, l.begin("Ev1"), "the oldest is forgotten past the bound")
+	require.Equal(t, eventServed, l.begin("Ev3"))
 }
