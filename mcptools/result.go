@@ -1,0 +1,234 @@
+package mcptools
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Status is what a tool call came to, as the agent acts on it.
+type Status string
+
+// The outcomes of ask_human and get_answer.
+const (
+	StatusAnswered    Status = "answered"    // a person answered: act on it
+	StatusAssumed     Status = "assumed"     // nobody answered; the default was assumed: act on it, say so
+	StatusDeclined    Status = "declined"    // nobody could decide: decide yourself, say so
+	StatusPending     Status = "pending"     // nobody has answered yet: get_answer with the key later
+	StatusCancelled   Status = "cancelled"   // the question was withdrawn: decide yourself
+	StatusUnavailable Status = "unavailable" // nobody can be asked (a tool error): do not retry
+	StatusError       Status = "error"       // anything else the server refused (a tool error)
+)
+
+func (s Status) isError() bool { return s == StatusUnavailable || s == StatusError }
+
+// Result is the structured content of both tools. Message, the same sentence as the text
+// content, says what happened and what to do; the other fields say it to a program.
+type Result struct {
+	Status  Status `json:"status"`
+	Message string `json:"message"`
+	Key     string `json:"key,omitempty"`
+	ID      string `json:"id,omitempty"`
+	// Answer is what was answered: the chosen option's value (the first, with multiple), else
+	// the words (inquiry.AnsweredWith). Empty for a decline and while pending.
+	Answer string `json:"answer,omitempty"`
+	// Values are every chosen value of a choice (with multiple), or "yes" or "no" of a confirm.
+	Values []string `json:"values,omitempty"`
+	// Label is the chosen options as the person saw them.
+	Label string `json:"label,omitempty"`
+	// Text is the person's own words: the answer to a text question, words beside or instead
+	// of a choice, or the reason given for declining.
+	Text       string `json:"text,omitempty"`
+	Truncated  bool   `json:"truncated,omitempty"`
+	AnsweredBy string `json:"answered_by,omitempty"`
+	// Source is person, default (assumed by policy, nobody was asked) or expired.
+	Source    inquiry.Source `json:"source,omitempty"`
+	AskedAt   string         `json:"asked_at,omitempty"`
+	ExpiresAt string         `json:"expires_at,omitempty"`
+	// Code and Field are the server's error code and the input field it concerns, for errors.
+	Code  string `json:"code,omitempty"`
+	Field string `json:"field,omitempty"`
+}
+
+func resultSchema() *jsonschema.Schema {
+	str := func(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: desc} }
+	return &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"status": {
+				Type: "string",
+				Enum: []any{string(StatusAnswered), string(StatusAssumed), string(StatusDeclined), string(StatusPending),
+					string(StatusCancelled), string(StatusUnavailable), string(StatusError)},
+				Description: "what happened; message says what to do about it",
+			},
+			"message":     str("what happened and what to do, in words"),
+			"key":         str("the question's key, for get_answer"),
+			"id":          str("the question's id"),
+			"answer":      str("what was answered: the chosen option's value (the first one with multiple), else the words"),
+			"values":      {Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: "every chosen value of a choice, or yes or no of a confirm"},
+			"label":       str("the chosen options as the person saw them"),
+			"text":        str("the person's own words: the answer to a text question, words beside or instead of a choice, or the reason for declining"),
+			"truncated":   {Type: "boolean", Description: "the words were cut to the answer ceiling"},
+			"answered_by": str("who answered: a Slack user id or a token name"),
+			"source":      {Type: "string", Enum: []any{string(inquiry.SourcePerson), string(inquiry.SourceDefault), string(inquiry.SourceExpired)}, Description: "person; default: assumed by policy, nobody was asked; expired: nobody answered in time"},
+			"asked_at":    str("when the question was first asked (RFC 3339)"),
+			"expires_at":  str("when the question stops waiting (RFC 3339)"),
+			"code":        str("the server's error code, for an error"),
+			"field":       str("the input field an error concerns"),
+		},
+		PropertyOrder: []string{"status", "message", "key", "id", "answer", "values", "label", "text", "truncated",
+			"answered_by", "source", "asked_at", "expires_at", "code", "field"},
+		Required: []string{"status", "message"},
+	}
+}
+
+// describe is the one reading of an inquiry as it stands into a result.
+func describe(rec *inquiry.Record) Result {
+	in := &rec.Inquiry
+	res := Result{Key: rec.Key, ID: rec.ID, AskedAt: rfc3339(&rec.CreatedAt)}
+	if rec.ExpiresAt != nil {
+		res.ExpiresAt = rfc3339(rec.ExpiresAt)
+	}
+	switch rec.Status {
+	case inquiry.StatusPending:
+		res.Status = StatusPending
+		res.Message = "Nobody has answered yet. " + openUntil(rec) + " Call get_answer with key " + quote(rec.Key) +
+			" later to pick up the answer; meanwhile carry on with work that does not depend on it."
+		return res
+	case inquiry.StatusCancelled:
+		res.Status = StatusCancelled
+		res.Message = "The question was withdrawn before anybody answered; nobody will answer it. Decide yourself and say so, or ask again with a new id."
+		return res
+	case inquiry.StatusFailed:
+		msg := "the question could not be put to anybody"
+		if rec.Failure != nil && rec.Failure.Message != "" {
+			msg = rec.Failure.Message
+		}
+		res.Status, res.Code = StatusUnavailable, string(inquiry.CodeUnavailable)
+		res.Message = unavailable(msg)
+		return res
+	}
+	a := rec.Answer
+	if a == nil { // a resolved inquiry always has one; say so rather than guess
+		res.Status = StatusError
+		res.Message = fmt.Sprintf("The question is %s but the server sent no answer: call get_answer with key %s again.", rec.Status, quote(rec.Key))
+		return res
+	}
+	res.Source, res.AnsweredBy, res.Text, res.Truncated = a.Source, a.AnsweredBy, a.Text, a.Truncated
+	if in.Kind != inquiry.KindText {
+		res.Values = a.Value.Strings()
+		if a.Value.Len() > 0 {
+			res.Label = inquiry.RenderValue(in, a.Value)
+		}
+	}
+	res.Answer, _ = inquiry.AnsweredWith(a)
+
+	if inquiry.IsDeclined(a) {
+		res.Status = StatusDeclined
+		switch a.Source {
+		case inquiry.SourceExpired:
+			res.Message = "Nobody answered before the question expired, and it has no default: declined. Nobody could decide — decide yourself and say so."
+		case inquiry.SourceDefault:
+			res.Message = "Nobody was asked: the server's policy answers every question by its default, and this one has none, so it is declined. Nobody could decide — decide yourself and say so (and give a default next time)."
+		default:
+			res.Message = "Declined" + by(a) + ": nobody could decide — decide yourself and say so."
+			if a.Text != "" {
+				res.Message += " Their reason: " + quote(a.Text)
+			}
+		}
+		return res
+	}
+	what := decision(in, a)
+	switch a.Source {
+	case inquiry.SourceDefault:
+		res.Status = StatusAssumed
+		res.Message = "Nobody was asked: the server's policy answers every question by its default. The default " + what +
+			" was assumed — act on it, and say it was assumed, not decided by a person."
+	case inquiry.SourceExpired:
+		res.Status = StatusAssumed
+		res.Message = "Nobody answered before the question expired; the default " + what +
+			" was assumed — act on it, and say it was assumed, not decided by a person."
+	default:
+		res.Status = StatusAnswered
+		res.Message = what + " — answered" + by(a) + "."
+		if a.Truncated {
+			res.Message += fmt.Sprintf(" (Their words were cut to %d characters.)", inquiry.DefaultAnswerChars)
+		}
+	}
+	return res
+}
+
+// decision says what an answer decided: the chosen options by their labels (with the values
+// when they differ from what the person saw), and the words.
+func decision(in *inquiry.Inquiry, a *inquiry.Answer) string {
+	var what string
+	if a.Value.Len() > 0 && in.Kind != inquiry.KindText {
+		what = inquiry.RenderValue(in, a.Value)
+		values := a.Value.Strings()
+		shown := false
+		for _, v := range values {
+			if !strings.EqualFold(inquiry.LabelOf(in, v), v) {
+				shown = true
+			}
+		}
+		if shown {
+			quoted := make([]string, len(values))
+			for i, v := range values {
+				quoted[i] = quote(v)
+			}
+			noun := "value"
+			if len(values) > 1 {
+				noun = "values"
+			}
+			what += " (" + noun + " " + strings.Join(quoted, ", ") + ")"
+		}
+		if a.Text != "" {
+			what += ", with the words " + quote(a.Text)
+		}
+		return what
+	}
+	if v, ok := inquiry.AnsweredWith(a); ok {
+		return quote(v)
+	}
+	return "nothing"
+}
+
+// by names who answered, as " by U123", or "" when nobody is named.
+func by(a *inquiry.Answer) string {
+	if a.AnsweredBy == "" {
+		return ""
+	}
+	return " by " + a.AnsweredBy
+}
+
+// openUntil says how long a pending question waits, and what happens when it stops.
+func openUntil(rec *inquiry.Record) string {
+	if rec.ExpiresAt == nil {
+		return "The question stays open until somebody answers."
+	}
+	then := "it is declined"
+	if rec.HasDefault() {
+		then = "the default " + inquiry.RenderValue(&rec.Inquiry, rec.Default) + " is assumed"
+	}
+	return "The question stays open until " + rfc3339(rec.ExpiresAt) + "; if nobody answers by then, " + then + "."
+}
+
+// unavailable is the sentence for a question nobody can be asked: the agent must not retry.
+func unavailable(why string) string {
+	return "No channel exists to ask a person, so do not retry: decide yourself, and say that nobody could be asked. The server said: " + why
+}
+
+func rfc3339(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// quote puts words in double quotes, escaping what could break the sentence around them.
+func quote(s string) string { return strconv.Quote(s) }

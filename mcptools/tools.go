@@ -1,0 +1,376 @@
+package mcptools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/inquiry-bot/bot/client"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Tool names.
+const (
+	AskHuman  = "ask_human"
+	GetAnswer = "get_answer"
+)
+
+// Waits of one tool call: by default a little under the usual 60 s tool timeout, at most the
+// longest long-poll the API holds.
+const (
+	DefaultWait = 50 * time.Second
+	MaxWait     = inquiry.MaxWait
+)
+
+// Options tune the tools.
+type Options struct {
+	// Policy, when set, is sent as config.policy with every question; "" leaves it to the
+	// server (its BOT_DEFAULT_POLICY, "default" when unset). See the package doc.
+	Policy inquiry.Policy
+	// Version is the server version reported to clients; "" means "dev".
+	Version string
+	// Logger hears one line per tool call and the SDK's own messages; nil logs nothing.
+	Logger *slog.Logger
+}
+
+// NewServer returns an MCP server offering ask_human and get_answer over b. Serve it with
+// Run(ctx, &mcp.StdioTransport{}) or any other transport of the SDK.
+func NewServer(b Backend, opts Options) *mcp.Server {
+	return newServer(func(*mcp.CallToolRequest) (Backend, error) { return b, nil }, opts)
+}
+
+// tools is the tools' state: where each call finds its backend, and the options.
+type tools struct {
+	backend func(*mcp.CallToolRequest) (Backend, error)
+	opts    Options
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+func newServer(backend func(*mcp.CallToolRequest) (Backend, error), opts Options) *mcp.Server {
+	t := &tools{backend: backend, opts: opts, log: opts.Logger, now: time.Now}
+	if t.log == nil {
+		t.log = slog.New(slog.DiscardHandler)
+	}
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "inquiry-bot", Title: "Inquiry bot", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       opts.Logger,
+		// Tools only: no logging capability is claimed that the server does not use.
+		Capabilities: &mcp.ServerCapabilities{},
+	})
+	mcp.AddTool(s, askHumanTool(), t.askHuman)
+	mcp.AddTool(s, getAnswerTool(), t.getAnswer)
+	return s
+}
+
+const instructions = `Ask a person only what is genuinely theirs to answer: a decision that is not yours to make, or a fact only they know — never what you can find out by reading code, docs or logs, or by running a command. ask_human waits up to wait_seconds for the answer; when it says pending, carry on with work that does not depend on the answer and pick it up later with get_answer and the key.`
+
+const askHumanDescription = `Ask a person one question and wait (up to wait_seconds, default 50) for the answer.
+
+Use it only when the question is genuinely a person's to answer: a decision that is not yours to make (approve a merge, a deploy, a spend or a risk; choose between options with real trade-offs the person owns) or a fact only they know (their preference, their intent). Do not use it for what you can discover yourself by reading code, docs or logs, or by running a command, nor to report progress or to ask leave for routine steps.
+
+Prefer kind "choice" with 2 to 12 short options, or "confirm" for yes or no: an answer you can act on at once. Use "text" only when the answer must be in words. Always give a default where one is defensible: it is assumed when nobody answers before the question expires, and when the server is set to answer by default without asking anybody.
+
+The result's status says what happened:
+- answered: a person answered; act on the answer.
+- assumed: nobody answered (the question expired, or the server's policy answers every question by its default without asking); the default was assumed. Act on it, and say it was assumed.
+- declined: nobody could decide. Decide yourself and say so.
+- pending: nobody has answered yet. Carry on with work that does not depend on it and call get_answer with the key later. Asking the same question again finds the same inquiry (asked once, answered once); pass a new id to ask the same words afresh.
+- cancelled: the question was withdrawn. Decide yourself and say so.
+- unavailable (a tool error): no channel exists to ask a person. Do not retry; decide yourself and say that nobody could be asked.
+Other tool errors carry the server's sentence on what to fix.`
+
+const getAnswerDescription = `Pick up the answer to a question that ask_human left pending, by its key. Waits up to wait_seconds (default 50) for an answer; when there is still none the status is pending again — call it again later, after doing other work, not in a tight loop. The result reads like ask_human's: answered, assumed, declined, pending, cancelled, or the tool error unavailable (do not retry; decide yourself).`
+
+// askInput is what ask_human takes.
+type askInput struct {
+	Question    string           `json:"question"`
+	Kind        inquiry.Kind     `json:"kind,omitempty"`
+	Options     []inquiry.Option `json:"options,omitempty"`
+	Context     string           `json:"context,omitempty"`
+	Default     inquiry.Value    `json:"default,omitzero"`
+	Multiple    bool             `json:"multiple,omitempty"`
+	AllowText   bool             `json:"allow_text,omitempty"`
+	ExpiresIn   string           `json:"expires_in,omitempty"`
+	ID          string           `json:"id,omitempty"`
+	WaitSeconds *int             `json:"wait_seconds,omitempty"`
+}
+
+// getInput is what get_answer takes.
+type getInput struct {
+	Key         string `json:"key"`
+	WaitSeconds *int   `json:"wait_seconds,omitempty"`
+}
+
+// The schemas are written out rather than inferred: a model reads the descriptions, and the
+// types that decode themselves (an option as a string or an object, a default as a string or
+// a list) need a schema that says so. Limits the server checks (2..12 options, lengths) are
+// described, not enforced here, so that breaking one comes back as the server's sentence.
+func askHumanTool() *mcp.Tool {
+	str := func(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: desc} }
+	boolean := func(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "boolean", Description: desc} }
+	option := &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+		{Type: "string", Description: "an answer in a few words, used as both its value and its label"},
+		{
+			Type: "object",
+			Properties: map[string]*jsonschema.Schema{
+				"value":       str("what the answer returns when chosen (at most 150 characters; default: the label)"),
+				"label":       str("what the person sees: a few words, at most 75 characters (default: the value)"),
+				"description": str("an optional hint under the label, at most 75 characters"),
+			},
+			PropertyOrder:        []string{"value", "label", "description"},
+			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+		},
+	}}
+	in := &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"question": str("The one question, in plain words a person can answer at a glance (at most 2000 characters). Put the background in context."),
+			"kind": {
+				Type: "string", Enum: []any{"choice", "confirm", "text"},
+				Description: `"choice": pick among options; "confirm": yes or no; "text": an answer in words. Default: "choice" when options are given, else "text".`,
+			},
+			"options": {
+				Type: "array", Items: option,
+				Description: "For a choice only: 2 to 12 answers to offer, each a string or {value, label, description}. Labels are a few words and all different, whatever their case.",
+			},
+			"context":    str("Background the person needs to decide, in a sentence or two: what you are doing and what each answer leads to (at most 2000 characters)."),
+			"default":    {AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}}}, Description: `What to assume when nobody answers: an option's value or label (a list of them with multiple), "yes" or "no" for a confirm, words for a text question. Give one whenever one is defensible.`},
+			"multiple":   boolean("For a choice: the person may pick several options."),
+			"allow_text": boolean("For a choice or a confirm: the person may answer in their own words instead."),
+			"expires_in": str(`How long the question stays open, a duration such as "30m", "2h" or "24h". When it passes, the default is assumed (without a default the question is declined). Without it, the question stays open until somebody answers.`),
+			"id":         str(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to 200 printable characters). Default: derived from the question, kind, options, context, multiple, allow_text and default, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`),
+			"wait_seconds": {
+				Type: "integer", Minimum: jsonschema.Ptr(0.0), Maximum: jsonschema.Ptr(MaxWait.Seconds()),
+				Default:     json.RawMessage(`50`),
+				Description: "How long this call waits for an answer, 0 to 55 seconds (default 50). When nobody has answered by then, the status is pending and the key picks the answer up later with get_answer.",
+			},
+		},
+		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds"},
+		Required:             []string{"question"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+	return &mcp.Tool{
+		Name:         AskHuman,
+		Title:        "Ask a person",
+		Description:  askHumanDescription,
+		InputSchema:  in,
+		OutputSchema: resultSchema(),
+		Annotations: &mcp.ToolAnnotations{
+			Title: "Ask a person",
+			// The same arguments find the same inquiry: asked once, answered once.
+			IdempotentHint:  true,
+			DestructiveHint: jsonschema.Ptr(false),
+			OpenWorldHint:   jsonschema.Ptr(true),
+		},
+	}
+}
+
+func getAnswerTool() *mcp.Tool {
+	in := &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"key": {Type: "string", Description: "The key ask_human returned (it starts with inq_)."},
+			"wait_seconds": {
+				Type: "integer", Minimum: jsonschema.Ptr(0.0), Maximum: jsonschema.Ptr(MaxWait.Seconds()),
+				Default:     json.RawMessage(`50`),
+				Description: "How long this call waits for an answer, 0 to 55 seconds (default 50).",
+			},
+		},
+		PropertyOrder:        []string{"key", "wait_seconds"},
+		Required:             []string{"key"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+	return &mcp.Tool{
+		Name:         GetAnswer,
+		Title:        "Pick up a person's answer",
+		Description:  getAnswerDescription,
+		InputSchema:  in,
+		OutputSchema: resultSchema(),
+		Annotations: &mcp.ToolAnnotations{
+			Title:          "Pick up a person's answer",
+			ReadOnlyHint:   true,
+			IdempotentHint: true,
+			OpenWorldHint:  jsonschema.Ptr(true),
+		},
+	}
+}
+
+// wait reads wait_seconds: absent is DefaultWait, and it is bounded to 0..MaxWait.
+func wait(seconds *int) time.Duration {
+	if seconds == nil {
+		return DefaultWait
+	}
+	return min(max(time.Duration(*seconds)*time.Second, 0), MaxWait)
+}
+
+func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askInput) (*mcp.CallToolResult, Result, error) {
+	b, err := t.backend(req)
+	if err != nil {
+		return t.finish(ctx, AskHuman, t.failure(err, ""))
+	}
+	ask, err := t.askRequest(in)
+	if err != nil {
+		return t.finish(ctx, AskHuman, t.failure(err, ""))
+	}
+	start := t.now()
+	rec, created, err := b.Ask(ctx, ask)
+	if err != nil {
+		return t.finish(ctx, AskHuman, t.failure(err, ""))
+	}
+	res := describe(rec)
+	if !created && rec.CreatedAt.Before(start.Add(-askedBeforeAfter)) {
+		res.Message += " (This question was asked before, at " + rec.CreatedAt.UTC().Format(time.RFC3339) +
+			", with the same id " + quote(rec.ID) + ": this is where it stands. To ask afresh, give a new id.)"
+	}
+	return t.finish(ctx, AskHuman, res)
+}
+
+// askedBeforeAfter is how old an inquiry found again must be for the result to say it was asked
+// before: a model re-asking within minutes is picking its own question up, not an old one.
+const askedBeforeAfter = 10 * time.Minute
+
+func (t *tools) getAnswer(ctx context.Context, req *mcp.CallToolRequest, in getInput) (*mcp.CallToolResult, Result, error) {
+	b, err := t.backend(req)
+	if err != nil {
+		return t.finish(ctx, GetAnswer, t.failure(err, ""))
+	}
+	key := strings.TrimSpace(in.Key)
+	if key == "" {
+		return t.finish(ctx, GetAnswer, t.failure(inquiry.FieldErrorf(inquiry.CodeBadRequest, "key", "key is required: pass the key ask_human returned (it starts with inq_)"), ""))
+	}
+	rec, err := b.Get(ctx, key, wait(in.WaitSeconds))
+	if err != nil {
+		return t.finish(ctx, GetAnswer, t.failure(err, key))
+	}
+	return t.finish(ctx, GetAnswer, describe(rec))
+}
+
+// finish turns a result into the tool's answer: the sentence as text content, the result as
+// structured content, and IsError for the outcomes that are errors.
+func (t *tools) finish(ctx context.Context, tool string, res Result) (*mcp.CallToolResult, Result, error) {
+	t.log.InfoContext(ctx, "mcp tool call", "tool", tool, "status", res.Status, "key", res.Key, "code", res.Code)
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: res.Message}},
+		IsError: res.Status.isError(),
+	}, res, nil
+}
+
+// askRequest turns the tool's input into the API's request: the kind inferred from the
+// options, a default named by its label read as the option's value, the id derived when none
+// is given, and the policy of the options.
+func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
+	req := client.AskRequest{
+		Question:  strings.TrimSpace(in.Question),
+		Kind:      inquiry.Kind(strings.ToLower(strings.TrimSpace(string(in.Kind)))),
+		Context:   strings.TrimSpace(in.Context),
+		Options:   in.Options,
+		Multiple:  in.Multiple,
+		AllowText: in.AllowText,
+		ExpiresIn: strings.TrimSpace(in.ExpiresIn),
+		Wait:      wait(in.WaitSeconds),
+	}
+	if req.Kind == "" {
+		req.Kind = inquiry.KindText
+		if len(in.Options) > 0 {
+			req.Kind = inquiry.KindChoice
+		}
+	}
+	req.Default = defaultValue(req.Kind, req.Options, in.Default)
+	if req.ExpiresIn != "" {
+		if _, err := parseExpiresIn(req.ExpiresIn); err != nil {
+			return req, err
+		}
+	}
+	if t.opts.Policy != "" {
+		req.Config = &inquiry.Config{Policy: t.opts.Policy}
+	}
+	req.ID = strings.TrimSpace(in.ID)
+	if req.ID == "" {
+		req.ID = derivedID(&req)
+	}
+	return req, nil
+}
+
+// defaultValue reads a default the way a person would name it: for a choice or a confirm, words
+// that ARE an offered answer (its label or value, read with inquiry.Chosen) stand for its value;
+// anything else goes as given, for the server to refuse with its reasons.
+func defaultValue(kind inquiry.Kind, opts []inquiry.Option, d inquiry.Value) inquiry.Value {
+	if d.IsZero() || kind == inquiry.KindText {
+		return d
+	}
+	offered := inquiry.Offered(&inquiry.Inquiry{Kind: kind, Options: opts})
+	items := d.Strings()
+	for i, s := range items {
+		if o, ok := inquiry.Chosen(offered, s); ok {
+			items[i] = o.Value
+		}
+	}
+	if d.IsList() {
+		return inquiry.Many(items...)
+	}
+	return inquiry.One(items[0])
+}
+
+// derivedID is the id of a question asked without one: the same question gives the same id, so
+// asking it again finds the same inquiry. It follows `bot ask`'s rule (cmd/bot derivedID) with
+// its own prefix: everything that makes two inquiries the same (inquiry.SameContent) goes in, so
+// a question whose context or default changed is a new inquiry rather than an id conflict.
+func derivedID(req *client.AskRequest) string {
+	b, _ := json.Marshal(struct {
+		Kind      inquiry.Kind     `json:"kind"`
+		Question  string           `json:"question"`
+		Context   string           `json:"context"`
+		Options   []inquiry.Option `json:"options"`
+		Multiple  bool             `json:"multiple"`
+		AllowText bool             `json:"allow_text"`
+		Default   inquiry.Value    `json:"default"`
+	}{req.Kind, req.Question, req.Context, req.Options, req.Multiple, req.AllowText, req.Default})
+	sum := sha256.Sum256(b)
+	return "mcp:" + hex.EncodeToString(sum[:8])
+}
+
+// failure is the result of an error: declined for a refusal by policy, unavailable (a tool
+// error the agent must not retry) when nobody can be asked, else a tool error with the server's
+// sentence. key is the key asked for, if any.
+func (t *tools) failure(err error, key string) Result {
+	code := inquiry.ErrorCode(err)
+	var ie *inquiry.Error
+	var te *client.TransportError
+	msg := inquiry.ErrorMessage(err)
+	switch {
+	case errors.As(err, &ie):
+	case errors.As(err, &te):
+		msg, code = te.Error(), "" // a sentence of the client's, naming BOT_URL
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		msg, code = "the call was cancelled before the server answered; the question, if it was asked, stays open: ask the same question again or call get_answer with its key", ""
+	default:
+		t.log.Error("mcp tool call failed", "err", err) // its detail is not the caller's to read
+	}
+	res := Result{Status: StatusError, Key: key, Code: string(code), Field: inquiry.ErrorField(err)}
+	switch {
+	case inquiry.Fatal(err):
+		res.Status = StatusUnavailable
+		res.Message = unavailable(msg)
+	case code == inquiry.CodeDeclined:
+		res.Status = StatusDeclined
+		res.Message = "Declined: the server's policy lets nobody be asked this question. Nobody could decide — decide yourself and say so."
+	case code == inquiry.CodeNotFound && key != "":
+		res.Message = "No question has the key " + quote(key) + ": pass the key ask_human returned (it starts with inq_), not the question's id."
+	default:
+		res.Message = msg
+	}
+	return res
+}

@@ -1,0 +1,433 @@
+package mcptools_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/client"
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/mcptools"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/tools_list.golden from the tools as served")
+
+func TestChoiceAnsweredWhileAskHumanWaits(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		b := setup(t)
+		cs := connect(b, b.asker)
+
+		type called struct {
+			res mcptools.Result
+			raw *mcp.CallToolResult
+			at  time.Time
+		}
+		done := make(chan called, 1)
+		go func() {
+			res, raw := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 30))
+			done <- called{res, raw, time.Now()}
+		}()
+
+		// The person answers through the inbox API while the tool waits.
+		key := b.pendingKey(t)
+		answered := time.Now()
+		_, err := b.api(b.answerer).Answer(context.Background(), key, client.Reply{Value: inquiry.One("merge")})
+		require.NoError(t, err)
+
+		var got called
+		select {
+		case got = <-done:
+		case <-time.After(40 * time.Second):
+			t.Fatal("ask_human did not return after the answer")
+		}
+		require.False(t, got.raw.IsError)
+		require.Less(t, got.at.Sub(answered), 10*time.Second, "ask_human returns as soon as the answer exists, not when its wait is over")
+		res := got.res
+		require.Equal(t, mcptools.StatusAnswered, res.Status)
+		require.Equal(t, "Merge — answered by alice.", res.Message)
+		require.Equal(t, key, res.Key)
+		require.Equal(t, "merge", res.Answer)
+		require.Equal(t, []string{"merge"}, res.Values)
+		require.Equal(t, "Merge", res.Label)
+		require.Equal(t, "alice", res.AnsweredBy)
+		require.Equal(t, inquiry.SourcePerson, res.Source)
+		require.True(t, strings.HasPrefix(res.ID, "mcp:"), "derived id %q", res.ID)
+	})
+}
+
+func TestPendingThenGetAnswer(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		b := setup(t)
+		cs := connect(b, b.asker)
+
+		start := time.Now()
+		res, raw := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 1, "expires_in", "2h"))
+		require.False(t, raw.IsError, res.Message)
+		require.Less(t, time.Since(start), 15*time.Second)
+		require.Equal(t, mcptools.StatusPending, res.Status)
+		require.True(t, strings.HasPrefix(res.Key, "inq_"), "key %q", res.Key)
+		require.Contains(t, res.Message, "Nobody has answered yet.")
+		require.Contains(t, res.Message, `Call get_answer with key "`+res.Key+`" later`)
+		require.Contains(t, res.Message, "if nobody answers by then, the default hold is assumed")
+		require.NotEmpty(t, res.ExpiresAt)
+		require.Empty(t, res.Answer)
+
+		// Still nobody: get_answer says pending again, at once with wait_seconds 0.
+		again, _ := call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key, "wait_seconds": 0})
+		require.Equal(t, mcptools.StatusPending, again.Status)
+		require.Equal(t, res.Key, again.Key)
+
+		_, err := b.api(b.answerer).Answer(context.Background(), res.Key, client.Reply{Text: "Hold"})
+		require.NoError(t, err)
+
+		got, raw := call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key, "wait_seconds": 5})
+		require.False(t, raw.IsError)
+		require.Equal(t, mcptools.StatusAnswered, got.Status)
+		require.Equal(t, "hold", got.Answer)
+		require.Equal(t, "hold — answered by alice.", got.Message)
+		require.Equal(t, res.ID, got.ID)
+	})
+}
+
+func TestGetAnswerWaitsForTheAnswer(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		b := setup(t)
+		cs := connect(b, b.asker)
+		res, _ := call(t, cs, mcptools.AskHuman, map[string]any{"question": "Which region?", "wait_seconds": 0})
+		require.Equal(t, mcptools.StatusPending, res.Status)
+		require.Contains(t, res.Message, "The question stays open until somebody answers.")
+
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			b.api(b.answerer).Answer(context.Background(), res.Key, client.Reply{Text: "eu-west-1, \"the\" usual"})
+		}()
+		got, _ := call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key})
+		require.Equal(t, mcptools.StatusAnswered, got.Status)
+		require.Equal(t, `"eu-west-1, \"the\" usual" — answered by alice.`, got.Message)
+		require.Equal(t, "eu-west-1, \"the\" usual", got.Answer)
+		require.Equal(t, "eu-west-1, \"the\" usual", got.Text)
+		require.Empty(t, got.Values)
+	})
+}
+
+func TestSameQuestionTwiceIsOneInquiry(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		b := setup(t)
+		cs := connect(b, b.asker)
+
+		first, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0))
+		// The same question, its default named by the option's label, and a later expiry:
+		// still the same inquiry.
+		second, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0, "default", "Hold"))
+		require.Equal(t, mcptools.StatusPending, first.Status)
+		require.Equal(t, first.Key, second.Key)
+		require.Equal(t, first.ID, second.ID)
+		require.Len(t, b.all(t), 1, "asked once")
+
+		_, err := b.api(b.answerer).Answer(context.Background(), first.Key, client.Reply{Value: inquiry.One("merge")})
+		require.NoError(t, err)
+		// Asked again after the answer: the answer, at once, and still one inquiry.
+		start := time.Now()
+		third, _ := call(t, cs, mcptools.AskHuman, merge())
+		require.Less(t, time.Since(start), 10*time.Second)
+		require.Equal(t, mcptools.StatusAnswered, third.Status)
+		require.Equal(t, first.Key, third.Key)
+		require.Len(t, b.all(t), 1, "answered once")
+
+		// Other words are another question; an id of the agent's own is kept as given.
+		other, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0, "question", "Merge PR #43 now?"))
+		require.NotEqual(t, first.Key, other.Key)
+		own, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0, "id", "deploy-42:merge"))
+		require.Equal(t, "deploy-42:merge", own.ID)
+		require.NotEqual(t, first.Key, own.Key)
+		require.Len(t, b.all(t), 3)
+	})
+}
+
+func TestInvalidInquiryComesBackAsTheServersSentence(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		b := setup(t)
+		cs := connect(b, b.asker)
+
+		options := make([]any, 13)
+		for i := range options {
+			options[i] = fmt.Sprintf("Option %d", i+1)
+		}
+		res, raw := call(t, cs, mcptools.AskHuman, map[string]any{"question": "Which one?", "options": options})
+		require.True(t, raw.IsError)
+		require.Equal(t, mcptools.StatusError, res.Status)
+		require.Equal(t, string(inquiry.CodeInvalidInquiry), res.Code)
+		require.Equal(t, "options", res.Field)
+		require.Equal(t, "a choice offers at most 12 options but has 13: keep the 12 that matter, or ask a text question instead", res.Message)
+
+		// A default that is none of the options, and an expiry that is no duration.
+		res, raw = call(t, cs, mcptools.AskHuman, merge("default", "later"))
+		require.True(t, raw.IsError)
+		require.Equal(t, `default "later" is not one of the option values (merge, hold): use one of them exactly, or leave default out`, res.Message)
+		res, raw = call(t, cs, mcptools.AskHuman, merge("expires_in", "tomorrow"))
+		require.True(t, raw.IsError)
+		require.Equal(t, "expires_in", res.Field)
+		require.Equal(t, `expires_in "tomorrow" is not a duration: write it like "2h", "90m" or "1h30m"`, res.Message)
+
+		// The schema refuses a field the tool does not take, before the server is asked.
+		_, raw = call(t, cs, mcptools.AskHuman, map[string]any{"question": "Q?", "channel": "C1"})
+		require.True(t, raw.IsError)
+		require.Empty(t, b.all(t), "nothing was stored")
+	})
+}
+
+func TestUnavailableWithoutSlackIsNotRetryable(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		// The server asks through Slack by default, but Slack is not configured.
+		b := setup(t, serverTransport(inquiry.TransportSlack))
+		cs := connect(b, b.asker)
+
+		start := time.Now()
+		res, raw := call(t, cs, mcptools.AskHuman, merge())
+		require.Less(t, time.Since(start), 10*time.Second, "unavailable fails at once; it does not wait")
+		require.True(t, raw.IsError)
+		require.Equal(t, mcptools.StatusUnavailable, res.Status)
+		require.Equal(t, string(inquiry.CodeUnavailable), res.Code)
+		require.True(t, strings.HasPrefix(res.Message, "No channel exists to ask a person, so do not retry: decide yourself, and say that nobody could be asked."), res.Message)
+		require.Contains(t, res.Message, "the slack transport is not configured on this server")
+		require.Empty(t, b.all(t), "nothing was stored")
+	})
+}
+
+func TestFailedQuestionIsUnavailable(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cs := b.clientSession(b.asker)
+	res, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0))
+	// The transport gave up on it for good after it was asked (a Slack channel archived).
+	_, err := b.svc.Fail(context.Background(), res.Key, inquiry.Unavailable("channel C1 is archived: unarchive it or name another channel"))
+	require.NoError(t, err)
+
+	got, raw := call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key, "wait_seconds": 0})
+	require.True(t, raw.IsError)
+	require.Equal(t, mcptools.StatusUnavailable, got.Status)
+	require.Contains(t, got.Message, "do not retry")
+	require.True(t, strings.HasSuffix(got.Message, "The server said: channel C1 is archived: unarchive it or name another channel"), got.Message)
+}
+
+func TestPolicy(t *testing.T) {
+	t.Parallel()
+	t.Run("server default assumes the default", func(t *testing.T) {
+		t.Parallel()
+		// No configuration anywhere: DESIGN §3's default policy. Nobody is asked.
+		b := setup(t, serverPolicy(""))
+		cs := b.clientSession(b.asker)
+		res, raw := call(t, cs, mcptools.AskHuman, merge())
+		require.False(t, raw.IsError)
+		require.Equal(t, mcptools.StatusAssumed, res.Status)
+		require.Equal(t, inquiry.SourceDefault, res.Source)
+		require.Equal(t, "hold", res.Answer)
+		require.Equal(t, "Nobody was asked: the server's policy answers every question by its default. The default hold was assumed — act on it, and say it was assumed, not decided by a person.", res.Message)
+
+		res, _ = call(t, cs, mcptools.AskHuman, map[string]any{"question": "Ship it?", "kind": "confirm"})
+		require.Equal(t, mcptools.StatusDeclined, res.Status)
+		require.Contains(t, res.Message, "decide yourself and say so")
+	})
+	t.Run("the tools' policy ask overrides it", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, serverPolicy(""), toolPolicy(inquiry.PolicyAsk))
+		res, _ := call(t, b.clientSession(b.asker), mcptools.AskHuman, merge("wait_seconds", 0))
+		require.Equal(t, mcptools.StatusPending, res.Status)
+		require.Equal(t, inquiry.PolicyAsk, b.all(t)[0].Config.Policy)
+	})
+	t.Run("refuse declines", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, serverPolicy(inquiry.PolicyRefuse))
+		res, raw := call(t, b.httpSession(b.asker), mcptools.AskHuman, merge())
+		require.False(t, raw.IsError, "a refusal by policy is a decision to act on, not an error")
+		require.Equal(t, mcptools.StatusDeclined, res.Status)
+		require.Equal(t, string(inquiry.CodeDeclined), res.Code)
+		require.Contains(t, res.Message, "decide yourself and say so")
+	})
+}
+
+func TestExpiredAndDeclined(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cs := b.httpSession(b.asker)
+	ctx := context.Background()
+
+	// Expired with a default: assumed, and said so.
+	res, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0, "expires_in", "1h"))
+	rec, err := b.svc.Get(ctx, res.Key)
+	require.NoError(t, err)
+	_, err = b.svc.Expire(ctx, rec)
+	require.NoError(t, err)
+	got, _ := call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key})
+	require.Equal(t, mcptools.StatusAssumed, got.Status)
+	require.Equal(t, inquiry.SourceExpired, got.Source)
+	require.Equal(t, "Nobody answered before the question expired; the default hold was assumed — act on it, and say it was assumed, not decided by a person.", got.Message)
+
+	// Declined by the person, with a reason.
+	res, _ = call(t, cs, mcptools.AskHuman, map[string]any{"question": "Drop the table?", "kind": "confirm", "wait_seconds": 0})
+	_, err = b.api(b.answerer).Answer(ctx, res.Key, client.Reply{Declined: true, Text: "not my call"})
+	require.NoError(t, err)
+	got, raw := call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key})
+	require.False(t, raw.IsError)
+	require.Equal(t, mcptools.StatusDeclined, got.Status)
+	require.Equal(t, `Declined by alice: nobody could decide — decide yourself and say so. Their reason: "not my call"`, got.Message)
+
+	// Cancelled by the asker.
+	res, _ = call(t, cs, mcptools.AskHuman, map[string]any{"question": "Still needed?", "kind": "confirm", "wait_seconds": 0})
+	_, err = b.api(b.asker).Cancel(ctx, res.Key)
+	require.NoError(t, err)
+	got, _ = call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key})
+	require.Equal(t, mcptools.StatusCancelled, got.Status)
+
+	// A multiple choice with own words beside it, whose values differ from the labels.
+	res, _ = call(t, cs, mcptools.AskHuman, map[string]any{
+		"question": "Which checks?", "multiple": true, "allow_text": true, "wait_seconds": 0,
+		"options": []any{map[string]any{"value": "lint", "label": "Linters"}, map[string]any{"value": "e2e", "label": "End to end"}, "unit"},
+	})
+	_, err = b.api(b.answerer).Answer(ctx, res.Key, client.Reply{Value: inquiry.Many("lint", "e2e"), Text: "and be quick"})
+	require.NoError(t, err)
+	got, _ = call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key})
+	require.Equal(t, `Linters, End to end (values "lint", "e2e"), with the words "and be quick" — answered by alice.`, got.Message)
+	require.Equal(t, []string{"lint", "e2e"}, got.Values)
+	require.Equal(t, "lint", got.Answer)
+}
+
+func TestGetAnswerOfAnotherNamespaceOrNoKey(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		b := setup(t)
+		res, _ := call(t, connect(b, b.asker), mcptools.AskHuman, merge("wait_seconds", 0))
+
+		other := connect(b, b.otherAsker)
+		got, raw := call(t, other, mcptools.GetAnswer, map[string]any{"key": res.Key, "wait_seconds": 0})
+		require.True(t, raw.IsError)
+		require.Equal(t, string(inquiry.CodeForbidden), got.Code)
+		require.Contains(t, got.Message, "belongs to another namespace")
+
+		got, raw = call(t, other, mcptools.GetAnswer, map[string]any{"key": "inq_nosuchkey", "wait_seconds": 0})
+		require.True(t, raw.IsError)
+		require.Equal(t, `No question has the key "inq_nosuchkey": pass the key ask_human returned (it starts with inq_), not the question's id.`, got.Message)
+	})
+}
+
+func TestToolsListGolden(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, be := range backends {
+		list, err := be.connect(b, b.asker).ListTools(context.Background(), nil)
+		require.NoError(t, err)
+		got, err := json.MarshalIndent(list.Tools, "", "  ")
+		require.NoError(t, err)
+		got = append(got, '\n')
+		path := filepath.Join("testdata", "tools_list.golden")
+		if *update && be.name == backends[0].name {
+			require.NoError(t, os.MkdirAll("testdata", 0o755))
+			require.NoError(t, os.WriteFile(path, got, 0o644))
+		}
+		want, err := os.ReadFile(path)
+		require.NoError(t, err, "run go test ./mcptools -run TestToolsListGolden -update to write it")
+		require.Equal(t, string(want), string(got), "%s: tools/list differs from %s (rerun with -update if the change is meant)", be.name, path)
+	}
+}
+
+func TestHTTPEndpointAuthentication(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	revoked := b.token("gone", "team-a", inquiry.ScopeAsk)
+	require.NoError(t, b.store.RevokeToken(context.Background(), "gone", time.Now()))
+
+	// A token that may ask connects and lists the tools.
+	list, err := b.httpSession(b.asker).ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, list.Tools, 2)
+
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+	post := func(token string) (*http.Response, map[string]any) {
+		req, err := http.NewRequest(http.MethodPost, b.url+"/mcp", strings.NewReader(initialize))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var body map[string]any
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+		}
+		return resp, body
+	}
+	for _, tc := range []struct {
+		name, token string
+		status      int
+		code        inquiry.Code
+	}{
+		{"no token", "", http.StatusUnauthorized, inquiry.CodeUnauthenticated},
+		{"unknown token", "bot_nosuchid_secret", http.StatusUnauthorized, inquiry.CodeUnauthenticated},
+		{"revoked token", revoked, http.StatusUnauthorized, inquiry.CodeUnauthenticated},
+		{"answer scope only", b.answerer, http.StatusForbidden, inquiry.CodeForbidden},
+	} {
+		resp, body := post(tc.token)
+		require.Equal(t, tc.status, resp.StatusCode, tc.name)
+		e, ok := body["error"].(map[string]any)
+		require.True(t, ok, "%s: the API's error body, got %v", tc.name, body)
+		require.Equal(t, string(tc.code), e["code"], tc.name)
+		require.NotEmpty(t, e["message"], tc.name)
+		if tc.status == http.StatusUnauthorized {
+			require.Contains(t, resp.Header.Get("WWW-Authenticate"), "Bearer", tc.name)
+		}
+	}
+	resp, _ := post(b.asker)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	// The SDK's client without a token cannot connect.
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil)
+	_, err = c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: b.url + "/mcp", MaxRetries: -1}, nil)
+	require.Error(t, err)
+}
+
+func TestHTTPSessionIsBoundToItsToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	// Open a session with one token, then use its id with another.
+	req, err := http.NewRequest(http.MethodPost, b.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+b.asker)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	session := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, session)
+
+	req, err = http.NewRequest(http.MethodPost, b.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	req.Header.Set("Authorization", "Bearer "+b.otherAsker)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
