@@ -1,0 +1,81 @@
+package main
+
+// bot mcp: the MCP tools ask_human and get_answer on stdio, reaching the gateway at BOT_URL
+// through the client package with the token of BOT_TOKEN or the token file.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/mcptools"
+)
+
+const mcpHelp = `usage: bot mcp
+
+Serves the MCP tools ask_human and get_answer on stdin and stdout, for an agent harness to start
+as a subprocess. The tools reach the gateway at BOT_URL (default http://127.0.0.1:8080) with the
+token of BOT_TOKEN (else the token file bot serve wrote); the token needs the ask scope.
+
+BOT_MCP_POLICY (ask, default or refuse), when set, is sent as the policy of every question.
+Unset, the server's BOT_DEFAULT_POLICY decides — and with that unset too, every question is
+answered at once by its default, nobody asked. Set BOT_MCP_POLICY=ask for this harness's
+questions to be put to people.
+
+In a harness's MCP configuration:
+
+  {"mcpServers": {"inquiry": {"command": "bot", "args": ["mcp"],
+    "env": {"BOT_URL": "http://127.0.0.1:8080", "BOT_TOKEN": "bot_..."}}}}
+
+Stdout carries only the protocol; log lines go to stderr.
+`
+
+func runMCP(ctx context.Context, e *env) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { io.WriteString(fs.Output(), mcpHelp) }
+	if err := parseFlags(fs, e.args); err != nil {
+		if err == errHelpShown {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return exitf(exitUsage, "bot mcp takes no arguments: configure it with BOT_URL, BOT_TOKEN and BOT_MCP_POLICY")
+	}
+	var policy inquiry.Policy
+	if raw := strings.TrimSpace(e.getenv("BOT_MCP_POLICY")); raw != "" {
+		p, err := inquiry.ParsePolicy(raw)
+		if err != nil {
+			return exitf(exitUsage, "BOT_MCP_POLICY=%q is not one of ask, default or refuse: set one of them, or unset it to let the server decide", raw)
+		}
+		policy = p
+	}
+	c, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	var h slog.Handler = slog.NewTextHandler(e.stderr, nil)
+	if e.getenv("BOT_LOG_FORMAT") == "json" {
+		h = slog.NewJSONHandler(e.stderr, nil)
+	}
+	srv := mcptools.NewServer(c, mcptools.Options{Policy: policy, Version: version, Logger: slog.New(h)})
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
+	switch {
+	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF):
+		// The harness closed stdin, or the process was told to stop: a normal end.
+		return nil
+	}
+	return err
+}
+
+// nopWriteCloser leaves stdout open when the session closes.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
