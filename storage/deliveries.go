@@ -58,6 +58,32 @@ type deliveryDefaults struct {
 // on arguments.
 const deliveryBatch = 500
 
+// deliveryInsertCols are the columns a new delivery is written with (the id is the database's).
+const deliveryInsertCols = `kind, inquiry_key, namespace, run_id, target, lane, status, attempts, next_attempt_at,
+	last_error, created_at, updated_at`
+
+// deliveryValues is the VALUES list of n new deliveries. typed casts every placeholder, for a
+// list whose column types PostgreSQL cannot infer from an INSERT.
+func deliveryValues(n int, typed bool) string {
+	row := "(" + placeholders(12) + ")"
+	if typed {
+		row = `(?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::integer, ?::timestamptz,
+			?::text, ?::timestamptz, ?::timestamptz)`
+	}
+	return strings.Repeat(row+", ", n-1) + row
+}
+
+// deliveryArgs are the arguments of deliveryValues(len(ds), …), in deliveryInsertCols order.
+func deliveryArgs(ds []inquiry.Delivery, def deliveryDefaults) []any {
+	args := make([]any, 0, 12*len(ds))
+	for _, d := range ds {
+		d = withDefaults(d, def)
+		args = append(args, string(d.Kind), d.InquiryKey, d.Namespace, d.RunID, d.Target, d.Lane,
+			string(d.Status), d.Attempts, at(d.NextAttemptAt), d.LastError, at(d.CreatedAt), at(d.UpdatedAt))
+	}
+	return args
+}
+
 // insertDeliveries stores ds with multi-row INSERTs (one for the usual handful). An empty status
 // is pending; an empty NextAttemptAt is due at once (the creation time).
 func (s *Store) insertDeliveries(ctx context.Context, x sqlx.ExecerContext, ds []inquiry.Delivery, def deliveryDefaults) error {
@@ -67,20 +93,8 @@ func (s *Store) insertDeliveries(ctx context.Context, x sqlx.ExecerContext, ds [
 	for len(ds) > 0 {
 		batch := ds[:min(len(ds), deliveryBatch)]
 		ds = ds[len(batch):]
-		var b strings.Builder
-		b.WriteString(`INSERT INTO deliveries (kind, inquiry_key, namespace, run_id, target, lane, status,
-			attempts, next_attempt_at, last_error, created_at, updated_at) VALUES `)
-		args := make([]any, 0, 12*len(batch))
-		for i, d := range batch {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(" + placeholders(12) + ")")
-			d = withDefaults(d, def)
-			args = append(args, string(d.Kind), d.InquiryKey, d.Namespace, d.RunID, d.Target, d.Lane,
-				string(d.Status), d.Attempts, at(d.NextAttemptAt), d.LastError, at(d.CreatedAt), at(d.UpdatedAt))
-		}
-		if _, err := x.ExecContext(ctx, s.q(b.String()), args...); err != nil {
+		query := `INSERT INTO deliveries (` + deliveryInsertCols + `) VALUES ` + deliveryValues(len(batch), false)
+		if _, err := x.ExecContext(ctx, s.q(query), deliveryArgs(batch, def)...); err != nil {
 			return err
 		}
 	}

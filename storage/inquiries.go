@@ -15,6 +15,10 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
+// maxPreparedDeliveries bounds the statements CreateInquiry prepares (one per number of
+// deliveries); an inquiry with more deliveries is stored by the general path.
+const maxPreparedDeliveries = 8
+
 // notifyChannel is the PostgreSQL channel on which a resolution is announced, with the key.
 const notifyChannel = "inquiry_resolved"
 
@@ -160,10 +164,12 @@ func newKey() string {
 	return "inq_" + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// CreateInquiry stores rec with its deliveries in one transaction: one INSERT … ON CONFLICT DO
-// NOTHING, a SELECT only when the (namespace, run_id, id) is taken, and one multi-row INSERT of
-// the deliveries. A record without a key gets one; without a creation time, the clock's.
+// CreateInquiry stores rec with its deliveries atomically: one INSERT … ON CONFLICT DO NOTHING
+// that also inserts the deliveries when it inserted the inquiry, and a SELECT only when the
+// (namespace, run_id, id) is taken. A record without a key gets one; without a creation time, the
+// clock's.
 func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveries []inquiry.Delivery) (*inquiry.Record, bool, error) {
+	const step = "create the inquiry"
 	in := *rec
 	if in.Key == "" {
 		in.Key = newKey()
@@ -176,35 +182,31 @@ func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveri
 	}
 	row, err := encodeInquiry(&in)
 	if err != nil {
-		return nil, false, translate(err, "create the inquiry")
+		return nil, false, translate(err, step)
 	}
 	stored, err := row.record()
 	if err != nil {
-		return nil, false, translate(err, "create the inquiry")
+		return nil, false, translate(err, step)
 	}
-	var existing *inquiry.Record
-	err = s.inTx(ctx, "create the inquiry", func(tx *sqlx.Tx) error {
-		var key string
-		err := tx.QueryRowxContext(ctx, s.q(`INSERT INTO inquiries (`+inquiryCols+`)
-			VALUES (`+placeholders(25)+`)
-			ON CONFLICT (namespace, run_id, id) DO NOTHING
-			RETURNING key`), row.args()...).Scan(&key)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Asked before: the conflict took no lock and wrote nothing, and the row it met is
-			// committed, so this read sees it.
-			existing, err = s.inquiryWhere(ctx, tx, "namespace = ? AND run_id = ? AND id = ?", in.Namespace, in.RunID, in.ID)
-			return err
+	def := deliveryDefaults{key: in.Key, namespace: in.Namespace, runID: in.RunID, now: in.CreatedAt}
+	for attempt := 0; ; attempt++ {
+		key, err := s.insertInquiry(ctx, row, deliveries, def)
+		if err != nil {
+			return nil, false, translate(err, step)
+		}
+		if key != "" {
+			return stored, true, nil
+		}
+		// Asked before. The conflict wrote nothing, and the row it met is committed (PostgreSQL
+		// waits for a concurrent inserter to finish), so this read sees it — unless retention
+		// deleted it in between, and then the insert is tried again.
+		existing, err := s.InquiryByID(ctx, in.Namespace, in.RunID, in.ID)
+		if errors.Is(err, inquiry.ErrNotFound) && attempt == 0 {
+			continue
 		}
 		if err != nil {
-			return err
+			return nil, false, err
 		}
-		return s.insertDeliveries(ctx, tx, deliveries, deliveryDefaults{
-			key: in.Key, namespace: in.Namespace, runID: in.RunID, now: in.CreatedAt})
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	if existing != nil {
 		if !inquiry.SameContent(&existing.Inquiry, &in.Inquiry) {
 			return nil, false, &inquiry.Error{Code: inquiry.CodeIDConflict, Field: "id",
 				Message: fmt.Sprintf("an inquiry with id %q was already asked here (same namespace and run_id) with different content: "+
@@ -212,7 +214,65 @@ func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveri
 		}
 		return existing, false, nil
 	}
-	return stored, true, nil
+}
+
+// insertInquiry writes the inquiry row and its deliveries atomically unless the (namespace,
+// run_id, id) is taken; it returns the key when it wrote them, "" when it wrote nothing.
+func (s *Store) insertInquiry(ctx context.Context, row *inquiryRow, deliveries []inquiry.Delivery, def deliveryDefaults) (string, error) {
+	var key string
+	if s.postgres() && len(deliveries) <= maxPreparedDeliveries {
+		st, err := s.createStmt(ctx, len(deliveries))
+		if err != nil {
+			return "", err
+		}
+		err = st.QueryRowxContext(ctx, append(row.args(), deliveryArgs(deliveries, def)...)...).Scan(&key)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil
+		}
+		return key, err
+	}
+	err := s.inTx(ctx, "create the inquiry", func(tx *sqlx.Tx) error {
+		err := tx.QueryRowxContext(ctx, s.q(insertInquiryQuery), row.args()...).Scan(&key)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // asked before: nothing to write
+		}
+		if err != nil {
+			return err
+		}
+		return s.insertDeliveries(ctx, tx, deliveries, def)
+	})
+	return key, err
+}
+
+// insertInquiryQuery inserts an inquiry unless its (namespace, run_id, id) is taken; it returns
+// the key when it inserted.
+const insertInquiryQuery = `INSERT INTO inquiries (` + inquiryCols + `) VALUES (` + inquiryPlaceholders + `)
+	ON CONFLICT (namespace, run_id, id) DO NOTHING RETURNING key`
+
+const inquiryPlaceholders = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
+
+// createStmt is CreateInquiry's statement on PostgreSQL for an inquiry with n deliveries,
+// prepared once: for a statement this size, parsing and planning cost about as much as the
+// insert itself. It is one statement, so one round trip and no BEGIN/COMMIT: the deliveries are
+// inserted by a second data-modifying CTE that reads the first one's RETURNING, so they are
+// written only when the inquiry is.
+func (s *Store) createStmt(ctx context.Context, n int) (*sqlx.Stmt, error) {
+	if st, ok := s.createStmts.Load(n); ok {
+		return st.(*sqlx.Stmt), nil
+	}
+	query := insertInquiryQuery
+	if n > 0 {
+		query = `WITH ins AS (` + insertInquiryQuery + `), dl AS (
+			INSERT INTO deliveries (` + deliveryInsertCols + `)
+			SELECT * FROM (VALUES ` + deliveryValues(n, true) + `) AS v WHERE EXISTS (SELECT 1 FROM ins))
+			SELECT key FROM ins`
+	}
+	st, err := s.prepared(ctx, s.q(query))
+	if err != nil {
+		return nil, err
+	}
+	s.createStmts.Store(n, st)
+	return st, nil
 }
 
 // Inquiry returns the inquiry with the server key.
