@@ -92,9 +92,7 @@ func setup(t *testing.T, opts ...option) *bundle {
 func mountMCP(svc *inquiry.Service, opts mcptools.Options) func(r gin.IRoutes) {
 	return func(r gin.IRoutes) {
 		h := gin.WrapH(mcptools.HTTPHandler(svc, opts))
-		r.POST("/mcp", h)
-		r.GET("/mcp", h)
-		r.DELETE("/mcp", h)
+		r.POST("/mcp", h) // stateless streamable HTTP: POST is all there is
 	}
 }
 

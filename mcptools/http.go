@@ -19,8 +19,7 @@ import (
 // call asks as the token of its own request, in the token's namespace. Errors before MCP are the
 // API's error bodies with the gateway's statuses (401 with WWW-Authenticate, 403, 503).
 //
-// A session is bound to the token that opened it: a request of the session with another token
-// is refused by the SDK (403).
+// The endpoint is stateless streamable HTTP: it takes POST only (GET and DELETE get 405).
 func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 	srv := newServer(func(req *mcp.CallToolRequest) (Backend, error) {
 		tok := tokenOf(req)
@@ -29,10 +28,21 @@ func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 		}
 		return ServiceBackend{Service: svc, Token: tok}, nil
 	}, opts)
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Logger: opts.Logger})
-	// RequireBearerToken is how a token reaches the tool calls (CallToolRequest.Extra.TokenInfo)
-	// and binds a session to its token; the token was authenticated just before, so the
-	// verifier only hands it on.
+	// Stateless: every POST is a session of its own. The tools keep no state between calls (a
+	// pending question lives in the store, found again by its key), so any replica serves any
+	// request, nothing is held per client, and no long-lived GET stream runs into the server's
+	// write timeout.
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Stateless: true,
+		Logger:    opts.Logger,
+		// The SDK refuses a request that reached a loopback address under another Host, against
+		// DNS rebinding of unauthenticated local servers. Every request here carries a bearer
+		// token a rebinding page cannot have, and the check would refuse the common deployment
+		// behind a reverse proxy on the same machine.
+		DisableLocalhostProtection: true,
+	})
+	// RequireBearerToken is how a token reaches the tool calls (CallToolRequest.Extra.TokenInfo);
+	// the token was authenticated just before, so the verifier only hands it on.
 	verified := auth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 		tok, _ := r.Context().Value(tokenKey{}).(*inquiry.Token)
 		if tok == nil {

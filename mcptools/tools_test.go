@@ -398,36 +398,45 @@ func TestHTTPEndpointAuthentication(t *testing.T) {
 	resp, _ := post(b.asker)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 
+	// Behind a reverse proxy on the same machine: a loopback address under the public Host.
+	req, err := http.NewRequest(http.MethodPost, b.url+"/mcp", strings.NewReader(initialize))
+	require.NoError(t, err)
+	req.Host = "bot.example.com"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+b.asker)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
 	// The SDK's client without a token cannot connect.
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil)
 	_, err = c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: b.url + "/mcp", MaxRetries: -1}, nil)
 	require.Error(t, err)
 }
 
-func TestHTTPSessionIsBoundToItsToken(t *testing.T) {
+func TestHTTPEndpointAuthenticatesEveryRequest(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	// Open a session with one token, then use its id with another.
-	req, err := http.NewRequest(http.MethodPost, b.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`))
+	revocable := b.token("short-lived", "team-a", inquiry.ScopeAsk)
+	cs := b.httpSession(revocable)
+	_, err := cs.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+
+	// Revoked after connecting: the next call is refused, though the client connected.
+	require.NoError(t, b.store.RevokeToken(context.Background(), "short-lived", time.Now()))
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcptools.AskHuman, Arguments: merge("wait_seconds", 0)})
+	require.Error(t, err)
+	require.Empty(t, b.all(t), "nothing was asked")
+
+	// Stateless: POST only; a GET stream is the gateway's 405.
+	req, err := http.NewRequest(http.MethodGet, b.url+"/mcp", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+b.asker)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
-	session := resp.Header.Get("Mcp-Session-Id")
-	require.NotEmpty(t, session)
-
-	req, err = http.NewRequest(http.MethodPost, b.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	req.Header.Set("Authorization", "Bearer "+b.otherAsker)
-	resp, err = http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 }
