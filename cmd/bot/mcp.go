@@ -9,6 +9,7 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,11 +62,11 @@ func runMCP(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	var h slog.Handler = slog.NewTextHandler(e.stderr, nil)
-	if e.getenv("BOT_LOG_FORMAT") == "json" {
-		h = slog.NewJSONHandler(e.stderr, nil)
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	if f, ok := e.stderr.(*os.File); ok {
+		log = newLogger(e.getenv, f) // as bot serve logs: BOT_LOG_FORMAT, else json unless a terminal
 	}
-	srv := mcptools.NewServer(c, mcptools.Options{Policy: policy, Version: version, Logger: slog.New(h)})
+	srv := mcptools.NewServer(c, mcptools.Options{Policy: policy, Version: version, Logger: log})
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 	switch {
 	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF):
