@@ -34,7 +34,7 @@ func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 	// write timeout.
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true,
-		Logger:    opts.Logger,
+		Logger:    sdkLogger(opts.Logger),
 		// The SDK refuses a request that reached a loopback address under another Host, against
 		// DNS rebinding of unauthenticated local servers. Every request here carries a bearer
 		// token a rebinding page cannot have, and the check would refuse the common deployment

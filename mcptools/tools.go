@@ -66,13 +66,39 @@ func newServer(backend func(*mcp.CallToolRequest) (Backend, error), opts Options
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "inquiry-bot", Title: "Inquiry bot", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		Logger:       opts.Logger,
+		Logger:       sdkLogger(opts.Logger),
 		// Tools only: no logging capability is claimed that the server does not use.
 		Capabilities: &mcp.ServerCapabilities{},
 	})
 	mcp.AddTool(s, askHumanTool(), t.askHuman)
 	mcp.AddTool(s, getAnswerTool(), t.getAnswer)
 	return s
+}
+
+// sdkLogger passes on the SDK's warnings and errors only: it logs every session's start and end
+// at info, and over stateless HTTP every request is a session.
+func sdkLogger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return nil
+	}
+	return slog.New(minLevel{l.Handler(), slog.LevelWarn})
+}
+
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
 }
 
 const instructions = `Ask a person only what is genuinely theirs to answer: a decision that is not yours to make, or a fact only they know — never what you can find out by reading code, docs or logs, or by running a command. ask_human waits up to wait_seconds for the answer; when it says pending, carry on with work that does not depend on the answer and pick it up later with get_answer and the key.`
@@ -261,7 +287,11 @@ func (t *tools) getAnswer(ctx context.Context, req *mcp.CallToolRequest, in getI
 // finish turns a result into the tool's answer: the sentence as text content, the result as
 // structured content, and IsError for the outcomes that are errors.
 func (t *tools) finish(ctx context.Context, tool string, res Result) (*mcp.CallToolResult, Result, error) {
-	t.log.InfoContext(ctx, "mcp tool call", "tool", tool, "status", res.Status, "key", res.Key, "code", res.Code)
+	if res.Status.isError() {
+		t.log.WarnContext(ctx, "mcp tool call", "tool", tool, "status", res.Status, "key", res.Key, "code", res.Code, "message", res.Message)
+	} else {
+		t.log.InfoContext(ctx, "mcp tool call", "tool", tool, "status", res.Status, "key", res.Key)
+	}
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: res.Message}},
 		IsError: res.Status.isError(),
