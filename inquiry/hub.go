@@ -9,6 +9,8 @@ import "sync"
 type Hub struct {
 	mu      sync.Mutex
 	waiters map[string]*waiterSet
+	closing chan struct{}
+	once    sync.Once
 }
 
 // waiterSet is a pointer so that an ending subscription can tell whether the set it joined is
@@ -16,7 +18,14 @@ type Hub struct {
 type waiterSet struct{ chans map[chan struct{}]struct{} }
 
 // NewHub returns an empty hub.
-func NewHub() *Hub { return &Hub{waiters: map[string]*waiterSet{}} }
+func NewHub() *Hub { return &Hub{waiters: map[string]*waiterSet{}, closing: make(chan struct{})} }
+
+// Close tells every waiter, now and later, to stop waiting: on shutdown a long-poll returns the
+// inquiry as it stands rather than holding the server up.
+func (h *Hub) Close() { h.once.Do(func() { close(h.closing) }) }
+
+// Closing is closed when the hub is.
+func (h *Hub) Closing() <-chan struct{} { return h.closing }
 
 // Subscribe returns a channel that receives when key is woken, and a function that ends the
 // subscription. Subscribe before reading the record, so that a wake between the read and the

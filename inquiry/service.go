@@ -244,6 +244,8 @@ func (s *Service) Wait(ctx context.Context, key string, d time.Duration) (*Recor
 			}
 		case <-timer.C:
 			return s.Store.Inquiry(ctx, key)
+		case <-s.Hub.Closing():
+			return s.Store.Inquiry(ctx, key)
 		case <-ctx.Done():
 			// The caller is gone or the server shuts down: hand back the inquiry as it stands.
 			return s.Store.Inquiry(context.WithoutCancel(ctx), key)

@@ -47,21 +47,36 @@ type server struct {
 	dir    string // temp dir: the database, the config home (token file)
 	url    string
 	admin  string // the first-start admin token
+	stdout *syncBuffer
 	stderr *syncBuffer
+	cmd    *exec.Cmd
+	exited chan struct{}
 }
 
 // startServer runs the real binary's serve on 127.0.0.1:0 and reads the first-start token and
 // the listening line from its stdout. It is stopped (SIGTERM, then kill) in t.Cleanup.
 func startServer(t *testing.T) *server {
 	t.Helper()
-	s := &server{dir: t.TempDir(), stderr: &syncBuffer{}}
+	s := startServerIn(t, t.TempDir())
+	if !strings.HasPrefix(s.admin, "bot_") {
+		t.Fatalf("no admin token on stdout (got %q)", s.admin)
+	}
+	return s
+}
+
+// startServerIn starts the server on the database and config home in dir, with extra
+// environment variables after the defaults (so they win).
+func startServerIn(t *testing.T, dir string, extra ...string) *server {
+	t.Helper()
+	s := &server{dir: dir, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd := exec.Command(botBin, "serve")
-	cmd.Env = s.env(
+	cmd.Env = s.env(append([]string{
 		"BOT_ADDR=127.0.0.1:0",
 		"BOT_DEFAULT_POLICY=ask",
 		"BOT_LOG_FORMAT=json",
 		"BOT_SWEEP_SCHEDULE=@every 1s",
-	)
+	}, extra...)...)
+	s.cmd = cmd
 	cmd.Stderr = s.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -70,7 +85,7 @@ func startServer(t *testing.T) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan struct{})
+	exited := s.exited
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -89,6 +104,7 @@ func startServer(t *testing.T) *server {
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
+			s.stdout.Write([]byte(sc.Text() + "\n"))
 			lines <- sc.Text()
 		}
 		close(lines)
@@ -119,9 +135,6 @@ func startServer(t *testing.T) *server {
 		for range lines { // keep draining so the server never blocks on stdout
 		}
 	}()
-	if !strings.HasPrefix(s.admin, "bot_") {
-		t.Fatalf("no admin token on stdout (got %q)", s.admin)
-	}
 	return s
 }
 
