@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,6 +31,8 @@ type bundle struct {
 	store *storage.Store
 	svc   *inquiry.Service
 	opts  mcptools.Options
+	// offset moves the service's clock (nanoseconds), so a question can be asked in the past.
+	offset *atomic.Int64
 
 	// Tokens, as plain text.
 	asker, otherAsker, answerer, admin string
@@ -67,6 +70,8 @@ func setup(t *testing.T, opts ...option) *bundle {
 	svc.DefaultPolicy = o.policy
 	svc.DefaultTransport = o.transport
 	svc.Log = log
+	offset := new(atomic.Int64)
+	svc.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	o.tools.Logger = log
 	o.tools.Version = "test"
 
@@ -79,7 +84,7 @@ func setup(t *testing.T, opts ...option) *bundle {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 
-	b := &bundle{t: t, url: ts.URL, store: st, svc: svc, opts: o.tools}
+	b := &bundle{t: t, url: ts.URL, store: st, svc: svc, opts: o.tools, offset: offset}
 	b.asker = b.token("agent", "team-a", inquiry.ScopeAsk)
 	b.otherAsker = b.token("other-agent", "team-b", inquiry.ScopeAsk)
 	b.answerer = b.token("alice", "people", inquiry.ScopeAnswer)

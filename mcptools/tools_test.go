@@ -158,6 +158,31 @@ func TestSameQuestionTwiceIsOneInquiry(t *testing.T) {
 	})
 }
 
+func TestAskedLongBeforeSaysSo(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		b := setup(t)
+		cs := connect(b, b.asker)
+		b.offset.Store(int64(-3 * time.Hour))
+		first, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0))
+		_, err := b.api(b.answerer).Answer(context.Background(), first.Key, client.Reply{Value: inquiry.One("merge")})
+		require.NoError(t, err)
+		b.offset.Store(0)
+
+		// Days later the same words find that answer, and the result says whose time it was.
+		again, _ := call(t, cs, mcptools.AskHuman, merge())
+		require.Equal(t, mcptools.StatusAnswered, again.Status)
+		require.Equal(t, first.Key, again.Key)
+		require.True(t, strings.HasPrefix(again.Message, "Merge — answered by alice. (This question was asked before, at "), again.Message)
+		require.True(t, strings.HasSuffix(again.Message, `with the same id "`+first.ID+`": this is where it stands. To ask afresh, give a new id.)`), again.Message)
+
+		// A question asked minutes ago is the agent's own, picked up again: no note.
+		fresh, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0, "question", "Tag the release?"))
+		again, _ = call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0, "question", "Tag the release?"))
+		require.Equal(t, fresh.Message, again.Message)
+	})
+}
+
 func TestInvalidInquiryComesBackAsTheServersSentence(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {

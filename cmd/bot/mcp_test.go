@@ -72,6 +72,18 @@ func TestMCPOverStdio(t *testing.T) {
 	if asked.Status != mcptools.StatusPending || !strings.HasPrefix(asked.Key, "inq_") {
 		t.Fatalf("ask_human: %+v", asked)
 	}
+	// bot ask derives its id by the same rule, with its own prefix.
+	r := b.ask(t, "--confirm", "--question", "Deploy to production?", "--default", "no", "--timeout", "0", "--json").wait(t)
+	var cli struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &cli); err != nil || r.code != exitDeclined {
+		t.Fatalf("bot ask --timeout 0 --json: %v\n%s", err, r)
+	}
+	if strings.TrimPrefix(cli.ID, "cli:") != strings.TrimPrefix(asked.ID, "mcp:") || !strings.HasPrefix(asked.ID, "mcp:") {
+		t.Errorf("derived ids differ beyond their prefix: bot ask %q, ask_human %q", cli.ID, asked.ID)
+	}
+
 	// The person answers from their shell.
 	if r := b.answer(t, asked.Key, "yes"); r.code != 0 {
 		t.Fatalf("bot answer:\n%s", r)
