@@ -27,10 +27,7 @@ func BenchmarkCreateInquiry(b *testing.B) {
 	})
 	if admin := os.Getenv("TEST_DATABASE_URL"); admin != "" {
 		b.Run("postgres", func(b *testing.B) {
-			s, err := storage.Open(context.Background(), admin)
-			require.NoError(b, err)
-			defer s.Close()
-			benchCreate(b, s)
+			benchCreate(b, openPostgres(b, admin).store)
 		})
 	}
 }

@@ -260,6 +260,11 @@ func (s *Store) createStmt(ctx context.Context, n int) (*sqlx.Stmt, error) {
 	if st, ok := s.createStmts.Load(n); ok {
 		return st.(*sqlx.Stmt), nil
 	}
+	s.prepareMu.Lock()
+	defer s.prepareMu.Unlock()
+	if st, ok := s.createStmts.Load(n); ok {
+		return st.(*sqlx.Stmt), nil
+	}
 	query := insertInquiryQuery
 	if n > 0 {
 		query = `WITH ins AS (` + insertInquiryQuery + `), dl AS (
@@ -267,7 +272,7 @@ func (s *Store) createStmt(ctx context.Context, n int) (*sqlx.Stmt, error) {
 			SELECT * FROM (VALUES ` + deliveryValues(n, true) + `) AS v WHERE EXISTS (SELECT 1 FROM ins))
 			SELECT key FROM ins`
 	}
-	st, err := s.prepared(ctx, s.q(query))
+	st, err := s.db.PreparexContext(ctx, s.q(query))
 	if err != nil {
 		return nil, err
 	}

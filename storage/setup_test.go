@@ -52,7 +52,7 @@ func openSQLite(t *testing.T) *bundle {
 	return openBundle(t, u)
 }
 
-func openBundle(t *testing.T, u string) *bundle {
+func openBundle(t testing.TB, u string) *bundle {
 	t.Helper()
 	s, err := storage.Open(context.Background(), u)
 	require.NoError(t, err, "open %s", u)
@@ -68,7 +68,7 @@ var (
 
 // openPostgres creates a database of the test's own through the TEST_DATABASE_URL connection,
 // and drops it when the test ends.
-func openPostgres(t *testing.T, admin string) *bundle {
+func openPostgres(t testing.TB, admin string) *bundle {
 	t.Helper()
 	adminOnce.Do(func() {
 		adminDB, adminErr = sqlx.Open("postgres", admin)

@@ -48,11 +48,11 @@ type Store struct {
 	// dsn is the PostgreSQL connection string, kept for the listener's own connection.
 	dsn string
 
-	// stmts holds the hot statements, prepared once by query text (database/sql prepares each on
-	// a connection when first used there): PostgreSQL then skips parsing and planning them.
-	stmts       sync.Map // string -> *sqlx.Stmt
-	stmtMu      sync.Mutex
-	createStmts sync.Map // number of deliveries -> *sqlx.Stmt, see createStmt
+	// createStmts holds CreateInquiry's prepared statements on PostgreSQL, by number of
+	// deliveries (see createStmt). database/sql prepares each on a connection when first used
+	// there.
+	createStmts sync.Map // int -> *sqlx.Stmt
+	prepareMu   sync.Mutex
 }
 
 //go:embed migrations/postgres/*.sql migrations/sqlite/*.sql
@@ -151,29 +151,11 @@ func (s *Store) Dialect() string { return s.dialect }
 
 // Close closes the prepared statements and the connection pool.
 func (s *Store) Close() error {
-	s.stmts.Range(func(_, st any) bool {
+	s.createStmts.Range(func(_, st any) bool {
 		st.(*sqlx.Stmt).Close()
 		return true
 	})
 	return s.db.Close()
-}
-
-// prepared returns query (already rebound) as a statement prepared once for the store's life.
-func (s *Store) prepared(ctx context.Context, query string) (*sqlx.Stmt, error) {
-	if st, ok := s.stmts.Load(query); ok {
-		return st.(*sqlx.Stmt), nil
-	}
-	s.stmtMu.Lock()
-	defer s.stmtMu.Unlock()
-	if st, ok := s.stmts.Load(query); ok {
-		return st.(*sqlx.Stmt), nil
-	}
-	st, err := s.db.PreparexContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	s.stmts.Store(query, st)
-	return st, nil
 }
 
 // Migrate applies the embedded migrations that are not applied yet. On PostgreSQL a session
