@@ -17,6 +17,7 @@ import (
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/mcptools"
 	"github.com/inquiry-bot/bot/metrics"
 	"github.com/inquiry-bot/bot/scheduler"
 	"github.com/inquiry-bot/bot/slackapp"
@@ -106,7 +107,6 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		}
 	}
 
-	var mount func(r gin.IRoutes)
 	if cfg.SlackEnabled() {
 		app, err := slackapp.New(slackapp.Config{
 			BotToken: cfg.SlackBotToken, SigningSecret: cfg.SlackSigningSecret, AppToken: cfg.SlackAppToken,
@@ -118,7 +118,15 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		}
 		registry.Register(inquiry.TransportSlack, app)
 		m.Slack = app
-		mount = app.Mount
+	}
+	// The MCP tools over streamable HTTP, stateless so any replica serves any call; the handler
+	// checks the bearer token itself, like the API.
+	mcpHandler := gin.WrapH(mcptools.HTTPHandler(svc, mcptools.Options{Version: version, Logger: m.Log}))
+	mount := func(r gin.IRoutes) {
+		if m.Slack != nil {
+			m.Slack.Mount(r)
+		}
+		r.POST("/mcp", mcpHandler)
 	}
 
 	gw := gateway.New(gateway.Config{

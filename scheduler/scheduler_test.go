@@ -1,0 +1,279 @@
+package scheduler_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/gateway"
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/scheduler"
+	"github.com/inquiry-bot/bot/storage"
+	"github.com/inquiry-bot/bot/storage/storagetest"
+)
+
+// clock is shared by every replica of a test and moves only when told.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// replica is one bot process: its own store connection, service, dispatcher and sweeper.
+type replica struct {
+	store *storage.Store
+	svc   *inquiry.Service
+	disp  *inquiry.Dispatcher
+	sched *scheduler.Scheduler
+}
+
+func newReplica(t *testing.T, dbURL string, c *clock) *replica {
+	t.Helper()
+	st, err := storage.Open(context.Background(), dbURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	svc := inquiry.NewService(st, inquiry.NewRegistry())
+	svc.Now, svc.Log = c.Now, quiet
+	gw := gateway.New(gateway.Config{
+		Service: svc, Logger: quiet, CallbackHosts: []string{"127.0.0.1"},
+		CallbackSecret: func() []byte { return []byte("secret") },
+	})
+	handlers := svc.TransportHandlers()
+	maps.Copy(handlers, gw.DeliveryHandlers())
+	d := &inquiry.Dispatcher{Store: st, Handlers: handlers, Now: c.Now, Log: quiet}
+	return &replica{store: st, svc: svc, disp: d, sched: &scheduler.Scheduler{
+		Service: svc, Dispatcher: d, Schedule: "@every 1s", StaleAfter: 10 * time.Minute, Log: quiet,
+	}}
+}
+
+func choice(id string, expires time.Time, def string) inquiry.AskRequest {
+	in := inquiry.Inquiry{ID: id, Kind: inquiry.KindChoice, Question: "Merge now?", ExpiresAt: &expires,
+		Options: []inquiry.Option{{Value: "merge", Label: "Merge"}, {Value: "hold", Label: "Hold"}}}
+	if def != "" {
+		in.Default = inquiry.One(def)
+	}
+	return inquiry.AskRequest{Namespace: "ns", Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyAsk}}
+}
+
+func TestExpiry(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		r := newReplica(t, dbURL, c)
+		at := c.Now().Add(time.Hour)
+		with, _, err := r.svc.Ask(ctx, choice("with-default", at, "hold"))
+		require.NoError(t, err)
+		without, _, err := r.svc.Ask(ctx, choice("without-default", at, ""))
+		require.NoError(t, err)
+		later, _, err := r.svc.Ask(ctx, choice("later", at.Add(time.Second), "merge"))
+		require.NoError(t, err)
+
+		c.Add(time.Hour - time.Second)
+		st := r.sched.Sweep(ctx)
+		require.Equal(t, 0, st.Expired, "one second before its expiry an inquiry is left alone")
+
+		c.Add(time.Second)
+		st = r.sched.Sweep(ctx)
+		require.Equal(t, 2, st.Expired)
+
+		got, err := r.svc.Get(ctx, with.Key)
+		require.NoError(t, err)
+		require.Equal(t, inquiry.StatusExpired, got.Status)
+		require.Equal(t, inquiry.SourceExpired, got.Answer.Source)
+		require.False(t, got.Answer.Declined)
+		require.Equal(t, "hold", got.Answer.Value.First())
+
+		got, err = r.svc.Get(ctx, without.Key)
+		require.NoError(t, err)
+		require.Equal(t, inquiry.StatusExpired, got.Status)
+		require.True(t, got.Answer.Declined, "no default: an expiry is a decline")
+		require.Equal(t, inquiry.SourceExpired, got.Answer.Source)
+
+		got, err = r.svc.Get(ctx, later.Key)
+		require.NoError(t, err)
+		require.Equal(t, inquiry.StatusPending, got.Status)
+
+		// A person who answers after the expiry changes nothing.
+		_, err = r.svc.Answer(ctx, with.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+		require.ErrorIs(t, err, inquiry.ErrAlreadyResolved)
+		require.Contains(t, inquiry.ErrorMessage(err), "expired")
+	})
+}
+
+func TestStaleRunsNeverTouchWaitingOnes(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		r := newReplica(t, dbURL, c)
+		_, err := r.svc.RegisterRun(ctx, "ns", "parked", &inquiry.Config{Policy: inquiry.PolicyAsk}, "")
+		require.NoError(t, err)
+		res, err := r.svc.AskInRun(ctx, "ns", "parked", choice("q", c.Now().Add(30*24*time.Hour), "hold"))
+		require.NoError(t, err)
+		require.Equal(t, inquiry.RunAskWaiting, res.Status)
+		_, err = r.svc.RegisterRun(ctx, "ns", "busy", nil, "")
+		require.NoError(t, err)
+
+		c.Add(7 * 24 * time.Hour) // a week: both heartbeats are far past BOT_STALE_AFTER
+		abandoned := 0
+		for i := 0; i < 10; i++ {
+			abandoned += r.sched.Sweep(ctx).Abandoned
+			c.Add(time.Minute)
+		}
+		require.Equal(t, 1, abandoned)
+		run, err := r.svc.GetRun(ctx, "ns", "parked")
+		require.NoError(t, err)
+		require.Equal(t, inquiry.RunWaiting, run.Status, "a waiting run is never stale")
+		run, err = r.svc.GetRun(ctx, "ns", "busy")
+		require.NoError(t, err)
+		require.Equal(t, inquiry.RunAbandoned, run.Status)
+	})
+}
+
+func TestExpiryAnswersAWaitingRun(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		r := newReplica(t, dbURL, c)
+		resumed := make(chan []byte, 1)
+		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			b, _ := io.ReadAll(req.Body)
+			require.NoError(t, gateway.Verify([]byte("secret"), req.Header.Get(gateway.HeaderSignature),
+				req.Header.Get(gateway.HeaderTimestamp), b, time.Now(), 10*365*24*time.Hour))
+			resumed <- b
+		}))
+		defer recv.Close()
+		_, err := r.svc.RegisterRun(ctx, "ns", "nightly", &inquiry.Config{Policy: inquiry.PolicyAsk}, recv.URL+"/resume")
+		require.NoError(t, err)
+		res, err := r.svc.AskInRun(ctx, "ns", "nightly", choice("tone", c.Now().Add(time.Hour), "hold"))
+		require.NoError(t, err)
+		require.Equal(t, inquiry.RunAskWaiting, res.Status)
+
+		c.Add(2 * time.Hour)
+		require.Equal(t, 1, r.sched.Sweep(ctx).Expired)
+		run, err := r.svc.GetRun(ctx, "ns", "nightly")
+		require.NoError(t, err)
+		require.Equal(t, "hold", run.Answers["tone"].Value.First())
+		require.Equal(t, inquiry.SourceExpired, run.Answers["tone"].Source)
+		for i := 0; i < 20 && len(resumed) == 0; i++ {
+			_, err := r.disp.Drain(ctx)
+			require.NoError(t, err)
+			time.Sleep(20 * time.Millisecond)
+		}
+		select {
+		case b := <-resumed:
+			require.Contains(t, string(b), `"source":"expired"`)
+		default:
+			t.Fatal("the run's resume_url was not called")
+		}
+	})
+}
+
+func TestTwoSweepersResolveAndCallBackOnce(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		a, b := newReplica(t, dbURL, c), newReplica(t, dbURL, c)
+
+		var mu sync.Mutex
+		calls := map[string]int{}
+		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			var rec inquiry.Record
+			body, _ := io.ReadAll(req.Body)
+			if err := json.Unmarshal(body, &rec); err != nil {
+				t.Errorf("callback body: %v", err)
+			}
+			mu.Lock()
+			calls[rec.Key]++
+			mu.Unlock()
+		}))
+		defer recv.Close()
+
+		const n = 1000
+		due := c.Now().Add(time.Minute)
+		keys := make([]string, 0, n)
+		for i := 0; i < n; i++ {
+			req := choice(fmt.Sprintf("q%04d", i), due, "hold")
+			req.CallbackURL = recv.URL + "/cb"
+			rec, _, err := a.svc.Ask(ctx, req)
+			require.NoError(t, err)
+			keys = append(keys, rec.Key)
+		}
+		c.Add(2 * time.Minute)
+
+		var wg sync.WaitGroup
+		stats := make([]scheduler.Stats, 2)
+		for i, r := range []*replica{a, b} {
+			wg.Add(1)
+			go func(i int, r *replica) {
+				defer wg.Done()
+				stats[i] = r.sched.Sweep(ctx)
+			}(i, r)
+		}
+		wg.Wait()
+		require.Equal(t, n, stats[0].Expired+stats[1].Expired, "each inquiry resolved exactly once: %+v", stats)
+		require.Zero(t, stats[0].Errors+stats[1].Errors)
+
+		// Both replicas carry out deliveries side by side until every callback is in.
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			mu.Lock()
+			got := len(calls)
+			mu.Unlock()
+			if got == n || time.Now().After(deadline) {
+				break
+			}
+			wg.Add(2)
+			for _, r := range []*replica{a, b} {
+				go func(r *replica) { defer wg.Done(); _, _ = r.disp.Drain(ctx) }(r)
+			}
+			wg.Wait()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		require.Len(t, calls, n, "every callback delivered")
+		for _, k := range keys {
+			require.Equal(t, 1, calls[k], "callback of %s delivered exactly once", k)
+		}
+		for _, k := range keys[:10] {
+			rec, err := a.svc.Get(ctx, k)
+			require.NoError(t, err)
+			require.Equal(t, inquiry.StatusExpired, rec.Status)
+		}
+	})
+}
+
+func TestStartRunsTheSweepOnSchedule(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &clock{now: time.Now().UTC()}
+	r := newReplica(t, storagetest.SQLiteURL(t), c)
+	ran := make(chan string, 10)
+	r.sched.Observe = func(job string, _ int, _ time.Duration, _ error) { ran <- job }
+	r.sched.Schedule = "@every 1s"
+	require.NoError(t, r.sched.Start(ctx))
+	defer r.sched.Stop(ctx)
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the sweep did not run on its schedule")
+	}
+	require.Error(t, (&scheduler.Scheduler{Service: r.svc, Schedule: "whenever"}).Start(ctx))
+}
