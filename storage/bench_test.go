@@ -12,7 +12,7 @@ import (
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/storage"
-	"github.com/stretchr/testify/require"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 // BenchmarkCreateInquiry measures asking: one new inquiry with its post delivery per operation,
@@ -20,14 +20,11 @@ import (
 // inserting one row per transaction from as many clients.
 func BenchmarkCreateInquiry(b *testing.B) {
 	b.Run("sqlite", func(b *testing.B) {
-		s, err := storage.Open(context.Background(), "sqlite:"+b.TempDir()+"/bench.db")
-		require.NoError(b, err)
-		defer s.Close()
-		benchCreate(b, s)
+		benchCreate(b, openBundle(b, storagetest.SQLiteURL(b)).store)
 	})
-	if admin := os.Getenv("TEST_DATABASE_URL"); admin != "" {
+	if os.Getenv(storagetest.Env) != "" {
 		b.Run("postgres", func(b *testing.B) {
-			benchCreate(b, openPostgres(b, admin).store)
+			benchCreate(b, openBundle(b, storagetest.PostgresURL(b)).store)
 		})
 	}
 }

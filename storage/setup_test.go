@@ -2,17 +2,14 @@ package storage_test
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
-	"net/url"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/storage"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 )
@@ -31,77 +28,26 @@ func (b *bundle) postgres() bool { return b.store.Dialect() == storage.DialectPo
 
 // each runs fn against SQLite in a temporary directory, always, and against PostgreSQL when
 // TEST_DATABASE_URL is set — which must then be reachable: a failure to connect fails the test,
-// it never skips. Every run gets a database of its own, so tests run in parallel and commit.
+// it never skips. Every run gets a database of its own (storagetest), so tests run in parallel,
+// commit, and LISTEN without seeing each other.
 func each(t *testing.T, fn func(t *testing.T, b *bundle)) {
 	t.Helper()
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		fn(t, openSQLite(t))
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		fn(t, openBundle(t, databaseURL))
 	})
-	if admin := os.Getenv("TEST_DATABASE_URL"); admin != "" {
-		t.Run("postgres", func(t *testing.T) {
-			t.Parallel()
-			fn(t, openPostgres(t, admin))
-		})
-	}
 }
 
-func openSQLite(t *testing.T) *bundle {
-	t.Helper()
-	u := "sqlite:" + filepath.Join(t.TempDir(), "bot.db")
-	return openBundle(t, u)
-}
-
+// openBundle opens and migrates the store; it is closed when the test ends (before storagetest
+// drops the database).
 func openBundle(t testing.TB, u string) *bundle {
 	t.Helper()
 	s, err := storage.Open(context.Background(), u)
-	require.NoError(t, err, "open %s", u)
+	require.NoError(t, err, "open the test database")
 	t.Cleanup(func() { s.Close() })
 	return &bundle{store: s, db: storage.DB(s), url: u}
 }
 
-var (
-	adminOnce sync.Once
-	adminDB   *sqlx.DB
-	adminErr  error
-)
-
-// openPostgres creates a database of the test's own through the TEST_DATABASE_URL connection,
-// and drops it when the test ends.
-func openPostgres(t testing.TB, admin string) *bundle {
-	t.Helper()
-	adminOnce.Do(func() {
-		adminDB, adminErr = sqlx.Open("postgres", admin)
-		if adminErr == nil {
-			adminDB.SetMaxOpenConns(4)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			adminErr = adminDB.PingContext(ctx)
-		}
-	})
-	require.NoError(t, adminErr, "TEST_DATABASE_URL is set but PostgreSQL cannot be reached")
-
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "inqtest_" + hex.EncodeToString(b)
-	ctx := context.Background()
-	_, err := adminDB.ExecContext(ctx, "CREATE DATABASE "+name)
-	require.NoError(t, err)
-
-	u, err := url.Parse(admin)
-	require.NoError(t, err)
-	u.Path = "/" + name
-	bu := openBundle(t, u.String()) // registered after: cleanups run last-in first-out
-	t.Cleanup(func() {
-		bu.store.Close()
-		if _, err := adminDB.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-	})
-	return bu
-}
-
-// keyN makes distinct keys within a test.
+// nextKey makes keys distinct across the tests of a run.
 var keyMu sync.Mutex
 var keySeq int
 
