@@ -136,44 +136,68 @@ func (s *Store) EnqueueDeliveries(ctx context.Context, ds []inquiry.Delivery) er
 	})
 }
 
+// claimLock is the PostgreSQL advisory lock that makes claims take turns (see ClaimDeliveries).
+const claimLock = 0x696e7175697279 // "inquiry"
+
 // ClaimDeliveries claims up to limit pending deliveries due at now, in id order: it moves their
 // NextAttemptAt to now+lease (a claimer that dies releases them when the lease runs out) and
-// counts an attempt, in one statement. On PostgreSQL the rows are picked FOR UPDATE SKIP LOCKED,
-// so concurrent claimers take disjoint rows without waiting; a row another claimer moved in the
-// meantime fails the re-checked condition. On SQLite the statement holds the write lock.
+// counts an attempt, in one statement.
+//
+// A lane's deliveries go out in order: a delivery with a lane is claimed only when no earlier
+// pending delivery of its lane is held back — not due yet (a retry, or under another claim's
+// lease) or of a kind this claim does not take. So a dispatcher that pushes a rate-limited
+// delivery back holds the rest of its channel, claimed or not, and two dispatchers never work
+// on one lane at once.
+//
+// On PostgreSQL the rows are picked FOR UPDATE SKIP LOCKED, and claims take turns on an advisory
+// lock held for the few milliseconds of the claim: a claim must see the leases of the claim before
+// it for the lane rule to hold across replicas. On SQLite the statement holds the write lock.
 func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, kinds ...inquiry.DeliveryKind) ([]inquiry.Delivery, error) {
 	if limit <= 0 {
 		limit = defaultListLimit
 	}
-	pick := `SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?`
-	pickArgs := []any{at(now)}
-	if len(kinds) > 0 {
-		pick += ` AND kind IN (` + placeholders(len(kinds)) + `)`
-		for _, k := range kinds {
-			pickArgs = append(pickArgs, string(k))
-		}
+	kindArgs := make([]any, len(kinds))
+	for i, k := range kinds {
+		kindArgs[i] = string(k)
 	}
-	pick += ` ORDER BY id LIMIT ?`
-	pickArgs = append(pickArgs, limit)
+	pick := `SELECT c.id FROM deliveries c WHERE c.status = 'pending' AND c.next_attempt_at <= ?`
+	pickArgs := []any{at(now)}
+	held := `e.next_attempt_at > ?`
+	heldArgs := []any{at(now)}
+	if len(kinds) > 0 {
+		pick += ` AND c.kind IN (` + placeholders(len(kinds)) + `)`
+		pickArgs = append(pickArgs, kindArgs...)
+		held += ` OR e.kind NOT IN (` + placeholders(len(kinds)) + `)`
+		heldArgs = append(heldArgs, kindArgs...)
+	}
+	pick += ` AND (c.lane = '' OR NOT EXISTS (SELECT 1 FROM deliveries e
+			WHERE e.status = 'pending' AND e.lane = c.lane AND e.lane <> '' AND e.id < c.id AND (` + held + `)))
+		ORDER BY c.id LIMIT ?`
+	pickArgs = append(append(pickArgs, heldArgs...), limit)
 	setArgs := []any{at(now.Add(lease)), at(now)}
 
-	var query string
-	var args []any
+	var rows []deliveryRow
 	if s.postgres() {
-		query = `WITH picked AS (` + pick + ` FOR UPDATE SKIP LOCKED)
+		query := `WITH picked AS (` + pick + ` FOR UPDATE SKIP LOCKED)
 			UPDATE deliveries d SET next_attempt_at = ?, attempts = d.attempts + 1, updated_at = ?
 			FROM picked WHERE d.id = picked.id
 			RETURNING ` + prefixed("d.", deliveryCols)
-		args = append(pickArgs, setArgs...)
+		err := s.inTx(ctx, "claim due deliveries", func(tx *sqlx.Tx) error {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, claimLock); err != nil {
+				return err
+			}
+			return tx.SelectContext(ctx, &rows, s.q(query), append(pickArgs, setArgs...)...)
+		})
+		if err != nil {
+			return nil, err
+		}
 	} else {
-		query = `UPDATE deliveries SET next_attempt_at = ?, attempts = attempts + 1, updated_at = ?
+		query := `UPDATE deliveries SET next_attempt_at = ?, attempts = attempts + 1, updated_at = ?
 			WHERE id IN (` + pick + `)
 			RETURNING ` + deliveryCols
-		args = append(setArgs, pickArgs...)
-	}
-	var rows []deliveryRow
-	if err := s.db.SelectContext(ctx, &rows, s.q(query), args...); err != nil {
-		return nil, translate(err, "claim due deliveries")
+		if err := s.db.SelectContext(ctx, &rows, query, append(setArgs, pickArgs...)...); err != nil {
+			return nil, translate(err, "claim due deliveries")
+		}
 	}
 	ds := deliveries(rows)
 	slices.SortFunc(ds, func(a, b inquiry.Delivery) int { return cmp.Compare(a.ID, b.ID) })

@@ -154,6 +154,140 @@ func TestClaimDeliveriesLifecycle(t *testing.T) {
 	})
 }
 
+// TestClaimDeliveriesKeepsLanesInOrder: a lane's delivery is not claimed while an earlier one of
+// its lane is held back (retrying later, under lease, or of a kind not claimed now).
+func TestClaimDeliveriesKeepsLanesInOrder(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		var ds []inquiry.Delivery
+		for i, lane := range []string{"C1", "C1", "C1", "C2", "", "C1"} {
+			ds = append(ds, inquiry.Delivery{Kind: inquiry.DeliverPost, InquiryKey: fmt.Sprintf("inq_%d", i), Lane: lane,
+				NextAttemptAt: t0, CreatedAt: t0})
+		}
+		ds = append(ds, inquiry.Delivery{Kind: inquiry.DeliverUpdate, InquiryKey: "inq_6", Lane: "C1", NextAttemptAt: t0, CreatedAt: t0})
+		require.NoError(t, b.store.EnqueueDeliveries(ctx, ds))
+		keys := func(ds []inquiry.Delivery) []string {
+			var ks []string
+			for _, d := range ds {
+				ks = append(ks, d.InquiryKey)
+			}
+			return ks
+		}
+
+		// A claim of two takes C1's first two; the next claim may not pass them while they are
+		// under lease, so it takes C2's and the laneless one.
+		got, err := b.store.ClaimDeliveries(ctx, t0, time.Minute, 2)
+		require.NoError(t, err)
+		require.Equal(t, []string{"inq_0", "inq_1"}, keys(got))
+		first, second := got[0], got[1]
+		got, err = b.store.ClaimDeliveries(ctx, t0, time.Minute, 10)
+		require.NoError(t, err)
+		require.Equal(t, []string{"inq_3", "inq_4"}, keys(got))
+
+		// The first is done; the second is pushed back (a 429): the rest of C1 waits behind it.
+		require.NoError(t, b.store.CompleteDelivery(ctx, first.ID, t0))
+		require.NoError(t, b.store.RetryDelivery(ctx, second.ID, t0.Add(10*time.Second), "ratelimited", t0))
+		got, err = b.store.ClaimDeliveries(ctx, t0.Add(5*time.Second), time.Minute, 10)
+		require.NoError(t, err)
+		require.Empty(t, got)
+		got, err = b.store.ClaimDeliveries(ctx, t0.Add(10*time.Second), time.Minute, 10)
+		require.NoError(t, err)
+		require.Equal(t, []string{"inq_1", "inq_2", "inq_5", "inq_6"}, keys(got), "due again, in order, all of C1")
+		for _, d := range got {
+			require.NoError(t, b.store.RetryDelivery(ctx, d.ID, t0.Add(20*time.Second), "", t0))
+		}
+
+		// A claim of posts only may not pass the update that comes first in C1: nothing of C1
+		// after it is claimed; a claim of updates takes it.
+		require.NoError(t, b.store.CompleteDelivery(ctx, second.ID, t0))
+		ids := map[string]int64{}
+		for _, d := range got {
+			ids[d.InquiryKey] = d.ID
+		}
+		require.NoError(t, b.store.CompleteDelivery(ctx, ids["inq_2"], t0))
+		require.NoError(t, b.store.CompleteDelivery(ctx, ids["inq_5"], t0))
+		require.NoError(t, b.store.EnqueueDeliveries(ctx, []inquiry.Delivery{{Kind: inquiry.DeliverPost, InquiryKey: "inq_7",
+			Lane: "C1", NextAttemptAt: t0, CreatedAt: t0}}))
+		got, err = b.store.ClaimDeliveries(ctx, t0.Add(20*time.Second), time.Minute, 10, inquiry.DeliverPost)
+		require.NoError(t, err)
+		require.Empty(t, got)
+		got, err = b.store.ClaimDeliveries(ctx, t0.Add(20*time.Second), time.Minute, 10, inquiry.DeliverUpdate)
+		require.NoError(t, err)
+		require.Equal(t, []string{"inq_6"}, keys(got))
+		require.NoError(t, b.store.FailDelivery(ctx, got[0].ID, "gone", t0))
+		got, err = b.store.ClaimDeliveries(ctx, t0.Add(20*time.Second), time.Minute, 10, inquiry.DeliverPost)
+		require.NoError(t, err)
+		require.Equal(t, []string{"inq_7"}, keys(got), "a delivery given up holds nothing")
+	})
+}
+
+// TestClaimDeliveriesLanesConcurrently has two dispatchers claim and complete 200 deliveries in
+// five lanes: every lane's deliveries are carried out in id order, each once.
+func TestClaimDeliveriesLanesConcurrently(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		const total = 200
+		ds := make([]inquiry.Delivery, total)
+		for i := range ds {
+			ds[i] = inquiry.Delivery{Kind: inquiry.DeliverPost, InquiryKey: fmt.Sprintf("inq_%d", i),
+				Lane: fmt.Sprintf("C%d", i%5), NextAttemptAt: t0, CreatedAt: t0}
+		}
+		require.NoError(t, b.store.EnqueueDeliveries(ctx, ds))
+
+		var mu sync.Mutex
+		log := map[string][]int64{}
+		done := 0
+		deadline := time.Now().Add(time.Minute)
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for w := range 2 {
+			wg.Go(func() {
+				for time.Now().Before(deadline) {
+					mu.Lock()
+					finished := done == total
+					mu.Unlock()
+					if finished {
+						return
+					}
+					claimed, err := b.store.ClaimDeliveries(ctx, t0, time.Minute, 7)
+					if err != nil {
+						errs[w] = err
+						return
+					}
+					if len(claimed) == 0 {
+						time.Sleep(time.Millisecond)
+						continue
+					}
+					for _, d := range claimed {
+						mu.Lock()
+						log[d.Lane] = append(log[d.Lane], d.ID)
+						mu.Unlock()
+						if err := b.store.CompleteDelivery(ctx, d.ID, t0); err != nil {
+							errs[w] = err
+							return
+						}
+						mu.Lock()
+						done++
+						mu.Unlock()
+					}
+				}
+				errs[w] = fmt.Errorf("not finished within a minute")
+			})
+		}
+		wg.Wait()
+		require.NoError(t, errs[0])
+		require.NoError(t, errs[1])
+		n := 0
+		for lane, ids := range log {
+			require.IsIncreasing(t, ids, "lane %s out of order or twice", lane)
+			n += len(ids)
+		}
+		require.Equal(t, total, n)
+	})
+}
+
 func TestEnqueueManyDeliveries(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {

@@ -54,6 +54,9 @@ type inquiryRow struct {
 	Failure        []byte   `db:"failure"`
 	CreatedAt      dbTime   `db:"created_at"`
 	ResolvedAt     nullTime `db:"resolved_at"`
+	// ParkedRun is the run (of the inquiry's namespace) that parked waiting on it, "" for none.
+	// It is read only where a resolution needs it, so it is not in inquiryCols.
+	ParkedRun string `db:"parked_run"`
 }
 
 // encodeInquiry turns a record into its row.
@@ -389,9 +392,9 @@ func decodeCursor(c string) (time.Time, string, error) {
 }
 
 // Resolve moves a pending inquiry to r.Status with one conditional update; the first resolution
-// wins. In the same transaction it enqueues r.Deliveries and records the answer in every run
-// waiting on the inquiry (with a DeliverResume when the run has a resume URL), and on PostgreSQL
-// announces the key on the inquiry_resolved channel (delivered at commit).
+// wins. In the same transaction it enqueues r.Deliveries, records the answer in the run that
+// parked on the inquiry (with a DeliverResume when the run is waiting and has a resume URL), and
+// on PostgreSQL announces the key on the inquiry_resolved channel (delivered at commit).
 func (s *Store) Resolve(ctx context.Context, key string, r inquiry.Resolution) (*inquiry.Record, error) {
 	if !r.Status.Resolved() {
 		return nil, translate(fmt.Errorf("status %q is not a resolution", r.Status), "resolve the inquiry")
@@ -414,7 +417,7 @@ func (s *Store) Resolve(ctx context.Context, key string, r inquiry.Resolution) (
 		err := tx.GetContext(ctx, &row, s.q(`UPDATE inquiries
 			SET status = ?, answer = ?, failure = ?, resolved_at = ?
 			WHERE key = ? AND status = 'pending'
-			RETURNING `+inquiryCols), string(r.Status), answer, failure, at(r.At), key)
+			RETURNING `+inquiryCols+`, parked_run`), string(r.Status), answer, failure, at(r.At), key)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Not pending, or not there. On PostgreSQL the update waited for a racing resolver's
 			// commit and then found the row no longer pending; this read sees that commit.
@@ -436,8 +439,8 @@ func (s *Store) Resolve(ctx context.Context, key string, r inquiry.Resolution) (
 			key: key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}); err != nil {
 			return err
 		}
-		if rec.Answer != nil {
-			if err := s.answerWaitingRuns(ctx, tx, rec, r.At); err != nil {
+		if rec.Answer != nil && row.ParkedRun != "" {
+			if err := s.answerParkedRun(ctx, tx, rec, row.ParkedRun, r.At); err != nil {
 				return err
 			}
 		}

@@ -227,8 +227,10 @@ func (s *Store) RecordAnswers(ctx context.Context, namespace, id string, answers
 
 // ParkRun makes the run wait on the inquiry with key, unless the inquiry is resolved already:
 // then its answer (if it has one) is recorded in the run, the run stays as it is, and the
-// resolved record is returned. The inquiry row is locked first (as Resolve's update locks it), so
-// a resolution racing the park either sees the run waiting or is seen resolved here.
+// resolved record is returned. Parking marks the inquiry with the run, where Resolve finds it; the
+// run's WaitingOn shows the latest inquiry it parked on. The inquiry row is locked first (as
+// Resolve's update locks it), so a resolution racing the park either sees the mark or is seen
+// resolved here.
 func (s *Store) ParkRun(ctx context.Context, namespace, id, key string, now time.Time) (*inquiry.Run, *inquiry.Record, error) {
 	var run *inquiry.Run
 	var resolved *inquiry.Record
@@ -252,6 +254,9 @@ func (s *Store) ParkRun(ctx context.Context, namespace, id, key string, now time
 				}
 			}
 			run, err = row.run()
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE inquiries SET parked_run = ? WHERE key = ?`), id, key); err != nil {
 			return err
 		}
 		row.Status, row.WaitingOn, row.UpdatedAt = string(inquiry.RunWaiting), key, at(now)
@@ -286,26 +291,32 @@ func (s *Store) recordStateAnswer(ctx context.Context, tx *sqlx.Tx, row *runRow,
 	return err
 }
 
-// answerWaitingRuns records a resolved inquiry's answer in every run waiting on it (they stay
-// waiting: a waiting run has no process until it is resumed) and enqueues a DeliverResume for
-// those with a resume URL. It runs inside Resolve's transaction, after the inquiry row is locked.
-func (s *Store) answerWaitingRuns(ctx context.Context, tx *sqlx.Tx, rec *inquiry.Record, now time.Time) error {
-	var rows []runRow
-	if err := tx.SelectContext(ctx, &rows, s.q(`SELECT `+runCols+` FROM runs
-		WHERE waiting_on = ? AND waiting_on <> '' AND status = 'waiting'`+s.forUpdate()), rec.Key); err != nil {
+// answerParkedRun records a resolved inquiry's answer in the run that parked on it, inside
+// Resolve's transaction, after the inquiry row is locked (the order ParkRun locks in too). A run
+// may have parked on several inquiries before it was resumed: each answer lands on its own. A
+// waiting run stays waiting — it has no process until it is resumed — and its resume URL is
+// called. A run resumed meanwhile still gets the answer recorded (answers accumulate), with no
+// resume; a finished run is left alone.
+func (s *Store) answerParkedRun(ctx context.Context, tx *sqlx.Tx, rec *inquiry.Record, runID string, now time.Time) error {
+	row, err := s.runWhere(ctx, tx, true, rec.Namespace, runID)
+	if errors.Is(err, inquiry.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	var resumes []inquiry.Delivery
-	for i := range rows {
-		if err := s.recordStateAnswer(ctx, tx, &rows[i], rec, now); err != nil {
-			return err
-		}
-		if rows[i].ResumeURL != "" {
-			resumes = append(resumes, inquiry.Delivery{Kind: inquiry.DeliverResume, InquiryKey: rec.Key,
-				Namespace: rows[i].Namespace, RunID: rows[i].ID, Target: rows[i].ResumeURL})
-		}
+	status := inquiry.RunStatus(row.Status)
+	if status.Finished() {
+		return nil
 	}
-	return s.insertDeliveries(ctx, tx, resumes, deliveryDefaults{key: rec.Key, namespace: rec.Namespace, now: now})
+	if err := s.recordStateAnswer(ctx, tx, row, rec, now); err != nil {
+		return err
+	}
+	if status != inquiry.RunWaiting || row.ResumeURL == "" {
+		return nil
+	}
+	return s.insertDeliveries(ctx, tx, []inquiry.Delivery{{Kind: inquiry.DeliverResume, InquiryKey: rec.Key,
+		Namespace: row.Namespace, RunID: row.ID, Target: row.ResumeURL}}, deliveryDefaults{now: now})
 }
 
 // AbandonStale marks running runs whose heartbeat is before cutoff abandoned. Waiting runs have

@@ -157,6 +157,62 @@ func TestParkRun(t *testing.T) {
 	})
 }
 
+// TestParkRunOnSeveralInquiries: a run that asks again before it is resumed waits on both
+// inquiries; each answer lands in its state and calls its resume URL.
+func TestParkRunOnSeveralInquiries(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		putRun(t, b, "ns", "run", "https://ci/resume", t0)
+		a := create(t, b.store, newRecord("ns", "run", "a"))
+		c := create(t, b.store, newRecord("ns", "run", "c"))
+		_, _, err := b.store.ParkRun(ctx, "ns", "run", a.Key, t0)
+		require.NoError(t, err)
+		run, _, err := b.store.ParkRun(ctx, "ns", "run", c.Key, t0)
+		require.NoError(t, err)
+		require.Equal(t, c.Key, run.WaitingOn, "the latest")
+
+		for _, rec := range []*inquiry.Record{a, c} {
+			_, err := b.store.Resolve(ctx, rec.Key, inquiry.Resolution{Status: inquiry.StatusAnswered, Answer: personAnswer(rec.ID, "merge", t0), At: t0})
+			require.NoError(t, err)
+			ds, err := b.store.ListDeliveries(ctx, rec.Key)
+			require.NoError(t, err)
+			require.Len(t, ds, 1)
+			require.Equal(t, inquiry.DeliverResume, ds[0].Kind)
+		}
+		run, err = b.store.Run(ctx, "ns", "run")
+		require.NoError(t, err)
+		require.Equal(t, inquiry.RunWaiting, run.Status)
+		require.Contains(t, run.Answers, "a")
+		require.Contains(t, run.Answers, "c")
+
+		// Resumed, then a third parked inquiry is answered: recorded, nobody to resume. Once the
+		// run is finished, nothing is recorded at all.
+		d := create(t, b.store, newRecord("ns", "run", "d"))
+		e := create(t, b.store, newRecord("ns", "run", "e"))
+		for _, rec := range []*inquiry.Record{d, e} {
+			_, _, err = b.store.ParkRun(ctx, "ns", "run", rec.Key, t0)
+			require.NoError(t, err)
+		}
+		_, err = b.store.RecordAnswers(ctx, "ns", "run", nil, inquiry.RunRunning, t0)
+		require.NoError(t, err)
+		_, err = b.store.Resolve(ctx, d.Key, inquiry.Resolution{Status: inquiry.StatusAnswered, Answer: personAnswer("d", "hold", t0), At: t0})
+		require.NoError(t, err)
+		ds, err := b.store.ListDeliveries(ctx, d.Key)
+		require.NoError(t, err)
+		require.Empty(t, ds)
+		_, err = b.store.FinishRun(ctx, "ns", "run", inquiry.RunCompleted, t0)
+		require.NoError(t, err)
+		_, err = b.store.Resolve(ctx, e.Key, inquiry.Resolution{Status: inquiry.StatusAnswered, Answer: personAnswer("e", "hold", t0), At: t0})
+		require.NoError(t, err)
+		run, err = b.store.Run(ctx, "ns", "run")
+		require.NoError(t, err)
+		require.Equal(t, "hold", run.Answers["d"].Value.First())
+		require.NotContains(t, run.Answers, "e")
+		require.Equal(t, inquiry.RunCompleted, run.Status)
+	})
+}
+
 func TestParkRunOnResolvedInquiry(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
