@@ -425,8 +425,7 @@ func (s *Store) Resolve(ctx context.Context, key string, r inquiry.Resolution) (
 			if err != nil {
 				return err
 			}
-			lost = &inquiry.Error{Code: inquiry.CodeAlreadyResolved,
-				Message: fmt.Sprintf("this inquiry is no longer pending: it is %s", rec.Status)}
+			lost = inquiry.AlreadyResolved(rec)
 			return nil
 		}
 		if err != nil {
