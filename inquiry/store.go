@@ -159,10 +159,11 @@ type Store interface {
 	ListInquiries(ctx context.Context, f ListFilter) ([]*Record, string, error)
 	// Resolve moves a pending inquiry to r.Status by a conditional update: the first resolution
 	// wins and later ones get CodeAlreadyResolved together with the record as it stands. In the
-	// same transaction it enqueues r.Deliveries and, for every run waiting on this inquiry,
-	// records StateAnswerOf(CapAnswer(answer)) in the run's answers (the run stays waiting until
-	// it is resumed) and enqueues a DeliverResume when the run has a resume URL. On PostgreSQL it
-	// also notifies other replicas (LISTEN/NOTIFY).
+	// same transaction it enqueues r.Deliveries and, when the inquiry was parked on by a run (a run
+	// may wait on several inquiries at once), records StateAnswerOf(CapAnswer(answer)) in that
+	// run's answers — the run stays waiting until it is resumed — and enqueues a DeliverResume
+	// when the run is still waiting and has a resume URL. A finished run is left alone. On
+	// PostgreSQL it also notifies other replicas (LISTEN/NOTIFY). A zero r.At means now.
 	Resolve(ctx context.Context, key string, r Resolution) (*Record, error)
 	// SetPosted records where a transport showed the inquiry.
 	SetPosted(ctx context.Context, key string, ref SlackRef) error
@@ -171,7 +172,8 @@ type Store interface {
 	// the expiry of pending rows). Claiming is advisory: the caller resolves each with Resolve,
 	// whose conditional update keeps two sweepers from resolving one inquiry twice.
 	DueInquiries(ctx context.Context, now time.Time, limit int) ([]*Record, error)
-	// DeleteResolvedBefore deletes inquiries resolved before t; it returns how many.
+	// DeleteResolvedBefore deletes inquiries resolved before t, and done or failed deliveries
+	// last touched before t; it returns how many inquiries.
 	DeleteResolvedBefore(ctx context.Context, t time.Time) (int, error)
 
 	// PutRun registers a run, or returns the existing one updated with any config and resume
@@ -188,10 +190,12 @@ type Store interface {
 	// status is not "" the run takes it (and a run set running has its heartbeat moved to now and
 	// WaitingOn cleared).
 	RecordAnswers(ctx context.Context, namespace, id string, answers map[string]Answer, status RunStatus, now time.Time) (*Run, error)
-	// ParkRun makes the run wait on the inquiry with key — unless that inquiry is already
-	// resolved, in which case its answer is recorded instead, the run stays as it is, and the
-	// resolved record is returned so the caller can hand the answer back. Resolve and ParkRun
-	// lock the inquiry row, so an answer landing while a run parks is never missed.
+	// ParkRun makes the run wait on the inquiry with key (marking the inquiry with the run, so its
+	// resolution finds the run) — unless that inquiry is already resolved, in which case its answer
+	// (if it has one) is recorded instead, the run stays as it is, and the resolved record is
+	// returned so the caller can hand the answer back. Resolve and ParkRun lock the inquiry row, so
+	// an answer landing while a run parks is never missed. An inquiry of another namespace is
+	// CodeNotFound.
 	ParkRun(ctx context.Context, namespace, id, key string, now time.Time) (*Run, *Record, error)
 	// FinishRun sets a final status.
 	FinishRun(ctx context.Context, namespace, id string, status RunStatus, now time.Time) (*Run, error)
@@ -199,12 +203,15 @@ type Store interface {
 	// never touched. It returns how many.
 	AbandonStale(ctx context.Context, cutoff, now time.Time) (int, error)
 
-	// EnqueueDeliveries stores deliveries on their own (work that follows no state change).
+	// EnqueueDeliveries stores deliveries on their own (work that follows no state change). Zero
+	// CreatedAt and NextAttemptAt mean now.
 	EnqueueDeliveries(ctx context.Context, ds []Delivery) error
 	// ClaimDeliveries claims up to limit pending deliveries due at now, in id order, by moving
 	// their NextAttemptAt to now+lease (so a claimer that dies releases them) and counting an
 	// attempt. Concurrent claimers never get the same delivery (SKIP LOCKED or a conditional
-	// update). kinds limits the kinds claimed (none: all).
+	// update). A lane keeps its order: a delivery is not claimed while an earlier pending delivery
+	// of its lane is held back (not yet due, or under another claim's lease), across replicas too.
+	// kinds limits the kinds claimed (none: all).
 	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, kinds ...DeliveryKind) ([]Delivery, error)
 	// CompleteDelivery marks a delivery done.
 	CompleteDelivery(ctx context.Context, id int64, now time.Time) error

@@ -31,29 +31,6 @@ type bundle struct {
 	srv   *httptest.Server
 }
 
-// storeFinder finds an inquiry by its Slack message by listing the store, until the store has
-// an indexed InquiryBySlackTS of its own.
-type storeFinder struct{ st inquiry.Store }
-
-func (f storeFinder) InquiryBySlackTS(ctx context.Context, channel, ts string) (*inquiry.Record, error) {
-	cursor := ""
-	for {
-		recs, next, err := f.st.ListInquiries(ctx, inquiry.ListFilter{Limit: 200, Cursor: cursor})
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range recs {
-			if r.Slack.Channel == channel && r.Slack.TS == ts {
-				return r, nil
-			}
-		}
-		if next == "" {
-			return nil, inquiry.Errorf(inquiry.CodeNotFound, "no inquiry was posted at %s in %s", ts, channel)
-		}
-		cursor = next
-	}
-}
-
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func setup(t *testing.T, tweak ...func(*Config)) *bundle {
@@ -69,10 +46,7 @@ func setup(t *testing.T, tweak ...func(*Config)) *bundle {
 	svc.Log = quiet
 
 	fake := slackfake.New(t)
-	var finder Finder = storeFinder{st}
-	if f, ok := any(st).(Finder); ok {
-		finder = f
-	}
+	var finder Finder = st // the store finds an inquiry by its Slack message, through an index
 	cfg := Config{
 		BotToken: slackfake.BotToken, SigningSecret: slackfake.SigningSecret, APIURL: fake.URL(),
 		DefaultChannel: slackfake.DefaultChannel, Service: svc, Finder: finder, Logger: quiet,

@@ -295,6 +295,16 @@ func (s *Store) InquiryByID(ctx context.Context, namespace, runID, id string) (*
 	return rec, translate(err, "read the inquiry")
 }
 
+// InquiryBySlackTS returns the inquiry posted as the Slack message (channel, ts), so that a reply
+// in its thread can answer it (slackapp.Finder).
+func (s *Store) InquiryBySlackTS(ctx context.Context, channel, ts string) (*inquiry.Record, error) {
+	if ts == "" {
+		return nil, notFound("no inquiry was posted as that Slack message")
+	}
+	rec, err := s.inquiryWhere(ctx, s.db, "slack_channel = ? AND slack_ts = ?", channel, ts)
+	return rec, translate(err, "find the inquiry of a Slack message")
+}
+
 // inquiryWhere reads one inquiry; where may end in FOR UPDATE.
 func (s *Store) inquiryWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (*inquiry.Record, error) {
 	var row inquiryRow
