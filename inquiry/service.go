@@ -30,7 +30,7 @@ type Service struct {
 	// Observe, when set, hears every inquiry this process creates ("created") and resolves
 	// ("resolved"), for metrics.
 	Observe func(event string, rec *Record)
-	Log    *slog.Logger
+	Log     *slog.Logger
 }
 
 // NewService returns a service with a fresh hub and the given store and registry.
