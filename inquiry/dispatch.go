@@ -182,6 +182,7 @@ func (p *Dispatcher) deliver(ctx context.Context, d Delivery) (next time.Time, h
 	switch {
 	case err == nil:
 		p.observe(d, "done", nil)
+		p.Log.Info("delivery done", "id", d.ID, "kind", d.Kind, "key", d.InquiryKey, "attempts", d.Attempts)
 		if e := p.Store.CompleteDelivery(rctx, d.ID, now); e != nil {
 			p.Log.Warn("complete delivery", "id", d.ID, "err", e)
 		}

@@ -104,10 +104,8 @@ func (s *Scheduler) Sweep(ctx context.Context) Stats {
 		return s.Service.Store.DeleteResolvedBefore(ctx, s.Service.Clock().Add(-s.Retention))
 	})
 	st.Duration = time.Since(start)
-	if st.Expired+st.Abandoned+st.Deliveries+st.Deleted+st.Errors > 0 {
-		s.log().Info("sweep", "expired", st.Expired, "abandoned", st.Abandoned, "deliveries", st.Deliveries,
-			"deleted", st.Deleted, "errors", st.Errors, "duration", st.Duration)
-	}
+	s.log().Info("sweep", "expired", st.Expired, "abandoned", st.Abandoned, "deliveries", st.Deliveries,
+		"deleted", st.Deleted, "errors", st.Errors, "duration_ms", float64(st.Duration.Microseconds())/1000)
 	s.observe("sweep", st.Expired+st.Abandoned+st.Deliveries+st.Deleted, st.Duration, nil)
 	return st
 }
