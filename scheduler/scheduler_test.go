@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -276,4 +277,42 @@ func TestStartRunsTheSweepOnSchedule(t *testing.T) {
 		t.Fatal("the sweep did not run on its schedule")
 	}
 	require.Error(t, (&scheduler.Scheduler{Service: r.svc, Schedule: "whenever"}).Start(ctx))
+}
+
+func TestLongPollWakesAcrossReplicas(t *testing.T) {
+	if os.Getenv(storagetest.Env) == "" {
+		t.Skip("two replicas share a database on PostgreSQL only: set TEST_DATABASE_URL")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dbURL := storagetest.PostgresURL(t)
+	c := &clock{now: time.Now().UTC()}
+	a, b := newReplica(t, dbURL, c), newReplica(t, dbURL, c)
+	for _, r := range []*replica{a, b} {
+		go func(r *replica) { _ = r.store.Listen(ctx, r.svc.Hub.Wake) }(r)
+	}
+	time.Sleep(200 * time.Millisecond) // both listening
+	rec, _, err := a.svc.Ask(ctx, choice("wake", c.Now().Add(time.Hour), "hold"))
+	require.NoError(t, err)
+
+	woke := make(chan time.Time, 1)
+	go func() {
+		got, err := a.svc.Wait(ctx, rec.Key, 30*time.Second)
+		if err == nil && got.Status == inquiry.StatusAnswered {
+			woke <- time.Now()
+		}
+		close(woke)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	_, err = b.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	require.NoError(t, err)
+	answered := time.Now()
+	select {
+	case at, ok := <-woke:
+		require.True(t, ok, "the waiter on replica A saw the answer")
+		// Woken by NOTIFY, not by the 30 s timeout: generous bound, far below any polling.
+		require.Less(t, at.Sub(answered), 5*time.Second)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a waiter on one replica was not woken by an answer recorded on another")
+	}
 }
