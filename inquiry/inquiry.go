@@ -2,6 +2,8 @@ package inquiry
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -329,4 +331,22 @@ func SameContent(a, b *Inquiry) bool {
 		}
 	}
 	return true
+}
+
+// Fingerprint is a short, stable digest of what SameContent compares (kind, question, context,
+// options, multiple, allow_text, default). Askers that do not choose an id (bot ask, the MCP
+// tool) derive one from it, so asking the same question again finds the same inquiry, and a
+// question whose content changed is a new inquiry rather than an id conflict.
+func Fingerprint(in *Inquiry) string {
+	b, _ := json.Marshal(struct {
+		Kind      Kind     `json:"kind"`
+		Question  string   `json:"question"`
+		Context   string   `json:"context"`
+		Options   []Option `json:"options"`
+		Multiple  bool     `json:"multiple"`
+		AllowText bool     `json:"allow_text"`
+		Default   Value    `json:"default"`
+	}{in.Kind, in.Question, in.Context, in.Options, in.Multiple, in.AllowText, in.Default})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }

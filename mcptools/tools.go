@@ -2,8 +2,6 @@ package mcptools
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -359,17 +357,8 @@ func defaultValue(kind inquiry.Kind, opts []inquiry.Option, d inquiry.Value) inq
 // its own prefix: everything that makes two inquiries the same (inquiry.SameContent) goes in, so
 // a question whose context or default changed is a new inquiry rather than an id conflict.
 func derivedID(req *client.AskRequest) string {
-	b, _ := json.Marshal(struct {
-		Kind      inquiry.Kind     `json:"kind"`
-		Question  string           `json:"question"`
-		Context   string           `json:"context"`
-		Options   []inquiry.Option `json:"options"`
-		Multiple  bool             `json:"multiple"`
-		AllowText bool             `json:"allow_text"`
-		Default   inquiry.Value    `json:"default"`
-	}{req.Kind, req.Question, req.Context, req.Options, req.Multiple, req.AllowText, req.Default})
-	sum := sha256.Sum256(b)
-	return "mcp:" + hex.EncodeToString(sum[:8])
+	return "mcp:" + inquiry.Fingerprint(&inquiry.Inquiry{Kind: req.Kind, Question: req.Question, Context: req.Context,
+		Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Default: req.Default})
 }
 
 // failure is the result of an error: declined for a refusal by policy, unavailable (a tool

@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -345,17 +343,8 @@ func (f *askFlags) defaultValue(kind inquiry.Kind, opts []inquiry.Option) inquir
 // id, so running it again finds the same inquiry. Everything that makes two inquiries the same
 // (inquiry.SameContent) goes in, so a changed question is a new inquiry rather than a conflict.
 func derivedID(req *client.AskRequest) string {
-	b, _ := json.Marshal(struct {
-		Kind      inquiry.Kind     `json:"kind"`
-		Question  string           `json:"question"`
-		Context   string           `json:"context"`
-		Options   []inquiry.Option `json:"options"`
-		Multiple  bool             `json:"multiple"`
-		AllowText bool             `json:"allow_text"`
-		Default   inquiry.Value    `json:"default"`
-	}{req.Kind, req.Question, req.Context, req.Options, req.Multiple, req.AllowText, req.Default})
-	sum := sha256.Sum256(b)
-	return "cli:" + hex.EncodeToString(sum[:8])
+	return "cli:" + inquiry.Fingerprint(&inquiry.Inquiry{Kind: req.Kind, Question: req.Question, Context: req.Context,
+		Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Default: req.Default})
 }
 
 // askOutcome prints what a finished (or timed-out) ask came to and picks the exit status.
