@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -122,6 +123,13 @@ func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
 	a := Answer{InquiryID: in.ID}
 	if !utf8.ValidString(r.Text) {
 		return a, answerErr("text", "text is not valid UTF-8: send it as UTF-8 text")
+	}
+	for _, c := range r.Text {
+		if unicode.IsControl(c) && c != '\n' && c != '\t' && c != '\r' {
+			// As in a question: an escape sequence would reach whoever reads the answer in a
+			// terminal (bot ask, bot questions).
+			return a, answerErr("text", "text contains the control character %U: remove it", c)
+		}
 	}
 	text := strings.TrimSpace(r.Text)
 	if r.Declined {
