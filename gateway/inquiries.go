@@ -99,6 +99,9 @@ func (s *Server) askRequest(c *gin.Context, b *AskBody) (inquiry.AskRequest, err
 	}
 	if b.Slack != nil {
 		req.Slack = inquiry.SlackRef{Channel: b.Slack.Channel, ThreadTS: b.Slack.ThreadTS, Answerers: b.Slack.Answerers}
+		if err := inquiry.ValidateSlack(req.Slack); err != nil {
+			return inquiry.AskRequest{}, err
+		}
 	}
 	return req, nil
 }

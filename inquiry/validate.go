@@ -217,3 +217,45 @@ func hasValue(opts []Option, v string) bool {
 	}
 	return false
 }
+
+// MaxSlackRefChars bounds a Slack channel, thread ts or answerer as the asker gives it: Slack's
+// ids and names are far shorter.
+const MaxSlackRefChars = 255
+
+// ValidateSlack checks where in Slack an inquiry is asked and who may answer it, as the asker
+// gives them: each is printable text without blanks (a channel id or name, a message ts, a user
+// or user group id), at most MaxSlackRefChars characters; an answerer may not be empty. It
+// returns the first broken rule as an invalid_inquiry *Error naming the field (slack.channel,
+// slack.thread_ts, slack.answerers[2]).
+func ValidateSlack(ref SlackRef) error {
+	check := func(field, s, fix string) error {
+		if !utf8.ValidString(s) {
+			return invalid(field, "%s is not valid UTF-8: %s", field, fix)
+		}
+		if n := utf8.RuneCountInString(s); n > MaxSlackRefChars {
+			return invalid(field, "%s is %d characters long but may have at most %d: %s", field, n, MaxSlackRefChars, fix)
+		}
+		for _, r := range s {
+			if unicode.IsControl(r) || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+				return invalid(field, "%s %q contains the character %U, which no Slack id has: %s", field, s, r, fix)
+			}
+		}
+		return nil
+	}
+	if err := check("slack.channel", ref.Channel, "give a channel id such as \"C0123456789\", or leave it out for the server's default channel"); err != nil {
+		return err
+	}
+	if err := check("slack.thread_ts", ref.ThreadTS, "give the ts of the message to answer in the thread of, such as \"1700000000.000100\""); err != nil {
+		return err
+	}
+	for i, id := range ref.Answerers {
+		field := fmt.Sprintf("slack.answerers[%d]", i)
+		if id == "" {
+			return invalid(field, "%s is empty: give a Slack user id (U…, W…) or user group id (S…), or drop it", field)
+		}
+		if err := check(field, id, "give a Slack user id (U…, W…) or user group id (S…)"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
