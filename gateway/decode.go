@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -45,6 +48,11 @@ func decode(c *gin.Context, dst any, optional bool) error {
 		}
 		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is empty: send a JSON object with the fields %s", fieldList(dst))
 	}
+	if i := invalidUTF8(body); i >= 0 {
+		// encoding/json would quietly turn the bytes into U+FFFD, so that ids such as "a\xff"
+		// and "a\xfe" became the same stored id: refuse them instead.
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid UTF-8 (byte %d is no part of a character): send the JSON encoded as UTF-8", i)
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return syntaxError(err, body, dst)
@@ -66,6 +74,9 @@ func decode(c *gin.Context, dst any, optional bool) error {
 		if !ok {
 			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "unknown field %q: the allowed fields are %s", name, fieldList(dst))
 		}
+		if why := unstorable(fields[name]); why != "" {
+			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s has %s: send text without it", name, why)
+		}
 		dec := json.NewDecoder(bytes.NewReader(fields[name]))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(target.Addr().Interface()); err != nil {
@@ -73,6 +84,71 @@ func decode(c *gin.Context, dst any, optional bool) error {
 		}
 	}
 	return nil
+}
+
+// invalidUTF8 returns the offset of the first byte of b that is no part of a UTF-8 character,
+// or -1.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// unstorable says what a JSON value (valid JSON) holds in its strings that is no text a field
+// takes, or "": a NUL character (\u0000: PostgreSQL cannot store it, and no rule allows it),
+// or an escaped UTF-16 surrogate without its other half (no character at all: encoding/json
+// would quietly turn it into U+FFFD).
+func unstorable(raw []byte) string {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(raw):
+			if raw[i+1] != 'u' {
+				i++ // a one-letter escape, \" and \\ among them
+				continue
+			}
+			u, ok := hex4(raw, i+2)
+			if !ok {
+				continue // not valid JSON; the decoder says so
+			}
+			switch {
+			case u == 0:
+				return "a NUL character (\\u0000), which no field takes"
+			case u >= 0xD800 && u <= 0xDBFF:
+				if lo, ok := hex4(raw, i+8); ok && raw[i+6] == '\\' && raw[i+7] == 'u' && lo >= 0xDC00 && lo <= 0xDFFF {
+					i += 11 // a whole surrogate pair: one character
+					continue
+				}
+				return fmt.Sprintf("the escape \\u%04x, half of a UTF-16 surrogate pair without its other half, which is no character", u)
+			case u >= 0xDC00 && u <= 0xDFFF:
+				return fmt.Sprintf("the escape \\u%04x, half of a UTF-16 surrogate pair without its other half, which is no character", u)
+			}
+			i += 5
+		}
+	}
+	return ""
+}
+
+// hex4 reads the four hex digits at raw[i:i+4].
+func hex4(raw []byte, i int) (rune, bool) {
+	if i < 0 || i+4 > len(raw) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(raw[i:i+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	return rune(n), true
 }
 
 // syntaxError explains why a body is not one JSON object.
@@ -265,4 +341,54 @@ func queryWait(c *gin.Context) (time.Duration, error) {
 		return 0, inquiry.FieldErrorf(inquiry.CodeBadRequest, "wait", "wait %q is not a number of seconds: use a number from 0 to %g, such as wait=30", raw, inquiry.MaxWait.Seconds())
 	}
 	return parseWait("wait", &secs)
+}
+
+// printable reports whether s is valid UTF-8 without control characters: what every key, id,
+// status, namespace and cursor the server hands out is.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// saneParams answers path parameters and query values that cannot name anything — text that is
+// not valid UTF-8 or holds a control character — before they reach the store (PostgreSQL
+// refuses such text outright). No inquiry has such a key and no run such an id (404); a query
+// value is a bad request naming its parameter (400). The run id of an ask is left to the ask,
+// which refuses it with the rule for run ids.
+func (s *Server) saneParams(c *gin.Context) {
+	for _, p := range c.Params {
+		if printable(p.Value) {
+			continue
+		}
+		switch {
+		case p.Key == "key":
+			s.abort(c, inquiry.Errorf(inquiry.CodeNotFound, "no inquiry has the key %q (a key is printable text): use the key a create returned (it starts with inq_), not the inquiry's id", p.Value))
+			return
+		case p.Key == "id" && c.FullPath() != "/v1/runs/:id/ask":
+			s.abort(c, inquiry.Errorf(inquiry.CodeNotFound, "no run has the id %q (a run id is printable text): use the id the run was registered with", p.Value))
+			return
+		}
+	}
+	query := c.Request.URL.Query()
+	names := make([]string, 0, len(query))
+	for name := range query {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, v := range query[name] {
+			if !printable(v) {
+				s.abort(c, inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "the query parameter %s is %q, which holds a control character or is not valid UTF-8: send printable text", name, v))
+				return
+			}
+		}
+	}
+	c.Next()
 }

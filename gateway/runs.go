@@ -119,7 +119,7 @@ func (s *Server) registerRun(c *gin.Context) {
 	}
 	ctx, ns := c.Request.Context(), token(c).Namespace
 	status := http.StatusOK
-	if b.ID != "" {
+	if b.ID != "" && printable(b.ID) { // an id that is not is refused by RegisterRun with its rule
 		if _, err := s.svc.GetRun(ctx, ns, b.ID); inquiry.ErrorCode(err) == inquiry.CodeNotFound {
 			status = http.StatusCreated
 		} else if err != nil {

@@ -125,7 +125,7 @@ func (s *Server) routes() *gin.Engine {
 		r.GET("/metrics", gin.WrapH(s.cfg.Metrics))
 	}
 
-	v1 := r.Group("/v1", s.authenticate)
+	v1 := r.Group("/v1", s.authenticate, s.saneParams)
 	v1.POST("/inquiries", s.need(inquiry.ScopeAsk), s.createInquiry)
 	v1.GET("/inquiries", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.listInquiries)
 	v1.GET("/inquiries/:key", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.getInquiry)
