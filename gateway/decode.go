@@ -177,11 +177,15 @@ func fieldError(name string, t reflect.Type, err error) error {
 	switch {
 	case errors.As(err, &typ) && typ.Field != "":
 		field := name + "." + typ.Field
+		if ft := nestedType(t, typ.Field); ft != nil && base(ft) != base(typ.Type) {
+			// An item of a nested list (slack.answerers) has the wrong type.
+			return inquiry.FieldErrorf(inquiry.CodeBadRequest, field, "%s must be %s, but an item of it is %s: send every item as %s", field, typeName(ft), jsonKind(typ.Value), typeName(typ.Type))
+		}
 		want := typeName(typ.Type)
 		return inquiry.FieldErrorf(inquiry.CodeBadRequest, field, "%s must be %s, not %s: send it as %s", field, want, jsonKind(typ.Value), want)
 	case errors.As(err, &typ) && base(typ.Type) != base(t):
 		// An item of a list (or a value of a map) has the wrong type.
-		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be %s, but an item of it is %s where %s is expected", name, typeName(t), jsonKind(typ.Value), typeName(typ.Type))
+		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be %s, but an item of it is %s: send every item as %s", name, typeName(t), jsonKind(typ.Value), typeName(typ.Type))
 	case errors.As(err, &typ):
 		want := typeName(t)
 		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be %s, not %s: send it as %s", name, want, jsonKind(typ.Value), want)
@@ -199,6 +203,28 @@ func fieldError(name string, t reflect.Type, err error) error {
 	}
 	// A type that decodes itself (inquiry.Value) says what it takes.
 	return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s %s", name, strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// nestedType is the type of the field at a dotted path of json names below t (nil when there is
+// none, as inside a list).
+func nestedType(t reflect.Type, path string) reflect.Type {
+	for _, name := range strings.Split(path, ".") {
+		t = base(t)
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		var found reflect.Type
+		for i := 0; i < t.NumField(); i++ {
+			if jsonName(t.Field(i)) == name {
+				found = t.Field(i).Type
+			}
+		}
+		if found == nil {
+			return nil
+		}
+		t = found
+	}
+	return t
 }
 
 // fieldTargets maps each json name of dst's struct to the field to decode it into.
