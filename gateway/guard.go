@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -84,6 +85,14 @@ func (g *Guard) Check(ctx context.Context, field, raw string) error {
 		}
 		return nil
 	}
+	if ip, ok := numericIPv4(host); ok {
+		// 2130706433, 0177.0.0.1, 0x7f.1: what C's inet_aton (curl, a proxy, a browser) reads as
+		// an address. Go dials none of them, but neither is a host name worth a lookup.
+		if why := Refused(ip); why != "" {
+			return refusedURL(field, host, hostport, why+" ("+ip.String()+" written another way)")
+		}
+		return inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s host %q is the address %s written another way: write it as %s", field, host, ip, ip)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	addrs, err := g.resolver.LookupIPAddr(ctx, host)
@@ -104,6 +113,48 @@ func (g *Guard) Check(ctx context.Context, field, raw string) error {
 		}
 	}
 	return nil
+}
+
+// numericIPv4 reads host as the IPv4 address C's inet_aton makes of it: one to four parts
+// separated by dots (a trailing dot allowed), each decimal, octal (a leading 0) or hex (0x), the
+// last filling the bytes left. ok is false for anything else, a host name among them.
+func numericIPv4(host string) (netip.Addr, bool) {
+	host = strings.TrimSuffix(host, ".")
+	parts := strings.Split(host, ".")
+	if host == "" || len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	nums := make([]uint64, len(parts))
+	for i, p := range parts {
+		base, digits := 10, p
+		switch {
+		case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
+			base, digits = 16, p[2:]
+		case len(p) > 1 && p[0] == '0':
+			base, digits = 8, p[1:]
+		}
+		if digits == "" || strings.ContainsAny(digits, "+-_") {
+			return netip.Addr{}, false
+		}
+		n, err := strconv.ParseUint(digits, base, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		nums[i] = n
+	}
+	var v uint64
+	for i, n := range nums[:len(nums)-1] {
+		if n > 0xff {
+			return netip.Addr{}, false
+		}
+		v |= n << (24 - 8*i)
+	}
+	last := nums[len(nums)-1]
+	if last >= 1<<(8*(5-len(nums))) {
+		return netip.Addr{}, false
+	}
+	v |= last
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
 func refusedURL(field, host, hostport, why string) error {
