@@ -236,7 +236,13 @@ func (s *Server) resumeRun(c *gin.Context) {
 	sort.Strings(ids)
 	for _, id := range ids {
 		switch a := b.Answers[id]; a.Source {
-		case "", inquiry.SourcePerson, inquiry.SourceDefault, inquiry.SourceExpired:
+		case "":
+			// An answer brought back by the run's owner without saying whose it is: it came from
+			// outside the bot, as a person's would (the state must not hold a source outside the
+			// three the contract names).
+			a.Source = inquiry.SourcePerson
+			b.Answers[id] = a
+		case inquiry.SourcePerson, inquiry.SourceDefault, inquiry.SourceExpired:
 		default:
 			s.abort(c, inquiry.FieldErrorf(inquiry.CodeInvalidAnswer, "answers["+id+"].source", "answers[%q].source %q is not one of person, default or expired: use one of them, or leave it out", id, string(a.Source)))
 			return
