@@ -87,7 +87,7 @@ func strict(doc *openapi3.T) {
 // conformance checks every answer of the server against the document: its status must be one
 // the operation documents, and its body must match that response's schema exactly.
 type conformance struct {
-	t    *testing.T
+	t    testing.TB
 	next http.RoundTripper
 }
 

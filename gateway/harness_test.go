@@ -32,7 +32,7 @@ import (
 // bundle is what a test gets: the real server over HTTP on a fresh, migrated store of its own,
 // a running dispatcher, and tokens of every kind.
 type bundle struct {
-	t      *testing.T
+	t      testing.TB
 	url    string // base URL of the server
 	dbURL  string
 	store  *storage.Store
@@ -68,6 +68,7 @@ type options struct {
 	mount         func(r gin.IRoutes)
 	metrics       http.Handler
 	ready         func(context.Context) error
+	logTo         io.Writer // every log line of the server, as JSON
 }
 
 type option func(*options)
@@ -84,6 +85,7 @@ func withResolver(r gateway.Resolver) option               { return func(o *opti
 func withMount(f func(r gin.IRoutes)) option               { return func(o *options) { o.mount = f } }
 func withMetrics(h http.Handler) option                    { return func(o *options) { o.metrics = h } }
 func withReady(f func(context.Context) error) option       { return func(o *options) { o.ready = f } }
+func withLog(w io.Writer) option                           { return func(o *options) { o.logTo = w } }
 
 // each runs fn against SQLite in a temporary directory, always, and against PostgreSQL when
 // TEST_DATABASE_URL is set — which must then be reachable: it fails, never skips. fn passes db
@@ -112,7 +114,7 @@ var (
 
 // postgresDB creates a database of the test's own through TEST_DATABASE_URL and drops it when
 // the test ends.
-func postgresDB(t *testing.T, admin string) string {
+func postgresDB(t testing.TB, admin string) string {
 	t.Helper()
 	adminOnce.Do(func() {
 		adminDB, adminErr = sqlx.Open("postgres", admin)
@@ -140,7 +142,7 @@ func postgresDB(t *testing.T, admin string) string {
 	return u.String()
 }
 
-func setup(t *testing.T, opts ...option) *bundle {
+func setup(t testing.TB, opts ...option) *bundle {
 	t.Helper()
 	var o options
 	for _, f := range opts {
@@ -166,6 +168,9 @@ func setup(t *testing.T, opts ...option) *bundle {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if o.logTo != nil {
+		log = slog.New(slog.NewJSONHandler(o.logTo, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	svc := inquiry.NewService(served, inquiry.NewRegistry())
 	svc.DefaultPolicy = o.policy
@@ -234,7 +239,7 @@ type resp struct {
 	body   []byte
 }
 
-func (r resp) json(t *testing.T) map[string]any {
+func (r resp) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(r.body, &m), "body: %s", r.body)
@@ -243,7 +248,7 @@ func (r resp) json(t *testing.T) map[string]any {
 
 // errorOf checks r is an error answer with status and code, whose message is one non-empty line,
 // and returns its detail.
-func (r resp) errorOf(t *testing.T, status int, code inquiry.Code) map[string]any {
+func (r resp) errorOf(t testing.TB, status int, code inquiry.Code) map[string]any {
 	t.Helper()
 	require.Equal(t, status, r.status, "body: %s", r.body)
 	m := r.json(t)
@@ -317,6 +322,17 @@ func (b *bundle) requireNothingStored() {
 	r := b.do("GET", "/v1/runs?limit=500", b.admin, nil)
 	require.Equal(b.t, 200, r.status, "body: %s", r.body)
 	require.Empty(b.t, r.json(b.t)["runs"], "a run was stored")
+}
+
+// snapshot is everything a refused request must leave as it was: every inquiry and every run
+// of every namespace, as the admin token lists them.
+func (b *bundle) snapshot() string {
+	b.t.Helper()
+	r := b.do("GET", "/v1/inquiries?limit=500", b.admin, nil)
+	require.Equal(b.t, 200, r.status, "body: %s", r.body)
+	runs := b.do("GET", "/v1/runs?limit=500", b.admin, nil)
+	require.Equal(b.t, 200, runs.status, "body: %s", runs.body)
+	return string(r.body) + "\n" + string(runs.body)
 }
 
 // advance moves the dispatcher's clock forward and wakes it.
