@@ -1,0 +1,611 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Security: who may read and answer, tokens at rest, callbacks kept off the server's network,
+// secrets kept out of logs and error bodies, and SQL that takes user text only as parameters.
+// docs/RELIABILITY.md ("Security") lists these.
+
+// namespaceView is what a namespace owns, as the admin token lists it.
+func (b *bundle) namespaceView(ns string) string {
+	b.t.Helper()
+	var out []string
+	for _, it := range b.listAll() {
+		if m := it.(map[string]any); m["namespace"] == ns {
+			raw := fmt.Sprint(m)
+			out = append(out, raw)
+		}
+	}
+	r := b.do("GET", "/v1/runs?limit=500&namespace="+ns, b.admin, nil)
+	require.Equal(b.t, 200, r.status, "body: %s", r.body)
+	return strings.Join(out, "\n") + "\n" + string(r.body)
+}
+
+// TestAskTokenStaysInItsNamespace: an ask token of team-b can neither answer nor read, cancel or
+// touch team-a's inquiries and runs, through any endpoint; team-a's things stay as they were.
+func TestAskTokenStaysInItsNamespace(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		w := populate(t, b)
+		before := b.namespaceView("team-a")
+
+		for _, key := range []string{w.choice, w.text, w.waiting} {
+			for _, c := range []struct {
+				method, path string
+				body         any
+				status       int
+				code         inquiry.Code
+			}{
+				{"GET", "/v1/inquiries/" + key, nil, 403, inquiry.CodeForbidden},
+				{"GET", "/v1/inquiries/" + key + "?wait=0.1", nil, 403, inquiry.CodeForbidden},
+				{"POST", "/v1/inquiries/" + key + "/cancel", nil, 403, inquiry.CodeForbidden},
+				{"POST", "/v1/inquiries/" + key + "/answer", map[string]any{"value": "merge"}, 403, inquiry.CodeForbidden},
+				{"POST", "/v1/inquiries/" + key + "/answer", map[string]any{"declined": true}, 403, inquiry.CodeForbidden},
+			} {
+				r := b.do(c.method, c.path, b.askB, c.body)
+				e := r.errorOf(t, c.status, c.code)
+				require.NotContains(t, string(r.body), "Merge now?", "a refusal shows nothing of the inquiry")
+				requireOneSentence(t, c.path, str(e["message"]))
+			}
+		}
+		// An ask token cannot answer even its own namespace's question: an agent never answers
+		// itself.
+		b.do("POST", "/v1/inquiries/"+w.choice+"/answer", b.askA, map[string]any{"value": "merge"}).errorOf(t, 403, inquiry.CodeForbidden)
+
+		// Lists show only team-b's own, whatever the filters say.
+		for _, path := range []string{"/v1/inquiries", "/v1/inquiries?run_id=deploy-42", "/v1/inquiries?status=pending", "/v1/inquiries?limit=500"} {
+			r := b.do("GET", path, b.askB, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.body)
+			for _, it := range r.json(t)["inquiries"].([]any) {
+				require.Equal(t, "team-b", it.(map[string]any)["namespace"], path)
+			}
+		}
+		// A cursor made up from a team-a key pages nothing of team-a.
+		cursor := base64.RawURLEncoding.EncodeToString([]byte("99999999999999999|" + w.choice))
+		r := b.do("GET", "/v1/inquiries?cursor="+cursor, b.askB, nil)
+		require.Equal(t, 200, r.status, "body: %s", r.body)
+		for _, it := range r.json(t)["inquiries"].([]any) {
+			require.Equal(t, "team-b", it.(map[string]any)["namespace"])
+		}
+
+		// Runs are per namespace: team-a's run "nightly" does not exist for team-b.
+		for _, c := range []struct {
+			method, path string
+			body         any
+		}{
+			{"GET", "/v1/runs/nightly", nil},
+			{"POST", "/v1/runs/nightly/heartbeat", nil},
+			{"POST", "/v1/runs/nightly/resume", map[string]any{"answers": map[string]any{"nightly:go": map[string]any{"value": "yes"}}}},
+			{"POST", "/v1/runs/nightly/finish", map[string]any{"status": "failed"}},
+		} {
+			b.do(c.method, c.path, b.askB, c.body).errorOf(t, 404, inquiry.CodeNotFound)
+		}
+		for _, path := range []string{"/v1/runs", "/v1/runs?namespace=team-a", "/v1/runs?status=waiting"} {
+			r := b.do("GET", path, b.askB, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.body)
+			require.Empty(t, r.json(t)["runs"], "%s: an ask token lists only its own runs", path)
+		}
+		// Asking in a run of the same id, or with the same inquiry id, makes team-b's own.
+		r = b.do("POST", "/v1/runs/nightly/ask", b.askB, confirm("nightly:go"))
+		require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
+		require.NotEqual(t, w.waiting, r.json(t)["inquiry"].(map[string]any)["key"])
+		got := b.ask(b.askB, choice("deploy-42:merge", "run_id", "deploy-42"), http.StatusCreated)
+		require.NotEqual(t, w.choice, got["key"])
+		require.Equal(t, "team-b", got["namespace"])
+
+		require.Equal(t, before, b.namespaceView("team-a"), "team-b's token changed something of team-a")
+	})
+}
+
+// rawDB opens the test's database directly, as an attacker with a copy of it would read it.
+func rawDB(t *testing.T, dbURL string) *sqlx.DB {
+	t.Helper()
+	driver, dsn := "postgres", dbURL
+	if path, ok := strings.CutPrefix(dbURL, "sqlite:"); ok {
+		driver, dsn = "sqlite", path
+	}
+	db, err := sqlx.Open(driver, dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// dumpTable returns every value of every row of table as text.
+func dumpTable(t *testing.T, db *sqlx.DB, table string) []string {
+	t.Helper()
+	rows, err := db.Queryx("SELECT * FROM " + table)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		vals, err := rows.SliceScan()
+		require.NoError(t, err)
+		for _, v := range vals {
+			switch v := v.(type) {
+			case []byte:
+				out = append(out, string(v), fmt.Sprintf("%x", v))
+			default:
+				out = append(out, fmt.Sprint(v))
+			}
+		}
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestTokensStoredHashed reads the database directly: no table holds a token or its secret,
+// only the SHA-256 of the secret.
+func TestTokensStoredHashed(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		populate(t, b) // something in every table
+		raw := rawDB(t, b.dbURL)
+		tokens := map[string]string{"agent-a": b.askA, "agent-b": b.askB, "alice": b.answerer, "root": b.admin, "gone": b.revoked}
+
+		type row struct {
+			ID         string `db:"id"`
+			Name       string `db:"name"`
+			SecretHash []byte `db:"secret_hash"`
+		}
+		var rows []row
+		require.NoError(t, raw.Select(&rows, "SELECT id, name, secret_hash FROM tokens"))
+		require.Len(t, rows, len(tokens))
+		for _, r := range rows {
+			plain := tokens[r.Name]
+			id, secret, ok := inquiry.ParseToken(plain)
+			require.True(t, ok)
+			require.Equal(t, id, r.ID)
+			sum := sha256.Sum256([]byte(secret))
+			require.Equal(t, sum[:], r.SecretHash, "the secret is stored as its SHA-256")
+		}
+		for _, table := range []string{"tokens", "inquiries", "runs", "deliveries", "settings"} {
+			for _, v := range dumpTable(t, raw, table) {
+				for name, plain := range tokens {
+					_, secret, _ := inquiry.ParseToken(plain)
+					require.NotContains(t, v, secret, "table %s holds the secret of token %s", table, name)
+					require.NotContains(t, strings.ToLower(v), strings.ToLower(plain), "table %s holds token %s", table, name)
+				}
+			}
+		}
+	})
+}
+
+// TestWrongSecretWithTheRightID: a token whose id is right and whose secret is not — one
+// character off, cut, extended, another token's, in other case — is refused like an unknown
+// one. inquiry.TestAuthenticateComparesInConstantTime checks the comparison itself.
+func TestWrongSecretWithTheRightID(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withPolicy(inquiry.PolicyAsk))
+	key := str(b.ask(b.askA, choice("mine"), http.StatusCreated)["key"])
+	id, secret, ok := inquiry.ParseToken(b.admin)
+	require.True(t, ok)
+	_, other, _ := inquiry.ParseToken(b.askA)
+	flip := func(s string, i int) string {
+		c := byte('a')
+		if s[i] == 'a' {
+			c = 'b'
+		}
+		return s[:i] + string(c) + s[i+1:]
+	}
+	var refusedMsg string
+	for name, tok := range map[string]string{
+		"first character off":  "bot_" + id + "_" + flip(secret, 0),
+		"last character off":   "bot_" + id + "_" + flip(secret, len(secret)-1),
+		"cut by one":           "bot_" + id + "_" + secret[:len(secret)-1],
+		"one more":             "bot_" + id + "_" + secret + "a",
+		"half":                 "bot_" + id + "_" + secret[:len(secret)/2],
+		"another token's":      "bot_" + id + "_" + other,
+		"upper case":           "bot_" + id + "_" + strings.ToUpper(secret),
+		"the hash itself":      "bot_" + id + "_" + fmt.Sprintf("%x", sha256.Sum256([]byte(secret))),
+		"empty secret":         "bot_" + id + "_",
+		"id alone":             "bot_" + id,
+		"secret alone":         secret,
+		"no prefix":            id + "_" + secret,
+		"revoked, right":       b.revoked,
+		"twice":                b.admin + " " + b.admin,
+		"with a NUL":           b.admin + "\x00",
+		"another id, right ok": "bot_" + flip(id, 0) + "_" + secret,
+	} {
+		req, err := http.NewRequest("GET", b.url+"/v1/inquiries/"+key, nil)
+		require.NoError(t, err)
+		req.Header["Authorization"] = []string{"Bearer " + tok}
+		res, err := b.http.Do(req)
+		if err != nil { // net/http refuses to send some header values at all
+			continue
+		}
+		var e struct {
+			Error struct{ Code, Message string }
+		}
+		require.NoError(t, jsonDecode(res, &e), name)
+		require.Equal(t, http.StatusUnauthorized, res.StatusCode, name)
+		require.Equal(t, "unauthenticated", e.Error.Code, name)
+		if refusedMsg == "" {
+			refusedMsg = e.Error.Message
+		}
+		require.Equal(t, refusedMsg, e.Error.Message, "%s: every refusal says the same, so none tells which part was right", name)
+	}
+	// The token is taken from the Authorization header only.
+	for _, path := range []string{"/v1/inquiries/" + key + "?token=" + url.QueryEscape(b.admin), "/v1/inquiries/" + key + "?access_token=" + url.QueryEscape(b.admin)} {
+		b.do("GET", path, "", nil).errorOf(t, 401, inquiry.CodeUnauthenticated)
+	}
+	require.Equal(t, 200, b.do("GET", "/v1/inquiries/"+key, b.admin, nil).status, "the right token still works")
+}
+
+// mapResolver answers lookups from a table, as a DNS server under an attacker's control would.
+type mapResolver map[string][]string
+
+func (m mapResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	ips, ok := m[strings.ToLower(strings.TrimSuffix(host, "."))]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	var out []net.IPAddr
+	for _, ip := range ips {
+		out = append(out, net.IPAddr{IP: net.ParseIP(ip)})
+	}
+	return out, nil
+}
+
+// TestCallbackURLsOffTheServersNetwork: callback and resume URLs that reach loopback, private,
+// link-local, metadata or unspecified addresses — written plainly, in the other forms C
+// resolvers read, through IPv6 forms that carry IPv4, or behind a DNS name — are refused when
+// given. TestSSRFAtDialTime covers the dial-time check, TestCallbackOutcomes the redirect of a
+// callback.
+func TestCallbackURLsOffTheServersNetwork(t *testing.T) {
+	t.Parallel()
+	dns := mapResolver{
+		"public.example":     {"93.184.216.34"},
+		"loopback.example":   {"127.0.0.1"},
+		"metadata.example":   {"169.254.169.254"},
+		"private.example":    {"10.1.2.3"},
+		"v6loop.example":     {"::1"},
+		"mixed.example":      {"93.184.216.34", "192.168.1.10"}, // one bad address is enough
+		"mapped.example":     {"::ffff:127.0.0.1"},
+		"linklocal6.example": {"fe80::1"},
+	}
+	b := setup(t, withPolicy(inquiry.PolicyAsk), withResolver(dns))
+	for _, c := range []struct{ url, why string }{
+		{"http://127.0.0.1/x", "loopback"},
+		{"http://127.0.0.2:8080/x", "loopback"},
+		{"http://10.0.0.1/x", "private"},
+		{"http://172.16.0.1/x", "private"},
+		{"http://172.31.255.254/x", "private"},
+		{"http://192.168.0.1/x", "private"},
+		{"http://169.254.169.254/latest/meta-data/iam/security-credentials/", "link-local"},
+		{"http://[::1]/x", "loopback"},
+		{"http://[fe80::1]/x", "link-local"},
+		{"http://[fe80::1%25eth0]/x", "link-local"},
+		{"http://0.0.0.0/x", "unspecified"},
+		{"http://[::]/x", "unspecified"},
+		{"http://[::ffff:127.0.0.1]/x", "loopback"},
+		{"http://[::ffff:a9fe:a9fe]/x", "link-local"},
+		{"http://[::ffff:10.0.0.1]/x", "private"},
+		{"http://[64:ff9b::7f00:1]/x", "loopback"},
+		{"http://[2002:a9fe:a9fe::]/x", "link-local"},
+		{"http://[fd00::1]/x", "private"},
+		{"http://100.64.0.1/x", "carrier-grade NAT"},
+		{"http://2130706433/x", "loopback"},            // 127.0.0.1 as one number
+		{"http://0177.0.0.1/x", "loopback"},            // octal
+		{"http://0x7f.0.0.1/x", "loopback"},            // hex
+		{"http://0x7f000001/x", "loopback"},            // hex, one number
+		{"http://017700000001/x", "loopback"},          // octal, one number
+		{"http://127.1/x", "loopback"},                 // two parts
+		{"http://127.0.1/x", "loopback"},               // three parts
+		{"http://0/x", "unspecified"},                  // 0.0.0.0
+		{"http://2852039166/x", "link-local"},          // 169.254.169.254
+		{"http://0xa9.0xfe.0xa9.0xfe/x", "link-local"}, // hex parts
+		{"http://167772161/x", "private"},              // 10.0.0.1
+		{"http://127.0.0.1./x", "loopback"},            // a trailing dot
+		{"http://loopback.example/x", "loopback"},
+		{"http://LOOPBACK.example./x", "loopback"},
+		{"http://metadata.example/x", "link-local"},
+		{"http://private.example:8443/x", "private"},
+		{"http://v6loop.example/x", "loopback"},
+		{"http://mixed.example/x", "private"},
+		{"http://mapped.example/x", "loopback"},
+		{"http://linklocal6.example/x", "link-local"},
+		{"http://localhost/x", "does not exist"}, // unless the resolver says it is loopback, as the real one does
+		{"http://nxdomain.example/x", "does not exist"},
+	} {
+		for _, target := range []struct{ path, field string }{{"/v1/inquiries", "callback_url"}, {"/v1/runs", "resume_url"}} {
+			body := confirm("cb", "callback_url", c.url)
+			if target.field == "resume_url" {
+				body = map[string]any{"id": "r", "resume_url": c.url}
+			}
+			r := b.do("POST", target.path, b.askA, body)
+			e := r.errorOf(t, 422, inquiry.CodeInvalidInquiry)
+			require.Equal(t, target.field, e["field"], c.url)
+			require.Contains(t, e["message"], c.why, c.url)
+			requireOneSentence(t, c.url, str(e["message"]))
+		}
+	}
+	// A public address in another form is refused too (nothing dials it), with the way to
+	// write it; a public name is taken.
+	e := b.do("POST", "/v1/inquiries", b.askA, confirm("cb", "callback_url", "http://1572395042/x")).errorOf(t, 422, inquiry.CodeInvalidInquiry)
+	require.Contains(t, e["message"], "write it as 93.184.216.34")
+	b.requireNothingStored()
+	r := b.do("POST", "/v1/inquiries", b.askA, confirm("cb", "callback_url", "https://public.example/hooks"))
+	require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+	r = b.do("POST", "/v1/runs", b.askA, map[string]any{"id": "r", "resume_url": "https://public.example/resume"})
+	require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+}
+
+// TestResumeRedirectNotFollowed: a resume receiver (allow-listed) that redirects to the
+// metadata address or to a loopback service that is not allow-listed sends the delivery
+// nowhere else; the redirect target is never reached.
+func TestResumeRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
+	inside := newReceiver(t) // a service on the server's own network, not allow-listed
+	for _, target := range []string{inside.URL + "/admin", "http://169.254.169.254/latest/meta-data/"} {
+		redirect := newRedirector(t, target)
+		b := setup(t, withPolicy(inquiry.PolicyAsk), withCallbackHosts(strings.TrimPrefix(redirect.URL, "http://")))
+		r := b.do("POST", "/v1/runs", b.askA, map[string]any{"id": "r", "resume_url": redirect.URL + "/resume"})
+		require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+		r = b.do("POST", "/v1/runs/r/ask", b.askA, confirm("go"))
+		require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
+		key := str(r.json(t)["inquiry"].(map[string]any)["key"])
+		require.Equal(t, 200, b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": "yes"}).status)
+		o := b.waitOutcome(inquiry.DeliverResume)
+		require.Equal(t, "failed", o.outcome, "a redirect gives up: %v", o.err)
+		require.Equal(t, 1, redirect.hits(), "the receiver was called once")
+	}
+	require.Zero(t, inside.count(), "the redirect target was never reached")
+}
+
+type redirector struct {
+	URL string
+	mu  sync.Mutex
+	n   int
+}
+
+func newRedirector(t *testing.T, to string) *redirector {
+	r := &redirector{}
+	rcv := newReceiver(t)
+	rcv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.n++
+		r.mu.Unlock()
+		http.Redirect(w, req, to, http.StatusTemporaryRedirect)
+	})
+	r.URL = rcv.URL
+	return r
+}
+
+func (r *redirector) hits() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}
+
+// jsonDecode reads a response body as JSON into v.
+func jsonDecode(res *http.Response, v any) error {
+	defer res.Body.Close()
+	return json.NewDecoder(res.Body).Decode(v)
+}
+
+// TestNoSecretInLogsOrErrorBodies runs the server through tokens good, bad and revoked, signed
+// callbacks that fail and are retried, a resume, and refusals of every kind, capturing every log
+// line, answer and callback: none holds a token, a token's secret, or the callback secret.
+// (slackapp.TestNoSlackSecretInLogs does the same for the Slack signing secret and bot token;
+// cmd/bot's serve tests for the whole process.)
+func TestNoSecretInLogsOrErrorBodies(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var logs strings.Builder
+	rcv := newReceiver(t, 500, 503) // the first two attempts fail, then 200
+	b := setup(t, withPolicy(inquiry.PolicyAsk), withCallbackHosts(rcv.host()), withLog(&lockedWriter{mu: &mu, w: &logs}))
+	b.secret = []byte(inquiry.NewSecret())
+
+	var seen []string // every answer: status line, headers and body
+	do := func(method, path, token string, body any) resp {
+		r := b.do(method, path, token, body)
+		seen = append(seen, fmt.Sprint(r.status, r.header), string(r.body))
+		return r
+	}
+	id, secret, _ := inquiry.ParseToken(b.admin)
+	wrong := []string{
+		"bot_" + id + "_" + strings.ToUpper(secret), // the right id, a wrong secret
+		b.revoked, "bot_" + id, secret, "Basic " + secret,
+	}
+	tokens := []string{b.askA, b.askB, b.answerer, b.admin, b.revoked}
+
+	for i, tok := range append(append([]string{}, tokens...), wrong...) {
+		do("POST", "/v1/inquiries", tok, confirm(fmt.Sprintf("q%d", i)))
+		do("GET", "/v1/inquiries", tok, nil)
+		do("GET", "/v1/runs", tok, nil)
+		do("POST", "/v1/inquiries", tok, `{"id": "broken`)
+	}
+	do("GET", "/v1/inquiries?token="+url.QueryEscape(b.admin), "", nil)
+	do("POST", "/v1/inquiries", b.askA, confirm("loop", "callback_url", "http://127.0.0.1:1/x"))
+	do("POST", "/v1/inquiries", b.askA, confirm("creds", "callback_url", "https://user:"+secret+"@example.com/x"))
+	do("POST", "/v1/inquiries", b.askA, strings.Repeat(" ", MaxBody+1))
+
+	// A callback that fails twice and then arrives; a resume.
+	r := do("POST", "/v1/inquiries", b.askA, confirm("deploy", "callback_url", rcv.URL+"/cb"))
+	require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+	key := str(r.json(t)["key"])
+	require.Equal(t, 200, do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": "yes"}).status)
+	for i := 0; i < 3; i++ {
+		rcv.next(t)
+		b.advance(time.Hour)
+	}
+	require.Equal(t, 201, do("POST", "/v1/runs", b.askA, map[string]any{"id": "run", "resume_url": rcv.URL + "/resume"}).status)
+	r = do("POST", "/v1/runs/run/ask", b.askA, confirm("go"))
+	require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
+	require.Equal(t, 200, do("POST", "/v1/inquiries/"+str(r.json(t)["inquiry"].(map[string]any)["key"])+"/answer", b.answerer, map[string]any{"value": "no"}).status)
+	got := rcv.next(t)
+	require.NotEmpty(t, got.header.Get("X-Inquiry-Signature"))
+
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	require.Contains(t, logged, "http request", "the log was captured")
+	rcv.mu.Lock()
+	for _, c := range rcv.got {
+		seen = append(seen, string(c.body))
+	}
+	rcv.mu.Unlock()
+	everything := logged + "\n" + strings.Join(seen, "\n")
+	for _, tok := range append(tokens, b.admin) {
+		_, sec, _ := inquiry.ParseToken(tok)
+		requireAbsent(t, everything, tok, "a token")
+		requireAbsent(t, everything, sec, "a token's secret")
+	}
+	requireAbsent(t, everything, secret, "the secret of a token sent with a wrong id")
+	requireAbsent(t, everything, strings.ToUpper(secret), "a wrong secret sent with the right id")
+	requireAbsent(t, everything, string(b.secret), "the callback secret")
+	requireAbsent(t, everything, fmt.Sprintf("%x", b.secret), "the callback secret, in hex")
+	requireAbsent(t, everything, "Bearer bot_", "an Authorization header")
+}
+
+// requireAbsent fails when hay holds needle, showing where without dumping all of hay.
+func requireAbsent(t *testing.T, hay, needle, what string) {
+	t.Helper()
+	if i := strings.Index(hay, needle); i >= 0 {
+		from, to := max(0, i-200), min(len(hay), i+len(needle)+50)
+		t.Fatalf("%s appears in the captured output: …%s…", what, hay[from:to])
+	}
+}
+
+// injections are texts that would change a query built by pasting them into SQL.
+var injections = []string{
+	`'; DROP TABLE inquiries; --`,
+	`x' OR '1'='1`,
+	`" OR "1"="1`,
+	`x'); DELETE FROM tokens; --`,
+	`1; UPDATE inquiries SET status='answered'`,
+	`x' UNION SELECT secret_hash FROM tokens --`,
+	`$1`,
+	`?`,
+	`:id`,
+	`%`,
+	`_`,
+	`\`,
+	`\'`,
+	`''`,
+	`--`,
+	`x'||(SELECT name FROM tokens LIMIT 1)||'`,
+	`'; SELECT pg_sleep(10); --`,
+}
+
+// TestSQLInjectionStoredVerbatim feeds texts built to break out of a query through every field
+// and filter the API stores or looks up: each is stored and returned verbatim, finds exactly what
+// it names, and changes nothing else (tables, tokens, other inquiries).
+func TestSQLInjectionStoredVerbatim(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		w := populate(t, b)
+		bystander := b.namespaceView("team-b")
+		keys := map[string]string{}
+		for i, p := range injections {
+			noBlank := strings.ReplaceAll(p, " ", "")
+			body := map[string]any{
+				"id": fmt.Sprintf("%d:%s", i, p), "run_id": p, "kind": "choice",
+				"question": "Is " + p + " safe?", "context": p,
+				"options": []any{map[string]any{"value": p, "label": "L" + p, "description": p}, "other"},
+				"default": p, "slack": map[string]any{"channel": "C" + noBlank, "answerers": []any{"U" + noBlank}},
+			}
+			got := b.ask(b.askA, body, http.StatusCreated)
+			keys[p] = str(got["key"])
+			require.Equal(t, body["id"], got["id"])
+			require.Equal(t, p, got["run_id"])
+			require.Equal(t, body["question"], got["question"])
+			require.Equal(t, p, got["context"])
+			require.Equal(t, p, got["default"])
+			opt := got["options"].([]any)[0].(map[string]any)
+			require.Equal(t, map[string]any{"value": p, "label": "L" + p, "description": p}, opt)
+			require.Equal(t, "C"+noBlank, got["slack"].(map[string]any)["channel"])
+			require.Equal(t, []any{"U" + noBlank}, got["slack"].(map[string]any)["answerers"])
+
+			// Asked again, it is the same inquiry (the unique key matched the text exactly).
+			again := b.ask(b.askA, body, http.StatusOK)
+			require.Equal(t, keys[p], again["key"])
+
+			// A filter by it finds exactly it: % and _ are no wildcards.
+			r := b.do("GET", "/v1/inquiries?run_id="+url.QueryEscape(p), b.askA, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.body)
+			list := r.json(t)["inquiries"].([]any)
+			require.Len(t, list, 1, "run_id=%s", p)
+			require.Equal(t, keys[p], list[0].(map[string]any)["key"])
+
+			// As a key, a run id, a cursor: nothing found, nothing broken.
+			if !strings.Contains(p, "/") {
+				b.do("GET", "/v1/inquiries/"+url.PathEscape(p), b.askA, nil).errorOf(t, 404, inquiry.CodeNotFound)
+				b.do("POST", "/v1/inquiries/"+url.PathEscape(p)+"/answer", b.answerer, map[string]any{"value": "x"}).errorOf(t, 404, inquiry.CodeNotFound)
+				b.do("GET", "/v1/runs/"+url.PathEscape(p), b.askA, nil).errorOf(t, 404, inquiry.CodeNotFound)
+				r = b.do("POST", "/v1/runs", b.askA, map[string]any{"id": p})
+				require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+				r = b.do("GET", "/v1/runs/"+url.PathEscape(p), b.askA, nil)
+				require.Equal(t, 200, r.status, "body: %s", r.body)
+				require.Equal(t, p, r.json(t)["id"])
+			}
+			cursor := base64.RawURLEncoding.EncodeToString([]byte("1|" + p))
+			r = b.do("GET", "/v1/inquiries?cursor="+cursor, b.askA, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.body)
+			require.Empty(t, r.json(t)["inquiries"], "a cursor before every inquiry pages nothing")
+
+			// Answered with it: recorded verbatim.
+			r = b.do("POST", "/v1/inquiries/"+keys[p]+"/answer", b.answerer, map[string]any{"value": p})
+			require.Equal(t, 200, r.status, "body: %s", r.body)
+			require.Equal(t, p, r.json(t)["answer"].(map[string]any)["value"])
+		}
+		// Text answers and resumes take it verbatim too.
+		for i, p := range injections {
+			k := str(b.ask(b.askA, map[string]any{"id": fmt.Sprintf("why-%d", i), "kind": "text", "question": "Why?"}, http.StatusCreated)["key"])
+			r := b.do("POST", "/v1/inquiries/"+k+"/answer", b.answerer, map[string]any{"text": p})
+			require.Equal(t, 200, r.status, "body: %s", r.body)
+			require.Equal(t, p, r.json(t)["answer"].(map[string]any)["text"])
+		}
+		answers := map[string]any{}
+		for _, p := range injections {
+			answers[p] = map[string]any{"text": p}
+		}
+		r := b.do("POST", "/v1/runs/nightly/resume", b.askA, map[string]any{"answers": answers})
+		require.Equal(t, 200, r.status, "body: %s", r.body)
+		state := r.json(t)["answers"].(map[string]any)
+		for _, p := range injections {
+			require.Equal(t, p, state[p].(map[string]any)["text"], p)
+		}
+
+		// Nothing else changed: every table is there, every token still opens what it did,
+		// team-b's inquiry is untouched, and team-a's first three are still pending.
+		for _, tok := range []string{b.askA, b.askB, b.answerer, b.admin} {
+			require.Equal(t, 200, b.do("GET", "/v1/inquiries?limit=1", tok, nil).status)
+		}
+		b.do("GET", "/v1/inquiries", b.revoked, nil).errorOf(t, 401, inquiry.CodeUnauthenticated)
+		require.Equal(t, bystander, b.namespaceView("team-b"))
+		for _, key := range []string{w.choice, w.text, w.waiting} {
+			require.Equal(t, "pending", b.do("GET", "/v1/inquiries/"+key, b.admin, nil).json(t)["status"])
+		}
+		require.Len(t, b.listAll(), 4+2*len(injections))
+		raw := rawDB(t, b.dbURL)
+		for _, table := range []string{"inquiries", "runs", "deliveries", "tokens", "settings"} {
+			var n int
+			require.NoError(t, raw.Get(&n, "SELECT count(*) FROM "+table), table)
+		}
+		var n int
+		require.NoError(t, raw.Get(&n, "SELECT count(*) FROM tokens"))
+		require.Equal(t, 5, n)
+	})
+}
