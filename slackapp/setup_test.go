@@ -22,7 +22,7 @@ import (
 // bundle is one test's world: a real service over a real SQLite store with its dispatcher
 // running, the app's handlers on an httptest server, and the fake Slack in front of both.
 type bundle struct {
-	t     *testing.T
+	t     testing.TB
 	ctx   context.Context
 	store *storage.Store
 	svc   *inquiry.Service
@@ -33,7 +33,7 @@ type bundle struct {
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-func setup(t *testing.T, tweak ...func(*Config)) *bundle {
+func setup(t testing.TB, tweak ...func(*Config)) *bundle {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := storage.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "bot.db"))
