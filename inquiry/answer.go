@@ -124,12 +124,8 @@ func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
 	if !utf8.ValidString(r.Text) {
 		return a, answerErr("text", "text is not valid UTF-8: send it as UTF-8 text")
 	}
-	for _, c := range r.Text {
-		if unicode.IsControl(c) && c != '\n' && c != '\t' && c != '\r' {
-			// As in a question: an escape sequence would reach whoever reads the answer in a
-			// terminal (bot ask, bot questions).
-			return a, answerErr("text", "text contains the control character %U: remove it", c)
-		}
+	if c, ok := controlChar(r.Text); ok {
+		return a, answerErr("text", "text contains the control character %U: remove it", c)
 	}
 	text := strings.TrimSpace(r.Text)
 	if r.Declined {
@@ -145,6 +141,9 @@ func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
 		if !r.Value.IsZero() && text == "" {
 			// A text question answered through "value" still means its words.
 			text = strings.TrimSpace(r.Value.String())
+			if c, ok := controlChar(text); ok {
+				return a, answerErr("value", "value contains the control character %U: remove it", c)
+			}
 		} else if !r.Value.IsZero() {
 			return a, answerErr("value", "a text question is answered with text alone: send {\"text\": \"...\"} without a value")
 		}
@@ -208,6 +207,18 @@ func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
 		}
 	}
 	return CapAnswer(a, DefaultAnswerChars), nil
+}
+
+// controlChar returns the first control character of s but newline, tab and CR. As in a
+// question, an answer's words may not carry them: an escape sequence would reach whoever reads
+// the answer in a terminal (bot ask, bot questions).
+func controlChar(s string) (rune, bool) {
+	for _, c := range s {
+		if unicode.IsControl(c) && c != '\n' && c != '\t' && c != '\r' {
+			return c, true
+		}
+	}
+	return 0, false
 }
 
 // exactValue finds the option whose value is exactly v: a value sent by a program is matched
