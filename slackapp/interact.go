@@ -102,6 +102,12 @@ func (a *App) openModal(ctx context.Context, ic slack.InteractionCallback, key, 
 // mayAnswer loads the inquiry and checks that user may answer it now. say is the sentence to
 // tell them when not (rec may then be nil).
 func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Record, say string) {
+	if user == "" {
+		// Slack names who acted in every payload; one that names nobody answers nothing (and
+		// an answer by nobody would pass any list of answerers left empty).
+		a.log.WarnContext(ctx, "slack payload names no user: nothing answered", "key", key)
+		return nil, sayNobody
+	}
 	rec, err := a.svc.Get(ctx, key)
 	if err != nil {
 		if inquiry.ErrorCode(err) == inquiry.CodeNotFound {

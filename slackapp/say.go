@@ -19,6 +19,7 @@ const (
 	sayTryAgain      = "your answer could not be recorded just now: please try again in a moment."
 	sayTryAgainPlain = "Your answer could not be recorded just now: please try again in a moment."
 	sayLostForm      = "This form lost its question: close it and answer in the question's thread instead."
+	sayNobody        = "this answer names no Slack user, so it was not taken." // never sent: there is nobody to send it to
 )
 
 // sayNotAnswerer refuses a person outside the answerers, naming who may answer.
