@@ -252,3 +252,17 @@ func TestNoSlackSecretInLogs(t *testing.T) {
 	require.NotContains(t, out, slackfake.BotToken)
 	require.NotContains(t, out, strings.TrimPrefix(slackfake.BotToken, "xoxb-"))
 }
+
+// TestPayloadWithoutUser: a click or a modal submission that names no user answers nothing,
+// even an inquiry anybody may answer (FuzzSignedPayload found that it did, by "").
+func TestPayloadWithoutUser(t *testing.T) {
+	b := setup(t)
+	rec := b.ask(mergeQuestion("nobody"), inquiry.SlackRef{})
+	for _, user := range []any{map[string]any{"id": ""}, map[string]any{}, nil} {
+		b.ok(b.fake.SendInteraction(b.forge("U0ALICE01", rec, "Merge", func(p, _ map[string]any) { p["user"] = user })))
+	}
+	b.ok(b.fake.SendInteraction(submission("", blockkit.CallbackOwnWords, rec.Key, textValue("merge"))))
+	b.settle()
+	b.noAnswer(rec.Key)
+	require.Empty(t, b.fake.Ephemerals(""))
+}
