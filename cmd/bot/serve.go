@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -35,6 +36,9 @@ type Main struct {
 	Log    *slog.Logger
 	// Out receives the first-start admin token and the listening line.
 	Out *os.File
+	// DeliveryLease is how long a claimed delivery is held before another dispatcher may take it
+	// again (BOT_DELIVERY_LEASE); zero means the dispatcher's default, one minute.
+	DeliveryLease time.Duration
 
 	Store      *storage.Store
 	Service    *inquiry.Service
@@ -145,7 +149,8 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 
 	handlers := svc.TransportHandlers()
 	maps.Copy(handlers, gw.DeliveryHandlers())
-	m.Dispatcher = &inquiry.Dispatcher{Store: st, Handlers: handlers, Log: m.Log, Observe: m.Metrics.Delivery}
+	m.Dispatcher = &inquiry.Dispatcher{Store: st, Handlers: handlers, Log: m.Log, Observe: m.Metrics.Delivery,
+		Lease: m.DeliveryLease}
 	svc.Kick = m.Dispatcher.Kick
 
 	m.Scheduler = &scheduler.Scheduler{
@@ -269,6 +274,10 @@ func runServe(ctx context.Context, e *env) error {
 	if err != nil {
 		return exitf(exitUsage, "%s", err.Error())
 	}
+	lease, err := deliveryLease(e.getenv)
+	if err != nil {
+		return exitf(exitUsage, "%s", err.Error())
+	}
 	if *check {
 		fmt.Fprintln(e.stdout, "configuration ok: "+cfg.Summary())
 		return nil
@@ -281,7 +290,7 @@ func runServe(ctx context.Context, e *env) error {
 	if errOut == nil {
 		errOut = os.Stderr
 	}
-	m := &Main{Config: cfg, Log: newLogger(e.getenv, errOut), Out: out}
+	m := &Main{Config: cfg, Log: newLogger(e.getenv, errOut), Out: out, DeliveryLease: lease}
 	if err := m.Open(ctx, e.getenv); err != nil {
 		if m.Store != nil {
 			m.Store.Close()
@@ -289,4 +298,19 @@ func runServe(ctx context.Context, e *env) error {
 		return err
 	}
 	return m.Run(ctx)
+}
+
+// deliveryLease reads BOT_DELIVERY_LEASE, how long a delivery a dispatcher claimed (a Slack post,
+// a callback) is held before another may take it: after a crash (SIGKILL, OOM, a lost node) the
+// work the dead process had claimed waits that long before this process, restarted, or another
+// replica carries it out. Unset means the dispatcher's default, one minute. It should be at
+// least twice the slowest attempt (a Slack post is bounded by about 20 s, a callback by 10 s; see
+// inquiry.Dispatcher), or a slow attempt may be made twice; the fault tests shorten it so that a
+// restart after SIGKILL is seen in seconds.
+func deliveryLease(getenv func(string) string) (time.Duration, error) {
+	v := strings.TrimSpace(getenv("BOT_DELIVERY_LEASE"))
+	if v == "" {
+		return 0, nil
+	}
+	return positiveDuration("BOT_DELIVERY_LEASE", v)
 }
