@@ -113,7 +113,8 @@ func (p *Dispatcher) Run(ctx context.Context) {
 // Drain claims one batch of due deliveries and carries it out; it returns how many it claimed.
 func (p *Dispatcher) Drain(ctx context.Context) (int, error) {
 	p.init()
-	ds, err := p.Store.ClaimDeliveries(ctx, p.now(), p.Lease, p.Batch)
+	claimed := p.now()
+	ds, err := p.Store.ClaimDeliveries(ctx, claimed, p.Lease, p.Batch)
 	if err != nil || len(ds) == 0 {
 		return 0, err
 	}
@@ -137,7 +138,7 @@ func (p *Dispatcher) Drain(ctx context.Context) (int, error) {
 		wg.Add(1)
 		go func(ds []Delivery) {
 			defer wg.Done()
-			p.runLane(ctx, ds)
+			p.runLane(ctx, ds, claimed.Add(p.Lease))
 		}(lanes[lane])
 	}
 	wg.Wait()
@@ -146,8 +147,33 @@ func (p *Dispatcher) Drain(ctx context.Context) (int, error) {
 
 // runLane carries out one lane's deliveries in order. When one must wait (rate limit, retry),
 // the ones after it are put back behind it, so order holds.
-func (p *Dispatcher) runLane(ctx context.Context, ds []Delivery) {
+//
+// A lane can take longer than the lease it was claimed under (a burst of questions for one
+// channel goes out at about one a second; a slow Slack takes seconds a message). So that no other
+// claim — the sweeper's, another replica's — takes what is left of it while this one works
+// through it, the rest of the lane is claimed again for a whole lease before the next delivery
+// starts once half of the lease is gone. Past three quarters of the lease it is too late to renew
+// safely: the rest is left to the next claim, a delay but never a second attempt. So an attempt
+// that ends within a quarter of the lease keeps its lane going, and one that ends within half of
+// it is never repeated by another claim while it runs.
+func (p *Dispatcher) runLane(ctx context.Context, ds []Delivery, until time.Time) {
 	for i, d := range ds {
+		now := p.now()
+		if !now.Before(until.Add(-p.Lease / 4)) {
+			p.Log.Warn("the lease of a lane runs out before it is done; the next claim takes the rest",
+				"lane", d.Lane, "left", len(ds)-i, "lease", p.Lease)
+			return
+		}
+		if now.After(until.Add(-p.Lease / 2)) {
+			until = now.Add(p.Lease)
+			for j, rest := range ds[i:] {
+				at := until.Add(time.Duration(j) * time.Microsecond)
+				if err := p.Store.RetryDelivery(context.WithoutCancel(ctx), rest.ID, at, rest.LastError, now); err != nil {
+					p.Log.Warn("renew the lease of a lane; the next claim takes the rest", "id", rest.ID, "err", err)
+					return
+				}
+			}
+		}
 		next, held := p.deliver(ctx, d)
 		if !held {
 			continue
