@@ -255,6 +255,17 @@ func Backoff(attempts int) time.Duration {
 	return d
 }
 
+// PostFinder is a transport that can find a question it has shown. A post whose outcome never
+// came back — the process died, or the connection broke or timed out, after the transport took
+// it — may have been shown all the same, and a transport like Slack offers no idempotency key: a
+// retried post looks for the question first, so that nobody sees it twice.
+type PostFinder interface {
+	// FindPost returns where rec was shown, or found false when it was not. An error means it
+	// cannot tell right now (the post is retried later); an error for which Fatal is true means
+	// it can never tell (the lookup is not allowed), and the question is posted.
+	FindPost(ctx context.Context, rec *Record) (ref SlackRef, found bool, err error)
+}
+
 // TransportHandlers returns the handlers of the deliveries that go through transports: post,
 // update and notice. A transport that cannot serve a post fails the inquiry (fatal), so whoever
 // waits hears at once that nobody can be asked.
@@ -275,6 +286,22 @@ func (s *Service) deliverPost(ctx context.Context, d Delivery) error {
 		return nil // resolved before it was shown, or shown already
 	}
 	t, err := s.Transports.Lookup(d.Target)
+	if err == nil && d.Attempts > 1 {
+		// An earlier attempt may have been shown though its outcome never came back: the
+		// process died, or the connection broke, after the transport took the post.
+		if f, ok := t.(PostFinder); ok {
+			ref, found, ferr := f.FindPost(ctx, rec)
+			switch {
+			case found:
+				s.logger().InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "ts", ref.TS, "attempts", d.Attempts)
+				return s.Store.SetPosted(ctx, rec.Key, ref)
+			case ferr != nil && !Fatal(ferr):
+				return ferr // cannot tell now: look again later rather than risk showing it twice
+			case ferr != nil:
+				s.logger().WarnContext(ctx, "cannot look for an earlier post of a question; posting it", "key", rec.Key, "err", ferr)
+			}
+		}
+	}
 	if err == nil {
 		var ref SlackRef
 		ref, err = t.Post(ctx, rec)

@@ -51,16 +51,103 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.SlackRef, 
 		posted = channel
 	}
 	ref := inquiry.SlackRef{Channel: posted, ThreadTS: rec.Slack.ThreadTS, TS: ts}
-	// The permalink is a nicety: the message is posted, so no failure here may post it twice.
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	link, err := a.client.GetPermalinkContext(pctx, &slack.PermalinkParameters{Channel: posted, Ts: ts})
-	if err != nil {
-		a.log.InfoContext(ctx, "no permalink for a posted question", "key", rec.Key, "channel", posted, "ts", ts, "err", err)
-	}
-	ref.Permalink = link
+	ref.Permalink = a.permalink(ctx, rec.Key, posted, ts)
 	a.log.InfoContext(ctx, "question posted", "key", rec.Key, "channel", posted, "ts", ts)
 	return ref, nil
+}
+
+// permalink asks for a posted question's permalink. It is a nicety: the message is posted, so no
+// failure here may post it twice.
+func (a *App) permalink(ctx context.Context, key, channel, ts string) string {
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	link, err := a.client.GetPermalinkContext(pctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
+	if err != nil {
+		a.log.InfoContext(ctx, "no permalink for a posted question", "key", key, "channel", channel, "ts", ts, "err", err)
+	}
+	return link
+}
+
+// findSkew is how long before an inquiry's creation FindPost looks, for clocks that disagree;
+// findPages bounds the pages of a busy channel it reads.
+const (
+	findSkew  = time.Minute
+	findPages = 3
+)
+
+var _ inquiry.PostFinder = (*App)(nil)
+
+// FindPost looks in the inquiry's channel (its thread, when it names one) for the message of an
+// earlier attempt to post it: the message metadata carries the inquiry key. The dispatcher asks
+// before it retries a post, since Slack may have posted a message whose answer never came back.
+// It reads the messages since the inquiry was created (a minute before, for clock skew), at most
+// findPages pages, with conversations.history or conversations.replies (scopes channels:history,
+// groups:history). A lookup Slack refuses for good (a missing scope, an unknown channel) is an
+// error for which inquiry.Fatal is true: the dispatcher then posts without looking.
+func (a *App) FindPost(ctx context.Context, rec *inquiry.Record) (inquiry.SlackRef, bool, error) {
+	channel := rec.Slack.Channel
+	if channel == "" {
+		channel = a.cfg.DefaultChannel
+	}
+	if channel == "" {
+		return inquiry.SlackRef{}, false, nil
+	}
+	op := fmt.Sprintf("look for an earlier post of inquiry %s in channel %s", rec.Key, channel)
+	oldest := rec.CreatedAt.Add(-findSkew)
+	since := fmt.Sprintf("%d.%06d", oldest.Unix(), oldest.Nanosecond()/1000)
+	cursor := ""
+	for range findPages {
+		var (
+			msgs []slack.Message
+			more bool
+			next string
+			err  error
+		)
+		if rec.Slack.ThreadTS != "" {
+			msgs, more, next, err = a.client.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+				ChannelID: channel, Timestamp: rec.Slack.ThreadTS, Oldest: since, Cursor: cursor, Limit: 200, IncludeAllMetadata: true})
+		} else {
+			var h *slack.GetConversationHistoryResponse
+			h, err = a.client.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
+				ChannelID: channel, Oldest: since, Cursor: cursor, Limit: 200, IncludeAllMetadata: true})
+			if h != nil {
+				msgs, more, next = h.Messages, h.HasMore, h.ResponseMetaData.NextCursor
+			}
+		}
+		if err != nil {
+			return inquiry.SlackRef{}, false, lookupFailed(op, channel, err)
+		}
+		for _, m := range msgs {
+			if m.Metadata.EventType == metadataEvent && fmt.Sprint(m.Metadata.EventPayload["key"]) == rec.Key {
+				ref := inquiry.SlackRef{Channel: channel, ThreadTS: rec.Slack.ThreadTS, TS: m.Timestamp}
+				ref.Permalink = a.permalink(ctx, rec.Key, channel, m.Timestamp)
+				a.log.InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "channel", channel, "ts", m.Timestamp)
+				return ref, true, nil
+			}
+		}
+		if !more || next == "" {
+			break
+		}
+		cursor = next
+	}
+	return inquiry.SlackRef{}, false, nil
+}
+
+// lookupFailed classifies a failed history lookup: passing faults (the network, a 5xx, a rate
+// limit, Slack's own passing errors) are retried; any other answer of Slack's means the lookup
+// will never succeed, which is inquiry_unavailable (fatal) — for the lookup only: the question is
+// posted without it.
+func lookupFailed(op, channel string, err error) error {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		switch se.Err {
+		case "ratelimited", "rate_limited", "internal_error", "fatal_error", "service_unavailable", "request_timeout":
+		default:
+			return &inquiry.Error{Code: inquiry.CodeUnavailable, Message: "Slack will not show the channel's history (" + se.Err + ")",
+				Err: fmt.Errorf("%s: %w", op, err)}
+		}
+	}
+	return classify(op, channel, err)
 }
 
 // Update replaces the question message with its outcome: controls gone, new block_ids, one line
