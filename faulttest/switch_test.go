@@ -1,0 +1,276 @@
+package faulttest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/inquiry-bot/bot/slackapp/slackfake"
+)
+
+// switchable serves a handler on one fixed loopback address that can go down — new connections
+// refused, open ones cut — and come back up on the same address, as a crashed and restarted
+// service does.
+type switchable struct {
+	t    testing.TB
+	addr string
+	h    http.Handler
+
+	mu  sync.Mutex
+	srv *http.Server
+}
+
+// newSwitchable reserves a loopback address for h; it starts down or up as told, and is shut
+// when the test ends.
+func newSwitchable(t testing.TB, h http.Handler, up bool) *switchable {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &switchable{t: t, addr: ln.Addr().String(), h: h}
+	if up {
+		s.serve(ln)
+	} else {
+		ln.Close()
+	}
+	t.Cleanup(s.Down)
+	return s
+}
+
+// URL is the base URL, http://127.0.0.1:port.
+func (s *switchable) URL() string { return "http://" + s.addr }
+
+func (s *switchable) serve(ln net.Listener) {
+	srv := &http.Server{Handler: s.h, ReadHeaderTimeout: 10 * time.Second}
+	s.mu.Lock()
+	s.srv = srv
+	s.mu.Unlock()
+	go func() { _ = srv.Serve(ln) }()
+}
+
+// Up listens again on the same address.
+func (s *switchable) Up() {
+	s.t.Helper()
+	s.mu.Lock()
+	up := s.srv != nil
+	s.mu.Unlock()
+	if up {
+		return
+	}
+	var ln net.Listener
+	var err error
+	for range 50 { // the address was ours a moment ago; give the kernel a moment if needed
+		if ln, err = net.Listen("tcp", s.addr); err == nil || !errors.Is(err, syscall.EADDRINUSE) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		s.t.Fatalf("listen again on %s: %v", s.addr, err)
+	}
+	s.serve(ln)
+}
+
+// Down closes the listener and every open connection: connections are refused until Up.
+func (s *switchable) Down() {
+	s.mu.Lock()
+	srv := s.srv
+	s.srv = nil
+	s.mu.Unlock()
+	if srv != nil {
+		_ = srv.Close()
+	}
+}
+
+// slackProxy stands between the bot and the fake Slack's Web API: it can refuse connections
+// (Down), counts the calls that reached it, and can hold Slack's answers to chat.postMessage —
+// the message is posted in Slack, but the bot does not hear so until Release.
+type slackProxy struct {
+	*switchable
+	fake *slackfake.Server
+
+	mu      sync.Mutex
+	begun   map[string]int // calls that reached the proxy, by method
+	holding chan struct{}  // non-nil: postMessage answers wait until it is closed
+}
+
+func newSlackProxy(t testing.TB, fake *slackfake.Server) *slackProxy {
+	t.Helper()
+	target, err := url.Parse(strings.TrimSuffix(fake.URL(), "/api/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &slackProxy{fake: fake, begun: map[string]int{}}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ErrorLog = log.New(io.Discard, "", 0) // a cut connection is the point
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if strings.TrimPrefix(resp.Request.URL.Path, "/api/") != "chat.postMessage" {
+			return nil
+		}
+		p.mu.Lock()
+		hold := p.holding
+		p.mu.Unlock()
+		if hold == nil {
+			return nil
+		}
+		select {
+		case <-hold:
+			return nil
+		case <-resp.Request.Context().Done():
+			return resp.Request.Context().Err()
+		}
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		method := strings.TrimPrefix(r.URL.Path, "/api/")
+		p.mu.Lock()
+		p.begun[method]++
+		p.mu.Unlock()
+		if method == "conversations.history" || method == "conversations.replies" {
+			p.history(w, r, method)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	})
+	p.switchable = newSwitchable(t, h, true)
+	return p
+}
+
+// history answers conversations.history and conversations.replies from the fake's messages, which
+// the fake itself does not serve: newest first, since oldest, with their metadata when
+// include_all_metadata is set, in one page. (It belongs in slackfake; see docs/RELIABILITY.md.)
+func (p *slackProxy) history(w http.ResponseWriter, r *http.Request, method string) {
+	w.Header().Set("Content-Type", "application/json")
+	if err := r.ParseForm(); err != nil {
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "invalid_form_data"})
+		return
+	}
+	token := r.Form.Get("token")
+	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && token == "" {
+		token = auth
+	}
+	if token != slackfake.BotToken {
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "invalid_auth"})
+		return
+	}
+	channel, thread, oldest := r.Form.Get("channel"), r.Form.Get("ts"), r.Form.Get("oldest")
+	msgs := p.fake.Messages(channel)
+	if msgs == nil {
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "channel_not_found"})
+		return
+	}
+	out := []map[string]any{}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		top := m.ThreadTS == "" || m.ThreadTS == m.TS
+		switch {
+		case method == "conversations.history" && !top,
+			method == "conversations.replies" && m.TS != thread && m.ThreadTS != thread,
+			oldest != "" && tsAfter(oldest, m.TS):
+			continue
+		}
+		wire := map[string]any{"type": "message", "ts": m.TS, "text": m.Text, "user": m.User}
+		if m.BotID != "" {
+			wire["bot_id"] = m.BotID
+		}
+		if m.ThreadTS != "" {
+			wire["thread_ts"] = m.ThreadTS
+		}
+		if len(m.Metadata) > 0 && r.Form.Get("include_all_metadata") == "1" {
+			wire["metadata"] = m.Metadata
+		}
+		out = append(out, wire)
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "messages": out, "has_more": false,
+		"response_metadata": map[string]any{"next_cursor": ""}})
+}
+
+// tsAfter reports whether Slack timestamp a is later than b.
+func tsAfter(a, b string) bool {
+	fa, _ := strconv.ParseFloat(a, 64)
+	fb, _ := strconv.ParseFloat(b, 64)
+	return fa > fb
+}
+
+// APIURL is SLACK_API_URL for the bot.
+func (p *slackProxy) APIURL() string { return p.URL() + "/api/" }
+
+// Begun is how many calls of method reached the proxy (answered or not).
+func (p *slackProxy) Begun(method string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.begun[method]
+}
+
+// Hold makes Slack's answers to chat.postMessage wait (the message is posted all the same).
+func (p *slackProxy) Hold() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.holding == nil {
+		p.holding = make(chan struct{})
+	}
+}
+
+// Release lets held answers through, and later ones at once.
+func (p *slackProxy) Release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.holding != nil {
+		close(p.holding)
+		p.holding = nil
+	}
+}
+
+// startSlackBot runs the bot with the fake Slack behind the proxy, over HTTP (signed requests),
+// and tells the fake where the bot listens after every start.
+func startSlackBot(t *testing.T, databaseURL string, fake *slackfake.Server, p *slackProxy, extra ...string) *bot {
+	t.Helper()
+	b := startBot(t, databaseURL, append([]string{
+		"SLACK_BOT_TOKEN=" + slackfake.BotToken,
+		"SLACK_SIGNING_SECRET=" + slackfake.SigningSecret,
+		"SLACK_API_URL=" + p.APIURL(),
+		"SLACK_DEFAULT_CHANNEL=" + slackfake.DefaultChannel,
+	}, extra...)...)
+	b.afterStart(func() { fake.SetAppURL(b.url) })
+	return b
+}
+
+// postsOf counts the app's top-level messages in channel that carry key (in their metadata, or
+// anywhere in the message when the fake keeps no metadata).
+func postsOf(fake *slackfake.Server, channel, key string) int {
+	n := 0
+	for _, m := range fake.BotMessages(channel) {
+		if strings.Contains(string(m.Metadata), key) || strings.Contains(m.AllText(), key) ||
+			strings.Contains(strings.Join(m.BlockIDs(), " "), key) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitPosted waits until the inquiry shows the ts of its Slack message.
+func (b *bot) waitPosted(key string, within time.Duration) *record {
+	b.t.Helper()
+	var rec *record
+	eventually(b.t, within, "inquiry "+key+" posted to Slack", func() bool {
+		r := b.call(context.Background(), http.MethodGet, "/v1/inquiries/"+key, nil)
+		if r.err != nil || r.status != http.StatusOK {
+			return false
+		}
+		rec = decode(b.t, r)
+		return rec.Slack.TS != ""
+	})
+	return rec
+}
