@@ -49,7 +49,7 @@ var designVars = []string{
 
 // clientVars are read by the CLI and bot mcp (and the token file's place), not by a deployed
 // server's configuration, so the manifests need not carry them.
-var clientVars = []string{"BOT_URL", "BOT_TOKEN", "XDG_CONFIG_HOME"}
+var clientVars = []string{"BOT_URL", "BOT_TOKEN", "XDG_CONFIG_HOME", "BOT_MCP_POLICY"}
 
 // secretVars must come from a Secret (Kubernetes) or from the operator's environment (compose),
 // never be written into a file.
@@ -74,7 +74,7 @@ func serverVars() []string {
 
 // botReads reports whether the bot (serve, the CLI or bot mcp) reads the variable.
 func botReads(name string) bool {
-	return slices.Contains(configVars, name) || name == "BOT_MCP_POLICY"
+	return slices.Contains(configVars, name)
 }
 
 func deployPath(parts ...string) string {
