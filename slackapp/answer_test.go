@@ -206,11 +206,14 @@ func TestThreadReplyToTextAndConfirm(t *testing.T) {
 func TestSecondClickGetsAlreadyAnswered(t *testing.T) {
 	b := setup(t)
 	rec := b.ask(mergeQuestion("twice"), inquiry.SlackRef{})
+	// A late click on the message as it was (Slack's client may not have the update yet): built
+	// from the message before the answer, since the update removes the buttons.
+	late, err := b.fake.ClickPayload("U0BOB0001", rec.Slack.Channel, rec.Slack.TS, "Hold")
+	require.NoError(t, err)
 	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
 	b.resolved(rec.Key)
 
-	// A late click on the message as it was (Slack's client may not have the update yet).
-	b.ok(b.fake.Click("U0BOB0001", rec.Slack.Channel, rec.Slack.TS, "Hold"))
+	b.ok(b.fake.SendInteraction(late))
 	e := b.ephemeral("U0BOB0001", 1)
 	require.Equal(t, "already answered by <@U0ALICE01>: Merge", e.Text)
 	got := b.get(rec.Key)
