@@ -229,13 +229,15 @@ func TestNoSlackSecretInLogs(t *testing.T) {
 	rec := b.ask(mergeQuestion("logged"), inquiry.SlackRef{})
 	payload, err := b.fake.ClickPayload("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge")
 	require.NoError(t, err)
+	late, err := b.fake.ClickPayload("U0EVE0001", rec.Slack.Channel, rec.Slack.TS, "Hold")
+	require.NoError(t, err)
 	for _, opt := range []slackfake.SendOption{slackfake.WithSecret("wrong"), slackfake.Unsigned(), slackfake.WithTimestamp(time.Now().Add(-time.Hour))} {
 		_, err := b.fake.SendInteraction(payload, opt)
 		require.NoError(t, err)
 	}
 	b.ok(b.fake.SendInteraction(payload))
 	b.resolved(rec.Key)
-	b.ok(b.fake.Click("U0EVE0001", rec.Slack.Channel, rec.Slack.TS, "Hold")) // too late: an ephemeral
+	b.ok(b.fake.SendInteraction(late)) // too late: an ephemeral
 
 	text := b.ask(inquiry.Inquiry{ID: "why", Kind: inquiry.KindText, Question: "Why?"}, inquiry.SlackRef{})
 	b.ok(b.fake.ReplyInThread("U0ALICE01", text.Slack.Channel, text.Slack.TS, "because"))
