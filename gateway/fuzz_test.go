@@ -256,25 +256,26 @@ func FuzzAnswerInquiry(f *testing.F) {
 }
 
 // FuzzPathsAndQueries requests arbitrary keys, run ids and list filters: never a 500, every
-// answer in the contract. (The cursor is left out: see docs/RELIABILITY.md, "Open".)
+// answer in the contract.
 func FuzzPathsAndQueries(f *testing.F) {
-	for _, s := range []struct{ key, run, status, runID, limit, wait string }{
-		{"inq_aaaaaaaaaaaaaaaaaaaa", "deploy-42", "pending", "deploy-42", "10", "0"},
-		{"\x00", "\xff", "pending\x00", "\x00", "0", "-1"},
-		{"'; DROP TABLE inquiries; --", "%", "answered", "_", "500", "55"},
-		{"", "", "", "", "x", "NaN"},
-		{"a/b", "../../etc/passwd", "expired", "r\n1", "501", "1e9"},
-		{"inq_%2F", "%00", "cancelled", "\u202e", "1", "0.001"},
+	for _, s := range []struct{ key, run, status, runID, limit, wait, cursor string }{
+		{"inq_aaaaaaaaaaaaaaaaaaaa", "deploy-42", "pending", "deploy-42", "10", "0", ""},
+		{"\x00", "\xff", "pending\x00", "\x00", "0", "-1", ""},
+		{"", "", "", "", "10", "0", "MTIzfAA"}, // a cursor whose key is a NUL
+		{"'; DROP TABLE inquiries; --", "%", "answered", "_", "500", "55", "not base64!"},
+		{"", "", "", "", "x", "NaN", "MTIzfA"},
+		{"a/b", "../../etc/passwd", "expired", "r\n1", "501", "1e9", "OTk5OTk5OTk5OTk5OTk5OTk5OTl8aW5x"},
+		{"inq_%2F", "%00", "cancelled", "\u202e", "1", "0.001", "LTF8aW5xXw"},
 	} {
-		f.Add(s.key, s.run, s.status, s.runID, s.limit, s.wait)
+		f.Add(s.key, s.run, s.status, s.runID, s.limit, s.wait, s.cursor)
 	}
 	servers := fuzzServers(f)
-	f.Fuzz(func(t *testing.T, key, run, status, runID, limit, wait string) {
+	f.Fuzz(func(t *testing.T, key, run, status, runID, limit, wait, cursor string) {
 		if w := strings.TrimSpace(wait); w != "" && w != "0" && !strings.HasPrefix(w, "-") {
 			wait = "0" // a long-poll of a key nobody answers only hangs
 		}
 		for _, b := range servers {
-			q := url.Values{"status": {status}, "run_id": {runID}, "limit": {limit}}.Encode()
+			q := url.Values{"status": {status}, "run_id": {runID}, "limit": {limit}, "cursor": {cursor}}.Encode()
 			send(t, "GET", b.url+"/v1/inquiries?"+q, b.askA, nil)
 			send(t, "GET", b.url+"/v1/runs?"+url.Values{"status": {status}, "limit": {limit}, "namespace": {runID}}.Encode(), b.admin, nil)
 			if key != "" {

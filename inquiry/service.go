@@ -124,6 +124,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 	if err := Validate(&in, now); err != nil {
 		return nil, false, err
 	}
+	if err := ValidateSlack(req.Slack); err != nil {
+		return nil, false, err
+	}
 	if err := CheckConfig(req.Config); err != nil {
 		return nil, false, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/jmoiron/sqlx"
@@ -391,7 +393,7 @@ func decodeCursor(c string) (time.Time, string, error) {
 		return time.Time{}, "", bad
 	}
 	micros, key, ok := strings.Cut(string(b), "|")
-	if !ok || key == "" {
+	if !ok || key == "" || !printableKey(key) {
 		return time.Time{}, "", bad
 	}
 	n, err := strconv.ParseInt(micros, 10, 64)
@@ -399,6 +401,20 @@ func decodeCursor(c string) (time.Time, string, error) {
 		return time.Time{}, "", bad
 	}
 	return time.UnixMicro(n).UTC(), key, nil
+}
+
+// printableKey reports whether a key read from a cursor could be one of ours: printable UTF-8.
+// Anything else (a NUL, say) is refused before it reaches the database, which would choke on it.
+func printableKey(key string) bool {
+	if !utf8.ValidString(key) {
+		return false
+	}
+	for _, r := range key {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // Resolve moves a pending inquiry to r.Status with one conditional update; the first resolution
