@@ -3,15 +3,12 @@ package gateway_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,12 +18,12 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/storage"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 // bundle is what a test gets: the real server over HTTP on a fresh, migrated store of its own,
@@ -106,40 +103,10 @@ func each(t *testing.T, fn func(t *testing.T, db string)) {
 
 func adminURL() string { return os.Getenv("TEST_DATABASE_URL") }
 
-var (
-	adminOnce sync.Once
-	adminDB   *sqlx.DB
-	adminErr  error
-)
-
-// postgresDB creates a database of the test's own through TEST_DATABASE_URL and drops it when
-// the test ends.
-func postgresDB(t testing.TB, admin string) string {
+// postgresDB creates a database of the test's own (storagetest) and drops it when the test ends.
+func postgresDB(t testing.TB, _ string) string {
 	t.Helper()
-	adminOnce.Do(func() {
-		adminDB, adminErr = sqlx.Open("postgres", admin)
-		if adminErr == nil {
-			adminDB.SetMaxOpenConns(4)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			adminErr = adminDB.PingContext(ctx)
-		}
-	})
-	require.NoError(t, adminErr, "TEST_DATABASE_URL is set but PostgreSQL cannot be reached")
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "gwtest_" + hex.EncodeToString(b)
-	_, err := adminDB.Exec("CREATE DATABASE " + name)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if _, err := adminDB.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(admin)
-	require.NoError(t, err)
-	u.Path = "/" + name
-	return u.String()
+	return storagetest.PostgresURL(t)
 }
 
 func setup(t testing.TB, opts ...option) *bundle {
