@@ -316,3 +316,35 @@ func TestLongPollWakesAcrossReplicas(t *testing.T) {
 		t.Fatal("a waiter on one replica was not woken by an answer recorded on another")
 	}
 }
+
+func TestRetentionDeletesOldResolvedInquiries(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		r := newReplica(t, dbURL, c)
+		r.sched.Retention = 90 * 24 * time.Hour
+		old, _, err := r.svc.Ask(ctx, choice("old", c.Now().Add(time.Hour), "hold"))
+		require.NoError(t, err)
+		_, err = r.svc.Answer(ctx, old.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+		require.NoError(t, err)
+		stillPending, _, err := r.svc.Ask(ctx, choice("pending", c.Now().Add(365*24*time.Hour), "hold"))
+		require.NoError(t, err)
+
+		c.Add(89 * 24 * time.Hour)
+		recent, _, err := r.svc.Ask(ctx, choice("recent", c.Now().Add(time.Hour), "hold"))
+		require.NoError(t, err)
+		_, err = r.svc.Answer(ctx, recent.Key, inquiry.Reply{Value: inquiry.One("hold")}, "U1")
+		require.NoError(t, err)
+		require.Zero(t, r.sched.Sweep(ctx).Deleted, "89 days old is kept")
+
+		c.Add(2 * 24 * time.Hour)
+		require.Equal(t, 1, r.sched.Sweep(ctx).Deleted)
+		_, err = r.svc.Get(ctx, old.Key)
+		require.ErrorIs(t, err, inquiry.ErrNotFound, "resolved 91 days ago: deleted")
+		_, err = r.svc.Get(ctx, recent.Key)
+		require.NoError(t, err, "resolved 2 days ago: kept")
+		got, err := r.svc.Get(ctx, stillPending.Key)
+		require.NoError(t, err, "a pending inquiry is never deleted, however old")
+		require.Equal(t, inquiry.StatusPending, got.Status)
+	})
+}
