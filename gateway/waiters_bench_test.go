@@ -1,0 +1,105 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// BenchmarkLongPollWaiters holds BENCH_WAITERS (default 2,000) long-polls open at once against
+// the gateway in this process — each GET /v1/inquiries/{key}?wait=55 on its own connection, on
+// its own pending inquiry — and reports what the server side holds per waiter: Go heap in use
+// (after a GC) and goroutine stack. With BENCH_HEAPPROFILE=FILE it writes the heap profile
+// taken while they all wait. cmd/benchmark's row 5 measures the real `bot serve`; this exists to
+// be profiled (client and server share this process's open-file limit: keep BENCH_WAITERS under
+// half of it):
+//
+//	BENCH_WAITERS=5000 BENCH_HEAPPROFILE=heap.out go test -run '^$' -bench LongPollWaiters -benchtime 1x ./gateway
+//
+// It is never part of a plain go test run.
+func BenchmarkLongPollWaiters(b *testing.B) {
+	n := 2000
+	if v, err := strconv.Atoi(os.Getenv("BENCH_WAITERS")); err == nil && v > 0 {
+		n = v
+	}
+	bd := setup(b, withPolicy(inquiry.PolicyAsk), withoutDispatcher())
+	ctx := context.Background()
+	keys := make([]string, n)
+	for i := range keys {
+		rec, _, err := bd.svc.Ask(ctx, inquiry.AskRequest{Namespace: "team-a", Inquiry: inquiry.Inquiry{
+			ID: fmt.Sprintf("wait-%d", i), Kind: inquiry.KindConfirm, Question: "Deploy now?"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		keys[i] = rec.Key
+	}
+	u, err := url.Parse(bd.url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		before := memNow()
+		conns := make([]net.Conn, 0, n)
+		for _, key := range keys {
+			c, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				b.Fatal(err)
+			}
+			conns = append(conns, c)
+			req := "GET /v1/inquiries/" + key + "?wait=55 HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + bd.askA + "\r\n\r\n"
+			if _, err := io.WriteString(c, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+		deadline := time.Now().Add(40 * time.Second)
+		for bd.svc.Hub.Waiters() < n && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if w := bd.svc.Hub.Waiters(); w < n {
+			b.Fatalf("only %d of %d waiting", w, n)
+		}
+		during := memNow()
+		if path := os.Getenv("BENCH_HEAPPROFILE"); path != "" {
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+		b.ReportMetric(float64(during.heap-before.heap)/float64(n), "heap-B/waiter")
+		b.ReportMetric(float64(during.stack-before.stack)/float64(n), "stack-B/waiter")
+		b.ReportMetric(float64(during.goroutines-before.goroutines)/float64(n), "goroutines/waiter")
+		for _, c := range conns {
+			c.Close()
+		}
+		for bd.svc.Hub.Waiters() > 0 && time.Now().Before(deadline.Add(20*time.Second)) {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+type memSample struct {
+	heap, stack uint64
+	goroutines  int
+}
+
+// memNow is the heap in use after a full GC, the goroutine stacks, and the goroutines.
+func memNow() memSample {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return memSample{heap: m.HeapInuse, stack: m.StackInuse, goroutines: runtime.NumGoroutine()}
+}
