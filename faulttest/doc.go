@@ -28,10 +28,10 @@
 // CI (.ci/run) always sets it, so it always runs there. It only terminates the backends of the
 // test's own database, since other packages' tests share the cluster.
 //
-// The fake Slack sits behind a proxy of the tests' own (switch_test.go) that refuses connections,
-// cuts them, holds Slack's answers to chat.postMessage, counts calls, and answers
-// conversations.history and conversations.replies from the fake's messages (the fake does not
-// serve them). FAULT_LOG_DIR=<dir> keeps every bot process's log there.
+// The fake Slack (which answers conversations.history and conversations.replies, the lookups of
+// a retried post, itself) sits behind a proxy of the tests' own (switch_test.go) that refuses
+// connections, cuts them, holds Slack's answers to chat.postMessage and counts calls.
+// FAULT_LOG_DIR=<dir> keeps every bot process's log there.
 //
 // Longer variants stay out of the default run:
 //

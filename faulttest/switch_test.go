@@ -2,7 +2,6 @@ package faulttest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,7 +98,6 @@ func (s *switchable) Down() {
 // the message is posted in Slack, but the bot does not hear so until Release.
 type slackProxy struct {
 	*switchable
-	fake *slackfake.Server
 
 	mu      sync.Mutex
 	begun   map[string]int // calls that reached the proxy, by method
@@ -113,7 +110,7 @@ func newSlackProxy(t testing.TB, fake *slackfake.Server) *slackProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &slackProxy{fake: fake, begun: map[string]int{}}
+	p := &slackProxy{begun: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.ErrorLog = log.New(io.Discard, "", 0) // a cut connection is the point
 	rp.ModifyResponse = func(resp *http.Response) error {
@@ -138,70 +135,10 @@ func newSlackProxy(t testing.TB, fake *slackfake.Server) *slackProxy {
 		p.mu.Lock()
 		p.begun[method]++
 		p.mu.Unlock()
-		if method == "conversations.history" || method == "conversations.replies" {
-			p.history(w, r, method)
-			return
-		}
 		rp.ServeHTTP(w, r)
 	})
 	p.switchable = newSwitchable(t, h, true)
 	return p
-}
-
-// history answers conversations.history and conversations.replies from the fake's messages, which
-// the fake itself does not serve: newest first, since oldest, with their metadata when
-// include_all_metadata is set, in one page. (It belongs in slackfake; see docs/RELIABILITY.md.)
-func (p *slackProxy) history(w http.ResponseWriter, r *http.Request, method string) {
-	w.Header().Set("Content-Type", "application/json")
-	if err := r.ParseForm(); err != nil {
-		_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "invalid_form_data"})
-		return
-	}
-	token := r.Form.Get("token")
-	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && token == "" {
-		token = auth
-	}
-	if token != slackfake.BotToken {
-		_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "invalid_auth"})
-		return
-	}
-	channel, thread, oldest := r.Form.Get("channel"), r.Form.Get("ts"), r.Form.Get("oldest")
-	msgs := p.fake.Messages(channel)
-	if msgs == nil {
-		_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "channel_not_found"})
-		return
-	}
-	out := []map[string]any{}
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		top := m.ThreadTS == "" || m.ThreadTS == m.TS
-		switch {
-		case method == "conversations.history" && !top,
-			method == "conversations.replies" && m.TS != thread && m.ThreadTS != thread,
-			oldest != "" && tsAfter(oldest, m.TS):
-			continue
-		}
-		wire := map[string]any{"type": "message", "ts": m.TS, "text": m.Text, "user": m.User}
-		if m.BotID != "" {
-			wire["bot_id"] = m.BotID
-		}
-		if m.ThreadTS != "" {
-			wire["thread_ts"] = m.ThreadTS
-		}
-		if len(m.Metadata) > 0 && r.Form.Get("include_all_metadata") == "1" {
-			wire["metadata"] = m.Metadata
-		}
-		out = append(out, wire)
-	}
-	_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "messages": out, "has_more": false,
-		"response_metadata": map[string]any{"next_cursor": ""}})
-}
-
-// tsAfter reports whether Slack timestamp a is later than b.
-func tsAfter(a, b string) bool {
-	fa, _ := strconv.ParseFloat(a, 64)
-	fb, _ := strconv.ParseFloat(b, 64)
-	return fa > fb
 }
 
 // APIURL is SLACK_API_URL for the bot.

@@ -48,6 +48,8 @@ var neededScope = map[string]string{
 	"chat.postEphemeral":    "chat:write",
 	"usergroups.users.list": "usergroups:read",
 	"conversations.info":    "channels:read",
+	"conversations.history": "channels:history",
+	"conversations.replies": "channels:history",
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
@@ -146,6 +148,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		out, e = s.permalink(req)
 	case "conversations.info":
 		out, e = s.conversationInfo(req)
+	case "conversations.history":
+		out, e = s.history(req)
+	case "conversations.replies":
+		out, e = s.replies(req)
 	case "usergroups.users.list":
 		out, e = s.userGroupUsers(req)
 	case "views.open", "views.push":
@@ -157,7 +163,36 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	default:
 		e = fail("unknown_method")
 	}
+	if q := s.drops[method]; len(q) > 0 {
+		s.drops[method] = q[1:]
+		s.drop(w, req, q[0], e)
+		return
+	}
 	s.answer(w, req, http.StatusOK, out, e)
+}
+
+// drop loses the answer of a call that was carried out: it cuts the connection (status 0) or
+// answers status with an HTML body. Called with s.mu held.
+func (s *Server) drop(w http.ResponseWriter, req *request, status int, e *apiError) {
+	code := ""
+	if e != nil {
+		code = e.code
+	}
+	s.record(req, status, code)
+	s.calls[len(s.calls)-1].Dropped = true
+	if status != 0 {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>", status, http.StatusText(status))
+		return
+	}
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler) // no hijacking (HTTP/2): the server resets the stream
 }
 
 // checkToken checks the token a call carries, the way Slack does.

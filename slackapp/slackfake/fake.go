@@ -5,7 +5,8 @@
 // The Web API side (aim a client at it with slack.OptionAPIURL(fake.URL())):
 //
 //   - form posts with the token in the "token" field (chat.postMessage, chat.update,
-//     chat.postEphemeral, usergroups.users.list, auth.test, conversations.info), JSON posts with
+//     chat.postEphemeral, usergroups.users.list, auth.test, conversations.info,
+//     conversations.history, conversations.replies; see history.go), JSON posts with
 //     "Authorization: Bearer" (views.open, views.update, views.push, apps.connections.open), and
 //     GETs with a bearer token (chat.getPermalink);
 //   - it checks the token (not_authed, invalid_auth, token_revoked), keeps channels and their
@@ -14,7 +15,10 @@
 //   - it checks Block Kit limits as Slack would, with blockkit.ValidateJSON and
 //     blockkit.ValidateViewJSON (invalid_blocks, invalid_arguments);
 //   - it records every call (Calls) and fails on demand: FailNext (a Slack error code),
-//     FailNextStatus (an HTTP status), RateLimitEvery (429 with Retry-After), SetLatency, Down.
+//     FailNextStatus (an HTTP status), RateLimitEvery (429 with Retry-After), SetLatency, Down;
+//     DropNextResponse and DropNextResponseStatus carry a call out and lose its answer (the
+//     connection cut, or a 5xx in its place), as when Slack posted a message whose answer never
+//     reached the app.
 //
 // The person side (Click, Select, CheckAndSubmit, SubmitView, ReplyInThread, Command, Send)
 // builds payloads shaped like shared/slack/payloads — block_actions with container, message,
@@ -78,6 +82,7 @@ type Server struct {
 	groups   map[string][]string
 	picks    map[string]map[string]map[string]any // user|channel|ts -> block_id -> action_id -> state
 	failNext map[string][]failure
+	drops    map[string][]int // method -> statuses to answer after doing the call (0: cut)
 	rate     rateLimit
 	latency  time.Duration
 	down     bool
@@ -133,6 +138,7 @@ func New(t testing.TB) *Server {
 		groups:   map[string][]string{},
 		picks:    map[string]map[string]map[string]any{},
 		failNext: map[string][]failure{},
+		drops:    map[string][]int{},
 		respURLs: map[string]*responseURL{},
 	}
 	s.channels[DefaultChannel] = &channel{id: DefaultChannel, name: "general", member: true}
@@ -236,6 +242,23 @@ func (s *Server) FailNextStatus(method string, status int) {
 	s.failNext[method] = append(s.failNext[method], failure{status: status})
 }
 
+// DropNextResponse makes the next call of method that reaches Slack's work (past Down, the rate
+// limit, FailNext and the token check) be carried out — a chat.postMessage posts its message —
+// and then cuts the connection without an answer: the client sees EOF, as when the network or a
+// proxy broke after Slack took the call. Drops queue up, with DropNextResponseStatus's.
+func (s *Server) DropNextResponse(method string) {
+	s.DropNextResponseStatus(method, 0)
+}
+
+// DropNextResponseStatus is DropNextResponse answering an HTTP status (500, 502, 503…) with an
+// HTML body instead of the call's answer, as Slack's edge does when it times out on a call that
+// went through all the same. A status of 0 cuts the connection.
+func (s *Server) DropNextResponseStatus(method string, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drops[method] = append(s.drops[method], status)
+}
+
 // RateLimitEvery makes every n-th call of the given methods (of every method when none is
 // named) answer 429 with Retry-After (whole seconds, rounded up). n <= 0 turns it off.
 func (s *Server) RateLimitEvery(n int, retryAfter time.Duration, methods ...string) {
@@ -281,9 +304,13 @@ type Call struct {
 	// Blocks is the blocks form field, or the view of a views call.
 	Blocks json.RawMessage
 	At     time.Time
-	// Status is the HTTP status answered; Error the Slack error code ("" when ok).
+	// Status is the HTTP status answered (0 when the connection was cut); Error the Slack error
+	// code ("" when ok).
 	Status int
 	Error  string
+	// Dropped reports that the call was carried out but its answer lost (DropNextResponse):
+	// Error is then what Slack would have answered, and Status what the client got.
+	Dropped bool
 }
 
 // Calls returns the recorded calls, of the given methods only when some are named.
