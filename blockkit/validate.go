@@ -240,6 +240,29 @@ func (c *checker) blocks(path string, list []any, max int, surface string) {
 	}
 }
 
+// uniqueID checks an id field (block_id, action_id) when present: a string of at most max
+// characters, not among the ids already seen (which it joins).
+func (c *checker) uniqueID(obj map[string]any, path, field string, max int, seen map[string]string, rule string) {
+	id, present := obj[field]
+	if !present || id == nil {
+		return
+	}
+	at := path + "." + field
+	s, ok := id.(string)
+	if !ok {
+		c.add(at, "must be a string")
+		return
+	}
+	if runes(s) > max {
+		c.add(at, "%d characters, limit %d", runes(s), max)
+	}
+	if first, dup := seen[s]; dup {
+		c.add(at, "%q repeats %s (%s)", s, first, rule)
+	} else {
+		seen[s] = at
+	}
+}
+
 func (c *checker) block(path string, v any) {
 	obj, ok := c.object(path, v)
 	if !ok {
@@ -249,22 +272,7 @@ func (c *checker) block(path string, v any) {
 	if typ == "" {
 		c.add(path+".type", "required")
 	}
-	if id, present := obj["block_id"]; present && id != nil {
-		s, ok := id.(string)
-		switch {
-		case !ok:
-			c.add(path+".block_id", "must be a string")
-		case runes(s) > maxBlockID:
-			c.add(path+".block_id", "%d characters, limit %d", runes(s), maxBlockID)
-		}
-		if ok {
-			if first, dup := c.blockIDs[s]; dup {
-				c.add(path+".block_id", "%q repeats %s (block_ids must be unique)", s, first)
-			} else {
-				c.blockIDs[s] = path + ".block_id"
-			}
-		}
-	}
+	c.uniqueID(obj, path, "block_id", maxBlockID, c.blockIDs, "block_ids must be unique")
 	switch typ {
 	case "section":
 		fields, hasFields := c.array(obj, "fields", path+".fields")
@@ -378,22 +386,7 @@ func (c *checker) element(path string, v any, actionIDs map[string]string) {
 	if typ == "" {
 		c.add(path+".type", "required")
 	}
-	if id, present := obj["action_id"]; present && id != nil {
-		s, ok := id.(string)
-		switch {
-		case !ok:
-			c.add(path+".action_id", "must be a string")
-		case runes(s) > maxActionID:
-			c.add(path+".action_id", "%d characters, limit %d", runes(s), maxActionID)
-		}
-		if ok {
-			if first, dup := actionIDs[s]; dup {
-				c.add(path+".action_id", "%q repeats %s (action_ids must be unique in a block)", s, first)
-			} else {
-				actionIDs[s] = path + ".action_id"
-			}
-		}
-	}
+	c.uniqueID(obj, path, "action_id", maxActionID, actionIDs, "action_ids must be unique in a block")
 	if cf := obj["confirm"]; cf != nil {
 		c.confirm(path+".confirm", cf)
 	}
