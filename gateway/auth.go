@@ -12,7 +12,7 @@ import (
 // unauthenticated, all with the same sentence. It fails closed: a store that cannot be read
 // lets nobody in (storage_unavailable).
 func (s *Server) authenticate(c *gin.Context) {
-	plain, ok := bearer(c.GetHeader("Authorization"))
+	plain, ok := Bearer(c.GetHeader("Authorization"))
 	if !ok {
 		c.Header("WWW-Authenticate", `Bearer realm="inquiry-bot"`)
 		s.abort(c, inquiry.Errorf(inquiry.CodeUnauthenticated, "the bearer token is missing, unknown or revoked: send Authorization: Bearer <token> with a token from `bot token create`"))
@@ -30,9 +30,9 @@ func (s *Server) authenticate(c *gin.Context) {
 	c.Next()
 }
 
-// bearer takes the token out of an Authorization header ("Bearer <token>", the scheme in any
-// case).
-func bearer(h string) (string, bool) {
+// Bearer takes the token out of an Authorization header ("Bearer <token>", the scheme in any
+// case). Every endpoint that takes the API's tokens (the gateway's, /mcp) reads them with it.
+func Bearer(h string) (string, bool) {
 	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", false
