@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -29,10 +30,10 @@ const MaxBodyBytes = 1 << 20
 // (too_large), a body that is not JSON or is cut short, anything but an object, a field the
 // struct does not have (listing the ones it has), and a value of the wrong type (naming the
 // field and the type it takes) — all bad_request. An empty body is an empty object when
-// optional is true.
+// optional is true. dst must hold its zero value.
 //
-// Each top-level field is decoded on its own so that every error can name its field, including
-// the errors of types that decode themselves (an option, a value, a time).
+// A body that decodes cleanly is parsed once (decodeOnce); only one that does not is decoded
+// again, field by field, to word the error (decodeFields).
 func decode(c *gin.Context, dst any, optional bool) error {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err != nil {
@@ -48,11 +49,127 @@ func decode(c *gin.Context, dst any, optional bool) error {
 		}
 		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is empty: send a JSON object with the fields %s", fieldList(dst))
 	}
-	if i := invalidUTF8(body); i >= 0 {
+	if !utf8.Valid(body) {
 		// encoding/json would quietly turn the bytes into U+FFFD, so that ids such as "a\xff"
 		// and "a\xfe" became the same stored id: refuse them instead.
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid UTF-8 (byte %d is no part of a character): send the JSON encoded as UTF-8", i)
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid UTF-8 (byte %d is no part of a character): send the JSON encoded as UTF-8", invalidUTF8(body))
 	}
+	if decodeOnce(body, dst) {
+		return nil
+	}
+	// Something is wrong with the body: decode it again, field by field, to say what.
+	reflect.ValueOf(dst).Elem().SetZero()
+	return decodeFields(body, dst)
+}
+
+// decodeOnce decodes body into dst in one pass when that is sure to give what decodeFields
+// gives: a JSON object whose top-level names are each one of dst's json names, spelt exactly
+// (encoding/json would match "ID" to "id") and given once (it would merge the objects of a name
+// given twice where decodeFields keeps the last), with no text a field refuses (see unstorable),
+// and nothing after it. It reports false, leaving dst partly written, when any of that does not
+// hold or the decoding fails; decodeFields then finds the error and words it.
+func decodeOnce(body []byte, dst any) bool {
+	names := jsonNames(reflect.TypeOf(dst).Elem())
+	if names == nil || !exactNames(body, names) || unstorable(body) != "" {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return false
+	}
+	return len(bytes.TrimLeftFunc(body[dec.InputOffset():], isSpace)) == 0
+}
+
+// typeNames caches jsonNames by struct type.
+var typeNames sync.Map // reflect.Type -> []string
+
+// jsonNames lists the json names of the struct type t, or returns nil when t embeds a struct
+// (whose fields encoding/json would promote) and so cannot take the one-pass decoding. A struct
+// without fields gets an empty, non-nil list.
+func jsonNames(t reflect.Type) []string {
+	if names, ok := typeNames.Load(t); ok {
+		return names.([]string)
+	}
+	names := []string{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			names = nil
+			break
+		}
+		if name := jsonName(f); name != "" {
+			names = append(names, name)
+		}
+	}
+	typeNames.Store(t, names)
+	return names
+}
+
+// exactNames reports whether body, after any white space, is an object each of whose top-level
+// names is one of names, spelt exactly and without escapes, and none given twice. It reads
+// only the bytes and does not check the JSON, which the decoder does; on valid JSON its answer
+// is exact.
+func exactNames(body []byte, names []string) bool {
+	i := 0
+	for i < len(body) && isSpace(rune(body[i])) {
+		i++
+	}
+	if i == len(body) || body[i] != '{' {
+		return false
+	}
+	var seen uint64 // bit k: names[k] was given
+	if len(names) > 64 {
+		return false
+	}
+	depth, expectName := 0, false
+	for ; i < len(body); i++ {
+		switch c := body[i]; c {
+		case '{', '[':
+			depth++
+			expectName = depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			expectName = depth == 1
+		case '"':
+			end := i + 1
+			for end < len(body) && body[end] != '"' {
+				if body[end] == '\\' {
+					if depth == 1 && expectName {
+						return false // an escaped name: leave it to decodeFields
+					}
+					end++
+				}
+				end++
+			}
+			if depth == 1 && expectName {
+				k := indexOf(names, body[i+1:min(end, len(body))])
+				if k < 0 || seen&(1<<k) != 0 {
+					return false
+				}
+				seen |= 1 << k
+				expectName = false
+			}
+			i = end
+		}
+	}
+	return true
+}
+
+func indexOf(names []string, name []byte) int {
+	for k, n := range names {
+		if n == string(name) {
+			return k
+		}
+	}
+	return -1
+}
+
+// decodeFields decodes the JSON object body (valid UTF-8) into dst one top-level field at a
+// time, so that every error can name its field, including the errors of types that decode
+// themselves (an option, a value, a time).
+func decodeFields(body []byte, dst any) error {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return syntaxError(err, body, dst)
