@@ -52,7 +52,9 @@ type Store struct {
 	// deliveries (see createStmt). database/sql prepares each on a connection when first used
 	// there.
 	createStmts sync.Map // int -> *sqlx.Stmt
-	prepareMu   sync.Mutex
+	// stmts holds other statements prepared once on PostgreSQL, by query (see prepared).
+	stmts     sync.Map // string -> *sqlx.Stmt
+	prepareMu sync.Mutex
 }
 
 //go:embed migrations/postgres/*.sql migrations/sqlite/*.sql
@@ -151,11 +153,33 @@ func (s *Store) Dialect() string { return s.dialect }
 
 // Close closes the prepared statements and the connection pool.
 func (s *Store) Close() error {
-	s.createStmts.Range(func(_, st any) bool {
+	closeStmt := func(_, st any) bool {
 		st.(*sqlx.Stmt).Close()
 		return true
-	})
+	}
+	s.createStmts.Range(closeStmt)
+	s.stmts.Range(closeStmt)
 	return s.db.Close()
+}
+
+// prepared returns query (written with ? placeholders) as a statement prepared once, for a query
+// run on every request, so that PostgreSQL does not parse and plan it each time. database/sql
+// prepares it on a connection when first used there. Only for PostgreSQL.
+func (s *Store) prepared(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	if st, ok := s.stmts.Load(query); ok {
+		return st.(*sqlx.Stmt), nil
+	}
+	s.prepareMu.Lock()
+	defer s.prepareMu.Unlock()
+	if st, ok := s.stmts.Load(query); ok {
+		return st.(*sqlx.Stmt), nil
+	}
+	st, err := s.db.PreparexContext(ctx, s.q(query))
+	if err != nil {
+		return nil, err
+	}
+	s.stmts.Store(query, st)
+	return st, nil
 }
 
 // Migrate applies the embedded migrations that are not applied yet. On PostgreSQL a session

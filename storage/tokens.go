@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/jmoiron/sqlx"
 )
 
 const tokenCols = `id, name, namespace, scopes, secret_hash, created_at, revoked_at`
@@ -51,10 +52,22 @@ func (s *Store) CreateToken(ctx context.Context, t *inquiry.Token) error {
 
 func quote(s string) string { return `"` + s + `"` }
 
-// Token returns a token by id, revoked or not.
+const tokenByIDQuery = `SELECT ` + tokenCols + ` FROM tokens WHERE id = ?`
+
+// Token returns a token by id, revoked or not. It reads the database every time (a revoked
+// token is refused at once); on PostgreSQL the query, run for every authenticated request, is
+// prepared once.
 func (s *Store) Token(ctx context.Context, id string) (*inquiry.Token, error) {
 	var row tokenRow
-	err := s.db.GetContext(ctx, &row, s.q(`SELECT `+tokenCols+` FROM tokens WHERE id = ?`), id)
+	var err error
+	if s.postgres() {
+		var st *sqlx.Stmt
+		if st, err = s.prepared(ctx, tokenByIDQuery); err == nil {
+			err = st.GetContext(ctx, &row, id)
+		}
+	} else {
+		err = s.db.GetContext(ctx, &row, s.q(tokenByIDQuery), id)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("no such token")
 	}
