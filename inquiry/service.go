@@ -297,10 +297,39 @@ func (s *Service) Cancel(ctx context.Context, key string) (*Record, error) {
 // Expire resolves a pending inquiry whose expiry passed with DefaultAnswerFor — its default, or a
 // decline — labelled SourceExpired, so a caller can always tell an expiry from a person.
 func (s *Service) Expire(ctx context.Context, rec *Record) (*Record, error) {
+	return s.resolve(ctx, rec, s.expiry(rec, s.Clock()))
+}
+
+// ExpireMany expires recs as Expire does, in one transaction (Store.ResolveMany), and returns how
+// many it resolved; an inquiry no longer pending (another replica or a person was first) is
+// skipped. Each one resolved wakes its waiters and is observed as Expire's would be.
+func (s *Service) ExpireMany(ctx context.Context, recs []*Record) (int, error) {
+	if len(recs) == 0 {
+		return 0, nil
+	}
 	now := s.Clock()
+	items := make([]ResolveItem, len(recs))
+	for i, rec := range recs {
+		items[i] = ResolveItem{Key: rec.Key, Resolution: s.withDeliveries(rec, s.expiry(rec, now))}
+	}
+	out, err := s.Store.ResolveMany(ctx, items)
+	if err != nil {
+		return 0, err
+	}
+	for _, rec := range out {
+		s.resolved(rec)
+	}
+	if len(out) > 0 {
+		s.kick()
+	}
+	return len(out), nil
+}
+
+// expiry is the resolution of rec expiring at now: its default, or a decline, labelled expired.
+func (s *Service) expiry(rec *Record, now time.Time) Resolution {
 	a := DefaultAnswerFor(&rec.Inquiry)
 	a.Source, a.AnsweredAt = SourceExpired, now
-	return s.resolve(ctx, rec, Resolution{Status: StatusExpired, Answer: &a, At: now})
+	return Resolution{Status: StatusExpired, Answer: &a, At: now}
 }
 
 // Fail marks a pending inquiry failed because its transport cannot serve it; the failure is
@@ -319,14 +348,7 @@ func (s *Service) Fail(ctx context.Context, key string, cause error) (*Record, e
 
 // resolve applies r with its follow-up deliveries, then wakes waiters and the dispatcher.
 func (s *Service) resolve(ctx context.Context, rec *Record, r Resolution) (*Record, error) {
-	// The transport shows the outcome where it asked; the asker's callback hears it.
-	if rec.Config.Policy == PolicyAsk && rec.Config.Transport != TransportInbox {
-		r.Deliveries = append(r.Deliveries, s.delivery(rec, DeliverUpdate, rec.Config.Transport, r.At))
-	}
-	if rec.CallbackURL != "" {
-		r.Deliveries = append(r.Deliveries, s.delivery(rec, DeliverCallback, rec.CallbackURL, r.At))
-	}
-	out, err := s.Store.Resolve(ctx, rec.Key, r)
+	out, err := s.Store.Resolve(ctx, rec.Key, s.withDeliveries(rec, r))
 	if err != nil {
 		if ErrorCode(err) == CodeAlreadyResolved && out != nil {
 			return out, AlreadyResolved(out)
@@ -336,6 +358,18 @@ func (s *Service) resolve(ctx context.Context, rec *Record, r Resolution) (*Reco
 	s.resolved(out)
 	s.kick()
 	return out, nil
+}
+
+// withDeliveries adds to r the follow-up deliveries of resolving rec: the transport shows the
+// outcome where it asked; the asker's callback hears it.
+func (s *Service) withDeliveries(rec *Record, r Resolution) Resolution {
+	if rec.Config.Policy == PolicyAsk && rec.Config.Transport != TransportInbox {
+		r.Deliveries = append(r.Deliveries, s.delivery(rec, DeliverUpdate, rec.Config.Transport, r.At))
+	}
+	if rec.CallbackURL != "" {
+		r.Deliveries = append(r.Deliveries, s.delivery(rec, DeliverCallback, rec.CallbackURL, r.At))
+	}
+	return r
 }
 
 // resolved wakes local waiters and tells whoever listens.

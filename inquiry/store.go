@@ -141,6 +141,12 @@ type Resolution struct {
 	Deliveries []Delivery
 }
 
+// ResolveItem is one resolution of a ResolveMany batch.
+type ResolveItem struct {
+	Key        string
+	Resolution Resolution
+}
+
 // Store is the persistence contract. Every method is one transaction; methods that claim work
 // several replicas race for are safe to call concurrently from several processes. Errors are
 // *Error values: CodeNotFound, CodeIDConflict, CodeAlreadyResolved, CodeStorageUnavailable
@@ -165,6 +171,12 @@ type Store interface {
 	// when the run is still waiting and has a resume URL. A finished run is left alone. On
 	// PostgreSQL it also notifies other replicas (LISTEN/NOTIFY). A zero r.At means now.
 	Resolve(ctx context.Context, key string, r Resolution) (*Record, error)
+	// ResolveMany applies each item as Resolve does (conditional update, deliveries, the parked
+	// run's answer and resume, the notification), all in one transaction, and returns the records
+	// this call resolved. An item whose inquiry is no longer pending, or not there, is skipped,
+	// not an error. Rows are locked in key order, whatever the order of items, so two callers
+	// resolving overlapping batches concurrently never deadlock.
+	ResolveMany(ctx context.Context, items []ResolveItem) ([]*Record, error)
 	// SetPosted records where a transport showed the inquiry.
 	SetPosted(ctx context.Context, key string, ref SlackRef) error
 	// DueInquiries claims up to limit pending inquiries whose expiry is at or before now, oldest

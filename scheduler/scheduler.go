@@ -126,8 +126,9 @@ func (s *Scheduler) observe(job string, n int, d time.Duration, err error) {
 	}
 }
 
-// expire resolves every due inquiry with its default (or a decline), batch after batch. An
-// inquiry another replica resolved first is skipped: the conditional update decides.
+// expire resolves every due inquiry with its default (or a decline), batch after batch, each
+// batch in one transaction. An inquiry another replica resolved first is skipped: the
+// conditional update decides.
 func (s *Scheduler) expire(ctx context.Context) (expired, errs int) {
 	start := time.Now()
 	batch := s.Batch
@@ -143,21 +144,37 @@ func (s *Scheduler) expire(ctx context.Context) (expired, errs int) {
 			}
 			return expired, errs + 1
 		}
-		progress := 0
-		for _, rec := range due {
-			_, err := s.Service.Expire(ctx, rec)
-			switch inquiry.ErrorCode(err) {
-			case "":
-				expired++
-				progress++
-			case inquiry.CodeAlreadyResolved, inquiry.CodeNotFound:
-				progress++ // another replica (or a person) was first
-			default:
-				errs++
-				s.log().Warn("expire inquiry", "key", rec.Key, "err", err)
+		// One transaction per batch; an inquiry another replica (or a person) resolved first is
+		// skipped by the conditional update.
+		n, err := s.Service.ExpireMany(ctx, due)
+		if err == nil {
+			expired += n
+		} else {
+			if ctx.Err() != nil {
+				return expired, errs + 1
+			}
+			// The batch failed as a whole: expire its inquiries one by one, so that one that
+			// cannot be resolved does not hold the others back.
+			s.log().Warn("expire inquiries", "count", len(due), "err", err)
+			progress := 0
+			for _, rec := range due {
+				_, err := s.Service.Expire(ctx, rec)
+				switch inquiry.ErrorCode(err) {
+				case "":
+					expired++
+					progress++
+				case inquiry.CodeAlreadyResolved, inquiry.CodeNotFound:
+					progress++ // another replica (or a person) was first
+				default:
+					errs++
+					s.log().Warn("expire inquiry", "key", rec.Key, "err", err)
+				}
+			}
+			if progress == 0 {
+				return expired, errs
 			}
 		}
-		if len(due) < batch || progress == 0 {
+		if len(due) < batch {
 			return expired, errs
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -420,66 +421,140 @@ func printableKey(key string) bool {
 // Resolve moves a pending inquiry to r.Status with one conditional update; the first resolution
 // wins. In the same transaction it enqueues r.Deliveries, records the answer in the run that
 // parked on the inquiry (with a DeliverResume when the run is waiting and has a resume URL), and
-// on PostgreSQL announces the key on the inquiry_resolved channel (delivered at commit).
+// on PostgreSQL announces the key on the inquiry_resolved channel (delivered at commit). It is
+// ResolveMany of one item, except that a resolution that came second gets CodeAlreadyResolved with
+// the record as it stands.
 func (s *Store) Resolve(ctx context.Context, key string, r inquiry.Resolution) (*inquiry.Record, error) {
-	if !r.Status.Resolved() {
-		return nil, translate(fmt.Errorf("status %q is not a resolution", r.Status), "resolve the inquiry")
-	}
-	if r.At.IsZero() {
-		r.At = time.Now()
-	}
-	answer, err := jsonOrNull(r.Answer, r.Answer != nil)
-	if err != nil {
-		return nil, translate(err, "resolve the inquiry")
-	}
-	failure, err := jsonOrNull(r.Failure, r.Failure != nil)
-	if err != nil {
-		return nil, translate(err, "resolve the inquiry")
-	}
+	items := []inquiry.ResolveItem{{Key: key, Resolution: r}}
 	var rec *inquiry.Record
 	var lost error // the resolution came second
-	err = s.inTx(ctx, "resolve the inquiry", func(tx *sqlx.Tx) error {
-		var row inquiryRow
-		err := tx.GetContext(ctx, &row, s.q(`UPDATE inquiries
-			SET status = ?, answer = ?, failure = ?, resolved_at = ?
-			WHERE key = ? AND status = 'pending'
-			RETURNING `+inquiryCols+`, parked_run`), string(r.Status), answer, failure, at(r.At), key)
-		if errors.Is(err, sql.ErrNoRows) {
-			// Not pending, or not there. On PostgreSQL the update waited for a racing resolver's
-			// commit and then found the row no longer pending; this read sees that commit.
-			rec, err = s.inquiryWhere(ctx, tx, "key = ?", key)
-			if err != nil {
-				return err
-			}
-			lost = inquiry.AlreadyResolved(rec)
+	err := s.resolveMany(ctx, "resolve the inquiry", items, func(tx *sqlx.Tx, won []*inquiry.Record) error {
+		if len(won) == 1 {
+			rec = won[0]
 			return nil
 		}
-		if err != nil {
+		// Not pending, or not there. On PostgreSQL the update waited for a racing resolver's
+		// commit and then found the row no longer pending; this read sees that commit.
+		var err error
+		if rec, err = s.inquiryWhere(ctx, tx, "key = ?", key); err != nil {
 			return err
 		}
-		if rec, err = row.record(); err != nil {
-			return err
-		}
-		if err := s.insertDeliveries(ctx, tx, r.Deliveries, deliveryDefaults{
-			key: key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}); err != nil {
-			return err
-		}
-		if rec.Answer != nil && row.ParkedRun != "" {
-			if err := s.answerParkedRun(ctx, tx, rec, row.ParkedRun, r.At); err != nil {
-				return err
-			}
-		}
-		if s.postgres() {
-			if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, key); err != nil {
-				return err
-			}
-		}
+		lost = inquiry.AlreadyResolved(rec)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return rec, lost
+}
+
+// ResolveMany applies each item as Resolve does — conditional update, deliveries, the parked
+// run's answer and resume, the notification — all in one transaction, and returns the records
+// this call resolved. An item whose inquiry is no longer pending (or not there) is skipped.
+//
+// Lock order: the inquiry rows are updated in key order, and only then are the parked runs
+// locked, in (namespace, id) order. Two batches over the same keys, or a batch racing Resolve,
+// ParkRun or RecordAnswers (each of which locks at most one inquiry, then at most one run),
+// therefore never wait on each other in a cycle.
+func (s *Store) ResolveMany(ctx context.Context, items []inquiry.ResolveItem) ([]*inquiry.Record, error) {
+	var out []*inquiry.Record
+	err := s.resolveMany(ctx, "resolve the inquiries", items, func(_ *sqlx.Tx, won []*inquiry.Record) error {
+		out = won
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// resolveItem is an item of resolveMany with its answer and failure encoded.
+type resolveItem struct {
+	inquiry.ResolveItem
+	answer, failure any
+}
+
+// resolveMany is the one copy of the resolution logic (see ResolveMany). then runs inside the
+// transaction, after the resolutions, with the records resolved, in key order.
+func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.ResolveItem,
+	then func(tx *sqlx.Tx, won []*inquiry.Record) error) error {
+	sorted := make([]resolveItem, 0, len(items))
+	for _, it := range items {
+		r := &it.Resolution
+		if !r.Status.Resolved() {
+			return translate(fmt.Errorf("status %q is not a resolution", r.Status), step)
+		}
+		if r.At.IsZero() {
+			r.At = time.Now()
+		}
+		answer, err := jsonOrNull(r.Answer, r.Answer != nil)
+		if err != nil {
+			return translate(err, step)
+		}
+		failure, err := jsonOrNull(r.Failure, r.Failure != nil)
+		if err != nil {
+			return translate(err, step)
+		}
+		sorted = append(sorted, resolveItem{ResolveItem: it, answer: answer, failure: failure})
+	}
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
+	if len(sorted) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, step, func(tx *sqlx.Tx) error {
+		type parked struct {
+			rec *inquiry.Record
+			run string
+			at  time.Time
+		}
+		var won []*inquiry.Record
+		var runs []parked
+		// First every inquiry row, in key order.
+		for _, it := range sorted {
+			r := it.Resolution
+			var row inquiryRow
+			err := tx.GetContext(ctx, &row, s.q(`UPDATE inquiries
+				SET status = ?, answer = ?, failure = ?, resolved_at = ?
+				WHERE key = ? AND status = 'pending'
+				RETURNING `+inquiryCols+`, parked_run`), string(r.Status), it.answer, it.failure, at(r.At), it.Key)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue // not pending, or not there: another resolution came first
+			}
+			if err != nil {
+				return err
+			}
+			rec, err := row.record()
+			if err != nil {
+				return err
+			}
+			if err := s.insertDeliveries(ctx, tx, r.Deliveries, deliveryDefaults{
+				key: it.Key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}); err != nil {
+				return err
+			}
+			if rec.Answer != nil && row.ParkedRun != "" {
+				runs = append(runs, parked{rec: rec, run: row.ParkedRun, at: r.At})
+			}
+			if s.postgres() {
+				if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, it.Key); err != nil {
+					return err
+				}
+			}
+			won = append(won, rec)
+		}
+		// Then the parked runs, in (namespace, id) order.
+		sort.SliceStable(runs, func(i, j int) bool {
+			if runs[i].rec.Namespace != runs[j].rec.Namespace {
+				return runs[i].rec.Namespace < runs[j].rec.Namespace
+			}
+			return runs[i].run < runs[j].run
+		})
+		for _, p := range runs {
+			if err := s.answerParkedRun(ctx, tx, p.rec, p.run, p.at); err != nil {
+				return err
+			}
+		}
+		return then(tx, won)
+	})
 }
 
 // SetPosted records where a transport showed the inquiry. Empty fields of ref keep what is stored;
