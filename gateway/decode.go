@@ -483,7 +483,12 @@ func queryWait(c *gin.Context) (time.Duration, error) {
 	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
 		return 0, inquiry.FieldErrorf(inquiry.CodeBadRequest, "wait", "wait %q is not a number of seconds: use a number from 0 to %g, such as wait=30", raw, inquiry.MaxWait.Seconds())
 	}
-	return parseWait("wait", &secs)
+	d, err := parseWait("wait", &secs)
+	if err != nil {
+		// A query parameter breaks no rule of an inquiry: it is a bad request, like wait=abc.
+		return 0, inquiry.FieldErrorf(inquiry.CodeBadRequest, "wait", "%s", inquiry.ErrorMessage(err))
+	}
+	return d, nil
 }
 
 // printable reports whether s is valid UTF-8 without control characters: what every key, id,

@@ -347,7 +347,7 @@ func TestLongPoll(t *testing.T) {
 
 		// Bad waits.
 		b.do("GET", "/v1/inquiries/"+key2+"?wait=abc", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
-		b.do("GET", "/v1/inquiries/"+key2+"?wait=60", b.askA, nil).errorOf(t, 422, inquiry.CodeInvalidInquiry)
+		b.do("GET", "/v1/inquiries/"+key2+"?wait=60", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
 		b.do("GET", "/v1/inquiries/"+key2+"?wait=NaN", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
 		b.do("GET", "/v1/inquiries/inq_nothere", b.askA, nil).errorOf(t, 404, inquiry.CodeNotFound)
 	})

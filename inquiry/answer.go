@@ -246,6 +246,7 @@ func answerErr(field, format string, args ...any) *Error {
 // noneMsg is the sentence for words that are none of the offered answers.
 func noneMsg(in *Inquiry, typed string) string {
 	offered := quoteOptions(Offered(in))
+	typed = oneLine(typed, 80) // echo enough to recognise, not a whole essay
 	if typed == "" {
 		if in.AllowText {
 			return fmt.Sprintf("an answer needs a value or words: send one of %s as the value, or your own words as text", offered)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -93,6 +94,20 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 		}
 		*o = Option{Value: s, Label: s}
 		return nil
+	}
+	if len(b) == 0 || b[0] != '{' {
+		if bytes.Equal(b, []byte("null")) {
+			return nil
+		}
+		// Say what an option may be, not what the object inside it would have been.
+		kind := "number"
+		switch {
+		case len(b) > 0 && b[0] == '[':
+			kind = "array"
+		case len(b) > 0 && (b[0] == 't' || b[0] == 'f'):
+			kind = "bool"
+		}
+		return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeOf(Option{})}
 	}
 	type plain Option
 	var p plain

@@ -291,7 +291,13 @@ func (f *askFlags) request() (client.AskRequest, error) {
 	if err != nil {
 		return req, exitf(exitUsage, "--%s", err.Error())
 	}
-	req.Config = &inquiry.Config{Policy: policy, Transport: strings.TrimSpace(f.transport)}
+	transport := strings.TrimSpace(f.transport)
+	if transport == "" && (f.channel != "" || f.thread != "") {
+		// Naming a channel or a thread means asking in Slack: a server without Slack says so at
+		// once (exit 4) rather than keeping the question in its inbox.
+		transport = inquiry.TransportSlack
+	}
+	req.Config = &inquiry.Config{Policy: policy, Transport: transport}
 	if f.channel != "" || f.thread != "" || len(f.answerers) > 0 {
 		req.Slack = &client.SlackTarget{Channel: f.channel, ThreadTS: f.thread, Answerers: f.answerers}
 	}
@@ -397,7 +403,7 @@ func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool) 
 	case inquiry.SourceExpired:
 		fmt.Fprintf(e.stderr, "bot ask: nobody answered before question %s expired; assumed its default: %s\n", rec.Key, inquiry.RenderValue(in, a.Value))
 	case inquiry.SourceDefault:
-		fmt.Fprintf(e.stderr, "bot ask: assumed by policy, nobody was asked: %s\n", inquiry.RenderAnswer(in, a))
+		fmt.Fprintf(e.stderr, "bot ask: %s\n", inquiry.RenderAnswer(in, a))
 	}
 	if a.Value.Len() > 0 && a.Text != "" {
 		fmt.Fprintf(e.stderr, "bot ask: with the words: %s\n", a.Text)

@@ -281,6 +281,11 @@ func TestUnavailableAndTimeout(t *testing.T) {
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("--transport slack took %s; want at once", d)
 	}
+	// Naming a channel means asking in Slack: the same, without --transport.
+	r = b.ask(t, "--confirm", "--question", "In a channel?", "--channel", "C0123456789").wait(t)
+	if r.code != exitUnavailable || !strings.Contains(r.stderr, "SLACK_BOT_TOKEN") {
+		t.Errorf("--channel without Slack:\n%s", r)
+	}
 
 	// Nobody answers within --timeout: exit 3, the key on stderr, the question left pending.
 	r = b.ask(t, "--text", "--question", "Anyone there?", "--timeout", "2s").wait(t)
