@@ -248,6 +248,10 @@ func outcome(rec *inquiry.Record, now time.Time, full bool) string {
 		if a != nil && a.AnsweredBy != "" {
 			by = " by " + Who(a.AnsweredBy)
 		}
+		if a != nil && a.Source == inquiry.SourceCaller {
+			// Handed back through a run's resume: the caller's word, and the message says so.
+			by = " by the run's caller" + strings.TrimPrefix(by, " by")
+		}
 		if inquiry.IsDeclined(a) {
 			line := ":no_entry_sign: Declined" + by
 			if a.Text != "" {

@@ -78,9 +78,8 @@ func scopeList(t *inquiry.Token) string {
 	return strings.Join(names, ",")
 }
 
-// seesAll reports whether the token reads every namespace's inquiries: answer tokens (people and
-// their tools) and admin tokens do; an ask token sees only its own namespace.
-func seesAll(t *inquiry.Token) bool { return t.Has(inquiry.ScopeAnswer) }
+// seesAll reports whether the token reads every namespace's inquiries (inquiry.Token.SeesAll).
+func seesAll(t *inquiry.Token) bool { return t.SeesAll() }
 
 // visible loads an inquiry the token may see: another namespace's is forbidden, not absent.
 func (s *Server) visible(c *gin.Context, key string, all bool) (*inquiry.Record, error) {

@@ -119,6 +119,16 @@ func TestCallbackOutcomes(t *testing.T) {
 			case "failed":
 				require.Eventually(t, func() bool { return status() == inquiry.DeliveryFailed }, 5*time.Second, 10*time.Millisecond)
 				require.True(t, inquiry.Fatal(o.err))
+				// The inquiry says why its callback was given up (it was failure: null).
+				var f map[string]any
+				require.Eventually(t, func() bool {
+					f, _ = b.do("GET", "/v1/inquiries/"+key, b.askA, nil).json(t)["failure"].(map[string]any)
+					return f != nil
+				}, 5*time.Second, 10*time.Millisecond)
+				require.Equal(t, "callback_failed", f["code"])
+				require.Equal(t, false, f["fatal"])
+				require.Contains(t, f["message"], "receiver answered")
+				require.Equal(t, "answered", b.do("GET", "/v1/inquiries/"+key, b.askA, nil).json(t)["status"], "the answer stands")
 			case "rate_limited":
 				var ra *inquiry.RetryAfterError
 				require.ErrorAs(t, o.err, &ra)

@@ -303,6 +303,10 @@ func fieldError(name string, t reflect.Type, err error) error {
 	case errors.As(err, &typ) && base(typ.Type) != base(t):
 		// An item of a list (or a value of a map) has the wrong type.
 		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be %s, but an item of it is %s: send every item as %s", name, typeName(t), jsonKind(typ.Value), typeName(typ.Type))
+	case errors.As(err, &typ) && strings.HasPrefix(typ.Value, "number "):
+		// A number, but one the field cannot hold (1e400, or 1.5 for a whole number).
+		want := typeName(t)
+		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s is %s, which is out of range for it: send %s of ordinary size", name, numberText(typ.Value), want)
 	case errors.As(err, &typ):
 		want := typeName(t)
 		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be %s, not %s: send it as %s", name, want, jsonKind(typ.Value), want)
@@ -539,4 +543,14 @@ func (s *Server) saneParams(c *gin.Context) {
 		}
 	}
 	c.Next()
+}
+
+// numberText is the literal of a JSON number an UnmarshalTypeError quotes ("number 1e400"),
+// cut to a length fit for a sentence.
+func numberText(v string) string {
+	v = strings.TrimPrefix(v, "number ")
+	if len(v) > 40 {
+		v = v[:40] + "…"
+	}
+	return v
 }

@@ -43,7 +43,9 @@ type bundle struct {
 	askA, askB, answerer, admin, revoked string
 
 	// offset moves the dispatcher's clock forward (nanoseconds), so a retry comes due at once.
-	offset   atomic.Int64
+	offset atomic.Int64
+	// later moves the service's clock forward (nanoseconds): what time it is for expiry.
+	later    atomic.Int64
 	outcomes chan outcome // every delivery outcome the dispatcher observes
 }
 
@@ -144,6 +146,7 @@ func setup(t testing.TB, opts ...option) *bundle {
 	svc.Log = log
 
 	b := &bundle{t: t, dbURL: dbURL, store: st, svc: svc, outcomes: make(chan outcome, 100)}
+	svc.Now = func() time.Time { return time.Now().Add(time.Duration(b.later.Load())) }
 	b.secret = []byte("test-secret-" + t.Name())
 	b.srv = gateway.New(gateway.Config{
 		Service:         svc,

@@ -95,6 +95,7 @@ func (s *Server) askRequest(c *gin.Context, b *AskBody) (inquiry.AskRequest, err
 		Inquiry:     in,
 		Config:      b.Config,
 		CallbackURL: b.CallbackURL,
+		AskedBy:     token(c).Name,
 		Wait:        wait,
 	}
 	if b.Slack != nil {
@@ -156,8 +157,9 @@ func (s *Server) getInquiry(c *gin.Context) {
 	c.JSON(http.StatusOK, present(rec))
 }
 
-// listInquiries lists newest first. An ask token sees its own namespace; answer and admin
-// tokens see every namespace.
+// listInquiries lists newest first, each as it stands now (expired past its expiry). An ask
+// token, or an answer token bound to a namespace, sees its own namespace; other answer tokens and
+// admin tokens see every namespace.
 func (s *Server) listInquiries(c *gin.Context) {
 	tok := token(c)
 	f := inquiry.ListFilter{RunID: c.Query("run_id"), Cursor: c.Query("cursor")}
@@ -177,7 +179,7 @@ func (s *Server) listInquiries(c *gin.Context) {
 		return
 	}
 	f.Limit = limit
-	recs, next, err := s.store.ListInquiries(c.Request.Context(), f)
+	recs, next, err := s.svc.List(c.Request.Context(), f)
 	if err != nil {
 		s.abort(c, err)
 		return
@@ -208,10 +210,9 @@ func (s *Server) answerInquiry(c *gin.Context) {
 		s.abort(c, err)
 		return
 	}
-	// The answer scope reads every namespace, so there is no visibility to check.
+	// The service decides whether this token may answer (its namespace, never the asker).
 	key := c.Param("key")
-	tok := token(c)
-	rec, err := s.svc.Answer(c.Request.Context(), key, inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, tok.Name)
+	rec, err := s.svc.AnswerAs(c.Request.Context(), key, inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, token(c))
 	if err != nil {
 		s.abort(c, notFound(err, key))
 		return

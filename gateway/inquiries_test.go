@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -148,6 +149,9 @@ func TestRefusals(t *testing.T) {
 			{"past expires_at", confirm("a", "expires_at", "2020-01-01T00:00:00Z"), 422, inquiry.CodeInvalidInquiry, "expires_at", "future"},
 			{"no kind", map[string]any{"id": "a", "question": "Q?"}, 422, inquiry.CodeInvalidInquiry, "kind", "choice"},
 			{"no id", map[string]any{"kind": "text", "question": "Q?"}, 422, inquiry.CodeInvalidInquiry, "id", "stable id"},
+			{"id of blanks", map[string]any{"id": "   ", "kind": "text", "question": "Q?"}, 422, inquiry.CodeInvalidInquiry, "id", "only blanks"},
+			{"run_id of blanks", confirm("a", "run_id", " "), 422, inquiry.CodeInvalidInquiry, "run_id", "only blanks"},
+			{"wait out of range", confirm("a", "wait", json.RawMessage("1e400")), 400, inquiry.CodeBadRequest, "wait", "1e400, which is out of range"},
 			{"no question", map[string]any{"id": "a", "kind": "text"}, 422, inquiry.CodeInvalidInquiry, "question", "required"},
 			{"too many options", choice("a", "options", thirteen, "default", nil), 422, inquiry.CodeInvalidInquiry, "options", "12"},
 			{"duplicate labels", choice("a", "options", []any{"Hold", " hold "}, "default", nil), 422, inquiry.CodeInvalidInquiry, "options[1].value", "repeats"},

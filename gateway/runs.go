@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sort"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -69,7 +68,7 @@ func (s *Server) runView(ctx context.Context, run *inquiry.Run) (*RunView, error
 		v.Answers = map[string]inquiry.Answer{}
 	}
 	if run.Status == inquiry.RunWaiting && run.WaitingOn != "" {
-		rec, err := s.store.Inquiry(ctx, run.WaitingOn)
+		rec, err := s.svc.Get(ctx, run.WaitingOn)
 		switch {
 		case err == nil:
 			v.WaitingOn = present(rec)
@@ -222,33 +221,17 @@ func (s *Server) askInRun(c *gin.Context) {
 	c.JSON(status, view)
 }
 
-// resumeRun merges answers into the run's state (cut as on the live path) and sets it running.
+// resumeRun merges the caller's answers into the run's state (cut as on the live path), resolving
+// the run's pending inquiries they answer, and sets it running.
 func (s *Server) resumeRun(c *gin.Context) {
 	var b ResumeBody
 	if err := decode(c, &b, false); err != nil {
 		s.abort(c, err)
 		return
 	}
-	ids := make([]string, 0, len(b.Answers))
-	for id := range b.Answers {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		switch a := b.Answers[id]; a.Source {
-		case "":
-			// An answer brought back by the run's owner without saying whose it is: it came from
-			// outside the bot, as a person's would (the state must not hold a source outside the
-			// three the contract names).
-			a.Source = inquiry.SourcePerson
-			b.Answers[id] = a
-		case inquiry.SourcePerson, inquiry.SourceDefault, inquiry.SourceExpired:
-		default:
-			s.abort(c, inquiry.FieldErrorf(inquiry.CodeInvalidAnswer, "answers["+id+"].source", "answers[%q].source %q is not one of person, default or expired: use one of them, or leave it out", id, string(a.Source)))
-			return
-		}
-	}
-	run, err := s.svc.Resume(c.Request.Context(), token(c).Namespace, c.Param("id"), b.Answers)
+	// What the caller hands back is the caller's: the service labels it (source "caller" and the
+	// token's name) whatever the body says of who answered.
+	run, err := s.svc.Resume(c.Request.Context(), token(c), c.Param("id"), b.Answers)
 	s.writeRun(c, http.StatusOK, run, err)
 }
 

@@ -586,7 +586,7 @@ func TestSQLInjectionStoredVerbatim(t *testing.T) {
 		state := r.json(t)["answers"].(map[string]any)
 		for _, p := range injections {
 			require.Equal(t, p, state[p].(map[string]any)["text"], p)
-			require.Equal(t, "person", state[p].(map[string]any)["source"], "a resume answer without a source is a person's")
+			require.Equal(t, "caller", state[p].(map[string]any)["source"], "a resume answer is the caller's")
 		}
 
 		// Nothing else changed: every table is there, every token still opens what it did,

@@ -1,6 +1,7 @@
 package inquiry
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -342,6 +343,11 @@ func RenderAnswer(in *Inquiry, a *Answer) string {
 			return "expired: nobody decided"
 		}
 		return what + " (assumed: nobody answered in time)"
+	case SourceCaller:
+		if a.AnsweredBy != "" {
+			return what + " (handed back by the run's caller " + a.AnsweredBy + ")"
+		}
+		return what + " (handed back by the run's caller)"
 	}
 	if a.AnsweredBy != "" {
 		return what + " by " + a.AnsweredBy
@@ -355,4 +361,37 @@ func oneLine(s string, max int) string {
 		return s + "…"
 	}
 	return s
+}
+
+// SameDecision reports whether reply, read for in as CheckAnswer reads it, decides what a says:
+// both declined, or the same value (and, where neither holds a value, the same words). A resumed
+// answer that agrees with a resolved inquiry is no contradiction.
+func SameDecision(in *Inquiry, a Answer, r Reply) bool {
+	b, err := CheckAnswer(in, r)
+	if err != nil {
+		return false
+	}
+	if a.Declined || b.Declined {
+		return a.Declined == b.Declined
+	}
+	if !a.Value.Equal(b.Value) {
+		return false
+	}
+	return !a.Value.IsZero() || a.Text == b.Text
+}
+
+// withField files err (an *Error of CheckAnswer) under prefix: "value" becomes
+// `answers["merge"].value`.
+func withField(err error, prefix string) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	out := *e
+	if out.Field != "" {
+		out.Field = prefix + "." + out.Field
+	} else {
+		out.Field = prefix
+	}
+	return &out
 }

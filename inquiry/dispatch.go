@@ -219,6 +219,13 @@ func (p *Dispatcher) deliver(ctx context.Context, d Delivery) (next time.Time, h
 		if e := p.Store.FailDelivery(rctx, d.ID, err.Error(), now); e != nil {
 			p.Log.Warn("fail delivery", "id", d.ID, "err", e)
 		}
+		if d.Kind == DeliverCallback || d.Kind == DeliverResume {
+			// The asker reads the inquiry, not the deliveries: say there why nobody was told.
+			f := Failure{Code: CodeCallbackFailed, Message: fmt.Sprintf("the %s was given up after %d attempt(s): %s", d.Kind, d.Attempts, err.Error())}
+			if e := p.Store.NoteFailure(rctx, d.InquiryKey, f); e != nil {
+				p.Log.Warn("note the failure of a delivery", "id", d.ID, "err", e)
+			}
+		}
 		return time.Time{}, false
 	case errors.As(err, &ra):
 		p.observe(d, "rate_limited", err)

@@ -14,19 +14,37 @@
 //	                        │
 //	                        ▼
 //	  ┌───────────────── pending ─────────────────┬──────────────┐
-//	  │ a person answers   │ expiry passes         │ asker cancels │ transport fails for good
-//	  │ (first one wins)   │ (sweeper)             │               │ (channel gone, token revoked)
+//	  │ a person answers   │ expires_at passes     │ asker cancels │ transport fails for good
+//	  │ before expires_at  │ (whoever looks first: │               │ (channel gone, token revoked)
+//	  │ (first one wins),  │  a read, a list, a    │               │
+//	  │ or the run's       │  long-poll, an answer,│               │
+//	  │ caller resumes it  │  a run's ask, the     │               │
+//	  │                    │  sweeper)             │               │
 //	  ▼                    ▼                       ▼               ▼
 //	answered            expired                cancelled         failed
 //	source: person      source: expired         no answer        failure: inquiry_unavailable
-//	                    the default, or                          (fatal)
+//	  (or caller)       the default, or                          (fatal)
 //	                    declined: true
 //
 //	ask (policy default) ──► answered, source: default (nobody asked; the assumption is recorded)
 //	ask (policy refuse)  ──► nothing stored; the ask fails with inquiry_declined (not fatal)
 //
 // Every arrow out of pending is one conditional update: the first resolution wins and every later
-// one gets already_resolved. A resolved inquiry never changes again.
+// one gets already_resolved. A resolved inquiry never changes again — but for a note of why its
+// callback was given up (failure: callback_failed, beside the answer).
+//
+// Expiry is exact: from expires_at on, nobody's answer is a person's. Whatever looks at a pending
+// inquiry past its expiry resolves it as expired then (Service.current), with the very resolution
+// the sweeper makes — its message update, callbacks and the parked run's answer enqueued in the
+// same transaction — so that work happens once, whoever got there first; a long-poll wakes at
+// expires_at. The sweeper expires the rest, the inquiries nobody looks at.
+//
+// Who may answer: a Slack user among the answerers (anybody when none are named); through the API
+// a token with the answer scope (MayAnswer) — never the token that asked (an agent does not
+// approve its own question; the operator's admin token excepted), and one bound to a namespace
+// (bot token create --namespace) only there. What a run's caller hands back through resume is
+// labelled source: caller with the caller's token, never person; it resolves the run's pending
+// inquiry like an answer, and is refused (already_resolved) where it contradicts a resolved one.
 //
 // # The run state machine
 //
@@ -45,6 +63,31 @@
 //	└─────────┘ resume {answers}, or a re-entering ask that finds its answer in the state
 //
 // A waiting run is not stale: it has no process by design, and no sweep may touch it.
+//
+// # Thread replies
+//
+// A reply in a Slack thread (channel C, thread_ts T) may answer a pending inquiry posted in that
+// thread, and only such an inquiry:
+//
+//	thread T in channel C
+//	├── root message T ............ an inquiry posted as it (slack.ts = T), or a person's message
+//	├── inquiry A  (slack.thread_ts = T, posted)
+//	├── a person's talk
+//	├── inquiry B  (slack.thread_ts = T, posted)   ◄── newest
+//	└── the reply ──► pending in T, newest first (created_at, key): B, A, [root]
+//	                    │
+//	                    ├── none pending ───────────────► nothing: talk in a thread is just talk
+//	                    ├── the person may answer none ─► ephemeral: the newest one's refusal
+//	                    └── the newest they may answer ─► Service.Answer, judged against it alone
+//	                          ├── taken, and others still wait in T ─► ephemeral: which question it
+//	                          │     answered (quoted, linked) and that the others still wait
+//	                          ├── taken, the only one ───────────────► no ephemeral
+//	                          └── none of its offered answers ──────► ephemeral naming its answers
+//
+// An inquiry not posted yet, resolved, or posted in another thread or channel is never answered
+// by the reply. Bot messages and edits answer nothing. The newest 20 pending of a thread are
+// weighed (the store's PendingInThread, through two indexes); with several pending, the
+// sentence for an invalid reply also names the question it was read for.
 //
 // # Asking inside a run
 //

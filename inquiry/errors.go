@@ -24,6 +24,9 @@ const (
 	CodeUnavailable        Code = "inquiry_unavailable"
 	CodeStorageUnavailable Code = "storage_unavailable"
 	CodeInternal           Code = "internal"
+	// CodeCallbackFailed is no error of a request: it is the failure an answered inquiry records
+	// when its callback (or its run's resume) was given up, so the asker can see why.
+	CodeCallbackFailed Code = "callback_failed"
 )
 
 // Error is the one error vocabulary: a code, one sentence a model or a person can act on, and

@@ -242,7 +242,15 @@ const (
 	SourcePerson  Source = "person"  // a person answered
 	SourceDefault Source = "default" // policy default: nobody was asked
 	SourceExpired Source = "expired" // nobody answered in time: the default, or a decline
+	// SourceCaller is what a run's caller handed back through resume: the caller's word, labelled
+	// with the caller's token, never a person's.
+	SourceCaller Source = "caller"
 )
+
+// Valid reports whether s is one of the four sources.
+func (s Source) Valid() bool {
+	return s == SourcePerson || s == SourceDefault || s == SourceExpired || s == SourceCaller
+}
 
 // Answer is what came back.
 type Answer struct {
@@ -310,6 +318,14 @@ type Record struct {
 	Failure     *Failure   `json:"failure"`
 	CreatedAt   time.Time  `json:"created_at"`
 	ResolvedAt  *time.Time `json:"resolved_at"`
+	// AskedBy is the name of the token that asked ("" when unknown): that token may not answer it.
+	AskedBy string `json:"-"`
+}
+
+// DueAt reports whether the inquiry is pending past its expiry at now: from that instant it is
+// expired wherever it is looked at, whether or not the sweeper has got to it.
+func (r *Record) DueAt(now time.Time) bool {
+	return r.Status == StatusPending && r.ExpiresAt != nil && !now.Before(*r.ExpiresAt)
 }
 
 // Offered returns the answers an inquiry offers: its options for a Choice, yes and no for a

@@ -2,7 +2,11 @@ package inquiry
 
 import (
 	"context"
+	"fmt"
+	"sort"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // RegisterRun registers a run (or returns the existing one, taking any config and resume URL
@@ -128,24 +132,153 @@ func (s *Service) AskInRun(ctx context.Context, namespace, runID string, req Ask
 	return &RunAsk{Status: RunAskAnswered, Answer: &full, Inquiry: rec, Run: run}, nil
 }
 
-// Resume merges answers into a run's state with the same cut as the live path
-// (StateAnswerOf(CapAnswer(…))) and sets the run running. Answers accumulate: a resume never
-// loses an answer recorded before it.
-func (s *Service) Resume(ctx context.Context, namespace, runID string, answers map[string]Answer) (*Run, error) {
-	cut := make(map[string]Answer, len(answers))
-	for id, a := range answers {
+// Resume merges what the run's caller hands back into the run's state, with the same cut as
+// the live path (StateAnswerOf(CapAnswer(…))), and sets the run running. Answers accumulate: a
+// resume never loses an answer recorded before it.
+//
+// What a resume brings is the caller's word, never a person's: only the value, text and
+// declined of each answer are taken; who answered and when are the server's. For an answer keyed
+// by the id of an inquiry of this run:
+//   - the inquiry is pending: the answer is checked like any other (CheckAnswer) and resolves it
+//     — its Slack message is updated, callbacks go out — labelled SourceCaller with the token's
+//     name, or SourcePerson when tok may answer it (MayAnswer: the answer scope, never the asker);
+//   - the inquiry is resolved: an answer with the same decision records the stored answer as it
+//     is (its honest label); one that contradicts it is refused with CodeAlreadyResolved.
+//
+// An answer for an id the run never asked is recorded as SourceCaller, its value bounded like an
+// option's. Everything is checked before anything is written.
+func (s *Service) Resume(ctx context.Context, tok *Token, runID string, answers map[string]Answer) (*Run, error) {
+	namespace := tok.Namespace
+	if _, err := s.Store.Run(ctx, namespace, runID); err != nil {
+		return nil, err
+	}
+	if len(answers) > MaxRunAnswers {
+		return nil, FieldErrorf(CodeInvalidAnswer, "answers", "a resume brings %d answers but a run holds at most %d: hand back the answers of this run's questions only", len(answers), MaxRunAnswers)
+	}
+	ids := make([]string, 0, len(answers))
+	for id := range answers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+
+	type step struct {
+		id    string
+		rec   *Record // the run's inquiry with this id, nil for none
+		reply Reply
+		own   Answer // the caller's answer, checked, for an id with no inquiry or a pending one
+	}
+	steps := make([]step, 0, len(ids))
+	now := s.Clock()
+	for _, id := range ids {
+		field := fmt.Sprintf("answers[%q]", id)
 		if err := checkID("answers", id, "key each answer by its inquiry id"); err != nil {
 			return nil, err
 		}
-		if a.InquiryID == "" {
-			a.InquiryID = id
+		a := answers[id]
+		if a.Source != "" && !a.Source.Valid() {
+			return nil, answerErr(field+".source", "%s.source %q is not one of person, default, expired or caller: leave it out, a resume records the caller's answer as source caller", field, string(a.Source))
 		}
-		if a.AnsweredAt.IsZero() {
-			a.AnsweredAt = s.Clock()
+		st := step{id: id, reply: Reply{Value: a.Value, Text: a.Text, Declined: a.Declined}}
+		rec, err := s.Store.InquiryByID(ctx, namespace, runID, id)
+		switch {
+		case ErrorCode(err) == CodeNotFound:
+			own, err := callerAnswer(field, st.reply)
+			if err != nil {
+				return nil, err
+			}
+			st.own = own
+		case err != nil:
+			return nil, err
+		default:
+			if rec, err = s.current(ctx, rec); err != nil {
+				return nil, err
+			}
+			st.rec = rec
+			if rec.Status == StatusPending {
+				own, err := CheckAnswer(&rec.Inquiry, st.reply)
+				if err != nil {
+					return nil, withField(err, field)
+				}
+				st.own = own
+			} else if rec.Answer == nil || !SameDecision(&rec.Inquiry, *rec.Answer, st.reply) {
+				return nil, resumeContradicts(rec)
+			}
 		}
-		cut[id] = StateAnswerOf(CapAnswer(a, DefaultAnswerChars))
+		st.own.InquiryID, st.own.AnsweredAt = id, now
+		st.own.Source, st.own.AnsweredBy = SourceCaller, tok.Name
+		steps = append(steps, st)
+	}
+
+	cut := make(map[string]Answer, len(steps))
+	for _, st := range steps {
+		a := st.own
+		if st.rec != nil && st.rec.Status == StatusPending {
+			source := SourceCaller
+			if MayAnswer(tok, st.rec) == nil {
+				source = SourcePerson
+			}
+			out, err := s.answer(ctx, st.rec.Key, st.reply, tok.Name, source, nil)
+			switch {
+			case err == nil:
+				a = *out.Answer
+			case ErrorCode(err) == CodeAlreadyResolved && out != nil && out.Answer != nil && SameDecision(&out.Inquiry, *out.Answer, st.reply):
+				a = *out.Answer // resolved meanwhile, the same way
+			case ErrorCode(err) == CodeAlreadyResolved && out != nil:
+				return nil, resumeContradicts(out)
+			default:
+				return nil, err
+			}
+		} else if st.rec != nil {
+			a = *st.rec.Answer
+		}
+		cut[st.id] = StateAnswerOf(CapAnswer(a, DefaultAnswerChars))
 	}
 	return s.Store.RecordAnswers(ctx, namespace, runID, cut, RunRunning, s.Clock())
+}
+
+// MaxRunAnswers bounds the answers one run holds.
+const MaxRunAnswers = 1000
+
+// callerAnswer checks an answer handed back for an id the run never asked: a decision bounded
+// like an option's value (at most MaxOptions items of at most MaxOptionValueChars), prose capped
+// at the ceiling.
+func callerAnswer(field string, r Reply) (Answer, error) {
+	a := Answer{Value: r.Value, Declined: r.Declined}
+	if !utf8.ValidString(r.Text) {
+		return a, answerErr(field+".text", "%s.text is not valid UTF-8: send it as UTF-8 text", field)
+	}
+	if c, ok := controlChar(r.Text); ok {
+		return a, answerErr(field+".text", "%s.text contains the control character %U: remove it", field, c)
+	}
+	a.Text = strings.TrimSpace(r.Text)
+	if r.Declined && !r.Value.IsZero() {
+		return a, answerErr(field+".declined", "%s is either declined or a value, not both: drop one", field)
+	}
+	items := r.Value.Strings()
+	if len(items) > MaxOptions {
+		return a, answerErr(field+".value", "%s.value holds %d items but an answer chooses at most %d: hand back the decision only", field, len(items), MaxOptions)
+	}
+	for _, v := range items {
+		n := utf8.RuneCountInString(v)
+		switch {
+		case !utf8.ValidString(v):
+			return a, answerErr(field+".value", "%s.value is not valid UTF-8: send it as UTF-8 text", field)
+		case n > MaxOptionValueChars:
+			return a, answerErr(field+".value", "%s.value is %d characters long but a decision has at most %d: put prose in text", field, n, MaxOptionValueChars)
+		}
+		if c, ok := controlChar(v); ok {
+			return a, answerErr(field+".value", "%s.value contains the control character %U: remove it", field, c)
+		}
+	}
+	return CapAnswer(a, DefaultAnswerChars), nil
+}
+
+// resumeContradicts is the refusal of a resumed answer that contradicts an inquiry already
+// resolved.
+func resumeContradicts(rec *Record) error {
+	e := AlreadyResolved(rec)
+	e.Message = strings.TrimSuffix(e.Message, "; nothing was changed") + "; the resumed answer contradicts it and nothing was changed: hand back the recorded answer, or leave this id out"
+	return e
 }
 
 // SweepStale abandons running runs whose heartbeat is older than staleAfter. Waiting runs are

@@ -67,6 +67,8 @@ type AskRequest struct {
 	Config      *Config  // nil: the run's config, else the server's defaults
 	Slack       SlackRef // Channel, ThreadTS and Answerers; the rest is the server's
 	CallbackURL string
+	// AskedBy is the name of the token that asks: it may not answer the inquiry (MayAnswer).
+	AskedBy string
 	// Wait is how long Ask may wait for an answer before it returns the pending inquiry
 	// (0..MaxWait).
 	Wait time.Duration
@@ -151,6 +153,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		Slack:       SlackRef{Channel: req.Slack.Channel, ThreadTS: req.Slack.ThreadTS, Answerers: req.Slack.Answerers},
 		CallbackURL: req.CallbackURL,
 		CreatedAt:   now,
+		AskedBy:     req.AskedBy,
 	}
 	if rec.Slack.Answerers == nil {
 		rec.Slack.Answerers = []string{}
@@ -202,6 +205,12 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 			s.resolved(stored)
 		}
 	}
+	if !created {
+		// Asked before: the inquiry as it stands now, expired if its expiry passed.
+		if stored, err = s.current(ctx, stored); err != nil {
+			return nil, false, err
+		}
+	}
 	if stored.Status == StatusPending && req.Wait > 0 {
 		waited, err := s.Wait(ctx, stored.Key, req.Wait)
 		if err != nil {
@@ -225,49 +234,141 @@ func (s *Service) delivery(rec *Record, kind DeliveryKind, target string, now ti
 }
 
 // Wait returns the inquiry as soon as it leaves pending, or as it stands after d (at most
-// MaxWait) or when ctx ends. It is woken, not polled.
+// MaxWait) or when ctx ends. It is woken, not polled, and it returns at the inquiry's expiry
+// (expired then) when that comes first.
 func (s *Service) Wait(ctx context.Context, key string, d time.Duration) (*Record, error) {
 	if d > MaxWait {
 		d = MaxWait
 	}
 	woken, done := s.Hub.Subscribe(key)
 	defer done()
-	rec, err := s.Store.Inquiry(ctx, key)
+	rec, err := s.Get(ctx, key)
 	if err != nil || rec.Status != StatusPending || d <= 0 {
 		return rec, err
+	}
+	if rec.ExpiresAt != nil {
+		// Wake at the expiry, not at the next sweep. A clock that is not the wall clock (a test's)
+		// moves on its own: the wait then still ends at d or at a wake-up, and reads it expired.
+		d = min(d, max(rec.ExpiresAt.Sub(s.Clock()), time.Millisecond))
 	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
 		select {
 		case <-woken:
-			rec, err = s.Store.Inquiry(ctx, key)
+			rec, err = s.Get(ctx, key)
 			if err != nil || rec.Status != StatusPending {
 				return rec, err
 			}
 		case <-timer.C:
-			return s.Store.Inquiry(ctx, key)
+			return s.Get(ctx, key)
 		case <-s.Hub.Closing():
-			return s.Store.Inquiry(ctx, key)
+			return s.Get(ctx, key)
 		case <-ctx.Done():
 			// The caller is gone or the server shuts down: hand back the inquiry as it stands.
-			return s.Store.Inquiry(context.WithoutCancel(ctx), key)
+			return s.Get(context.WithoutCancel(ctx), key)
 		}
 	}
 }
 
-// Get returns an inquiry by key.
+// Get returns an inquiry by key, as it stands now: a pending inquiry past its expiry is
+// expired by this read if the sweeper has not got to it.
 func (s *Service) Get(ctx context.Context, key string) (*Record, error) {
-	return s.Store.Inquiry(ctx, key)
+	rec, err := s.Store.Inquiry(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return s.current(ctx, rec)
+}
+
+// current returns rec as it stands at the service's clock. Expiry is exact wherever it is looked
+// at: a pending inquiry past expires_at is resolved as expired here, with the sweeper's very
+// resolution (its default or a decline, the message update, callbacks and the parked run's
+// answer as deliveries of the same transaction) — the conditional update makes it happen once,
+// whoever gets there first.
+func (s *Service) current(ctx context.Context, rec *Record) (*Record, error) {
+	if !rec.DueAt(s.Clock()) {
+		return rec, nil
+	}
+	out, err := s.Expire(ctx, rec)
+	if ErrorCode(err) == CodeAlreadyResolved && out != nil {
+		return out, nil // a person, the sweeper or another replica was first
+	}
+	return out, err
+}
+
+// List lists inquiries newest first, each as it stands now: the pending ones past their expiry
+// are expired first, so that a filter on pending or expired sees them where they belong.
+func (s *Service) List(ctx context.Context, f ListFilter) ([]*Record, string, error) {
+	if f.Status == "" || f.Status == StatusPending || f.Status == StatusExpired {
+		if err := s.expireDue(ctx); err != nil {
+			return nil, "", err
+		}
+	}
+	recs, next, err := s.Store.ListInquiries(ctx, f)
+	if err != nil {
+		return nil, "", err
+	}
+	out := recs[:0]
+	for _, rec := range recs {
+		// Anything that fell due after expireDue looked is expired on its own.
+		if rec, err = s.current(ctx, rec); err != nil {
+			return nil, "", err
+		}
+		if f.Status == "" || rec.Status == f.Status {
+			out = append(out, rec)
+		}
+	}
+	return out, next, nil
+}
+
+// expireBatch bounds how many due inquiries a read expires before it lists; the sweeper
+// expires the rest.
+const expireBatch = 500
+
+// expireDue expires one batch of the inquiries whose expiry passed, as the sweeper does.
+func (s *Service) expireDue(ctx context.Context) error {
+	due, err := s.Store.DueInquiries(ctx, s.Clock(), expireBatch)
+	if err != nil {
+		return err
+	}
+	_, err = s.ExpireMany(ctx, due)
+	return err
 }
 
 // Answer records a person's reply to a pending inquiry: checked with CheckAnswer, capped, and
 // stored by a conditional update so that the first answer wins. by is who answered (a Slack user
 // id or a token name). A later answer gets CodeAlreadyResolved together with the record as it
 // stands, so the caller can say who answered first.
+//
+// No answer is a person's after the inquiry's expiry: from expires_at on, an answer finds the
+// inquiry expired (resolving it then if the sweeper has not) and gets CodeAlreadyResolved with
+// the sentence that says it expired and what was assumed.
 func (s *Service) Answer(ctx context.Context, key string, reply Reply, by string) (*Record, error) {
+	return s.answer(ctx, key, reply, by, SourcePerson, nil)
+}
+
+// AnswerAs records the reply of the caller holding tok (the API, the CLI): MayAnswer decides
+// whether it may — the answer scope, its namespace, and never the token that asked — and the
+// token's name is who answered.
+func (s *Service) AnswerAs(ctx context.Context, key string, reply Reply, tok *Token) (*Record, error) {
+	return s.answer(ctx, key, reply, tok.Name, SourcePerson, tok)
+}
+
+// answer checks, caps and records reply to the inquiry with key as source by by; with tok, the
+// token must be allowed to answer it (MayAnswer), checked before anything else is said of the
+// inquiry.
+func (s *Service) answer(ctx context.Context, key string, reply Reply, by string, source Source, tok *Token) (*Record, error) {
 	rec, err := s.Store.Inquiry(ctx, key)
 	if err != nil {
+		return nil, err
+	}
+	if tok != nil {
+		if err := MayAnswer(tok, rec); err != nil {
+			return nil, err
+		}
+	}
+	if rec, err = s.current(ctx, rec); err != nil {
 		return nil, err
 	}
 	if rec.Status != StatusPending {
@@ -278,13 +379,20 @@ func (s *Service) Answer(ctx context.Context, key string, reply Reply, by string
 		return rec, err
 	}
 	now := s.Clock()
-	a.Source, a.AnsweredBy, a.AnsweredAt = SourcePerson, by, now
+	if rec.DueAt(now) {
+		// The expiry passed while the answer was checked: it is still no person's.
+		if rec, err = s.current(ctx, rec); err != nil {
+			return nil, err
+		}
+		return rec, AlreadyResolved(rec)
+	}
+	a.Source, a.AnsweredBy, a.AnsweredAt = source, by, now
 	return s.resolve(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
 }
 
 // Cancel withdraws a pending inquiry. Nobody's answer is recorded.
 func (s *Service) Cancel(ctx context.Context, key string) (*Record, error) {
-	rec, err := s.Store.Inquiry(ctx, key)
+	rec, err := s.Get(ctx, key)
 	if err != nil {
 		return nil, err
 	}

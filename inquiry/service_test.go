@@ -274,7 +274,7 @@ func TestResumeMergesWithTheStateCut(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			id := fmt.Sprintf("step-%d", i)
-			_, err := b.svc.Resume(b.ctx, "ns", "r1", map[string]inquiry.Answer{id: {Text: strings.Repeat("x", 5000)}})
+			_, err := b.svc.Resume(b.ctx, &inquiry.Token{Name: "ns", Namespace: "ns", Scopes: []inquiry.Scope{inquiry.ScopeAsk}}, "r1", map[string]inquiry.Answer{id: {Text: strings.Repeat("x", 5000)}})
 			if err != nil {
 				t.Error(err)
 			}

@@ -110,6 +110,10 @@ type Token struct {
 	SecretHash []byte     `json:"-"` // SHA-256 of the secret part, compared in constant time
 	CreatedAt  time.Time  `json:"created_at"`
 	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	// NamespaceBound is set for a token created with an explicit namespace: with the answer
+	// scope it sees and answers that namespace only. A token whose namespace defaulted to its
+	// name answers every namespace (a person's token).
+	NamespaceBound bool `json:"namespace_bound"`
 }
 
 // Has reports whether the token carries scope s (admin carries every scope).
@@ -122,11 +126,19 @@ func (t *Token) Has(s Scope) bool {
 	return false
 }
 
+// SeesAll reports whether the token reads every namespace's inquiries: admin tokens do, and
+// answer tokens (people and their tools) unless they were created for one namespace. An ask
+// token sees only its own namespace.
+func (t *Token) SeesAll() bool {
+	return t.IsAdmin() || t.Has(ScopeAnswer) && !t.NamespaceBound
+}
+
 // ListFilter selects inquiries for a list, newest first.
 type ListFilter struct {
 	Namespace string // "" means every namespace
 	Status    Status // "" means any
 	RunID     string
+	Channel   string // the Slack channel it was posted to; "" means any
 	Limit     int
 	Cursor    string // opaque, from the previous page
 }
@@ -179,6 +191,9 @@ type Store interface {
 	ResolveMany(ctx context.Context, items []ResolveItem) ([]*Record, error)
 	// SetPosted records where a transport showed the inquiry.
 	SetPosted(ctx context.Context, key string, ref SlackRef) error
+	// NoteFailure records f on the inquiry unless it has a failure already (the first one says
+	// why); it changes nothing else. A missing inquiry is not an error.
+	NoteFailure(ctx context.Context, key string, f Failure) error
 	// DueInquiries claims up to limit pending inquiries whose expiry is at or before now, oldest
 	// expiry first. It must cost the same with a million pending rows as with ten (an index on
 	// the expiry of pending rows). Claiming is advisory: the caller resolves each with Resolve,

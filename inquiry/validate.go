@@ -67,6 +67,8 @@ func checkID(field, s, fix string) error {
 	switch n := utf8.RuneCountInString(s); {
 	case s == "":
 		return invalid(field, "%s is required: %s", field, fix)
+	case strings.TrimSpace(s) == "":
+		return invalid(field, "%s is only blanks: %s", field, fix)
 	case !utf8.ValidString(s):
 		return invalid(field, "%s is not valid UTF-8: %s", field, fix)
 	case n > MaxIDChars:

@@ -62,6 +62,7 @@ func (b ServiceBackend) Ask(ctx context.Context, req client.AskRequest) (*inquir
 		Namespace: b.Token.Namespace,
 		Inquiry:   in,
 		Config:    req.Config,
+		AskedBy:   b.Token.Name,
 		Wait:      min(max(req.Wait, 0), inquiry.MaxWait),
 	}
 	if req.Slack != nil {
@@ -79,7 +80,7 @@ func (b ServiceBackend) Get(ctx context.Context, key string, wait time.Duration)
 	if err != nil {
 		return nil, err
 	}
-	if err := inquiry.Visible(rec, b.Token.Namespace, b.Token.Has(inquiry.ScopeAnswer)); err != nil {
+	if err := inquiry.Visible(rec, b.Token.Namespace, b.Token.SeesAll()); err != nil {
 		return nil, err
 	}
 	if rec.Status == inquiry.StatusPending && wait > 0 {

@@ -75,7 +75,7 @@ func resultSchema() *jsonschema.Schema {
 			"text":        str("the person's own words: the answer to a text question, words beside or instead of a choice, or the reason for declining"),
 			"truncated":   {Type: "boolean", Description: "the words were cut to the answer ceiling"},
 			"answered_by": str("who answered: a Slack user id or a token name"),
-			"source":      {Type: "string", Enum: []any{string(inquiry.SourcePerson), string(inquiry.SourceDefault), string(inquiry.SourceExpired)}, Description: "person; default: assumed by policy, nobody was asked; expired: nobody answered in time"},
+			"source":      {Type: "string", Enum: []any{string(inquiry.SourcePerson), string(inquiry.SourceDefault), string(inquiry.SourceExpired), string(inquiry.SourceCaller)}, Description: "person; default: assumed by policy, nobody was asked; expired: nobody answered in time; caller: handed back by the run's caller, not decided by a person here"},
 			"asked_at":    str("when the question was first asked (RFC 3339)"),
 			"expires_at":  str("when the question stops waiting (RFC 3339)"),
 			"code":        str("the server's error code, for an error"),
@@ -153,6 +153,9 @@ func describe(rec *inquiry.Record) Result {
 		res.Status = StatusAssumed
 		res.Message = "Nobody answered before the question expired; the default " + what +
 			" was assumed — act on it, and say it was assumed, not decided by a person."
+	case inquiry.SourceCaller:
+		res.Status = StatusAnswered
+		res.Message = what + " — handed back by the run's caller" + strings.TrimPrefix(by(a), " by") + ", not decided by a person here."
 	default:
 		res.Status = StatusAnswered
 		res.Message = what + " — answered" + by(a) + "."

@@ -17,12 +17,12 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// Finder finds the inquiry whose question message is at (channel, ts), so that a reply in its
-// thread can answer it. It is declared here, where it is used; the store implements it
-// (storage.Store.InquiryBySlackTS). It returns an error of code not_found when no inquiry was
-// posted there.
+// Finder finds the pending inquiries posted in a Slack thread, so that a reply in the thread can
+// answer one: the one posted as the thread's root message (ts = threadTS) and those posted into
+// the thread (Slack.ThreadTS = threadTS), newest first by (created_at, key), at most limit. It is
+// declared here, where it is used; the store implements it (storage.Store.PendingInThread).
 type Finder interface {
-	InquiryBySlackTS(ctx context.Context, channel, ts string) (*inquiry.Record, error)
+	PendingInThread(ctx context.Context, channel, threadTS string, limit int) ([]*inquiry.Record, error)
 }
 
 // Config is what an App needs. BotToken and Service are required, and SigningSecret unless
@@ -39,8 +39,8 @@ type Config struct {
 	// DefaultChannel is where an inquiry that names no channel is posted (SLACK_DEFAULT_CHANNEL).
 	DefaultChannel string
 	Service        *inquiry.Service
-	// Finder maps a thread reply to its inquiry; nil means Service.Store when it implements
-	// Finder, else thread replies are ignored (with a warning at start).
+	// Finder maps a thread reply to the inquiries it may answer; nil means Service.Store when it
+	// implements Finder, else thread replies are ignored (with a warning at start).
 	Finder Finder
 	// Now is the clock (signature windows, rendering); nil means time.Now.
 	Now        func() time.Time
@@ -138,7 +138,7 @@ func New(cfg Config) (*App, error) {
 		if f, ok := cfg.Service.Store.(Finder); ok {
 			a.finder = f
 		} else {
-			a.log.Warn("replies in a question's thread will not answer it: the store cannot find an inquiry by its Slack message (InquiryBySlackTS)")
+			a.log.Warn("replies in a question's thread will not answer it: the store cannot find the inquiries of a Slack thread (PendingInThread)")
 		}
 	}
 	return a, nil

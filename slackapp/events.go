@@ -54,8 +54,14 @@ func (a *App) callback(ctx context.Context, inner slackevents.EventsAPIInnerEven
 	return nil
 }
 
-// threadReply answers an inquiry with a reply in its thread. Bot messages, edits, deletions and
-// messages outside a question's thread are none of its business.
+// threadLimit bounds the pending questions of one thread a reply is weighed against.
+const threadLimit = 20
+
+// threadReply answers an inquiry with a reply in a thread: of the pending inquiries posted in the
+// thread — its root message, or messages the bot posted into it — the newest the person may
+// answer (inquiry/doc.go, "Thread replies"). When the thread holds several, the person is told
+// which question the reply answered. Bot messages, edits, deletions and threads where no question
+// of ours waits are none of its business.
 func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) error {
 	switch {
 	case m.BotID != "" || m.User == "":
@@ -67,33 +73,50 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 	case a.finder == nil:
 		return nil
 	}
-	rec, err := a.finder.InquiryBySlackTS(ctx, m.Channel, m.ThreadTimeStamp)
+	pending, err := a.finder.PendingInThread(ctx, m.Channel, m.ThreadTimeStamp, threadLimit)
 	if err != nil {
-		if inquiry.ErrorCode(err) == inquiry.CodeNotFound {
-			return nil // a thread that is no question of ours
-		}
-		return fmt.Errorf("find the inquiry of thread %s in %s: %w", m.ThreadTimeStamp, m.Channel, err)
+		return fmt.Errorf("find the questions of thread %s in %s: %w", m.ThreadTimeStamp, m.Channel, err)
 	}
-	if rec == nil || rec.Status != inquiry.StatusPending {
-		return nil // talk in the thread after the answer is just talk
+	if len(pending) == 0 {
+		return nil // no question waits in this thread (or it was answered): talk is just talk
 	}
 	at := where{channel: m.Channel, threadTS: m.ThreadTimeStamp}
-	if say := a.refusal(ctx, rec, m.User); say != "" {
-		a.tell(at, m.User, say)
+	var rec *inquiry.Record
+	refused := ""
+	for _, p := range pending { // newest first
+		say := a.refusal(ctx, p, m.User)
+		if say == "" {
+			rec = p
+			break
+		}
+		if refused == "" {
+			refused = say // the newest question's refusal, if they may answer none
+		}
+	}
+	if rec == nil {
+		a.tell(at, m.User, refused)
 		return nil
 	}
+	several := len(pending) > 1
 	reply := inquiry.Reply{Text: unescape(m.Text)}
 	out, err := a.svc.Answer(ctx, rec.Key, reply, m.User)
 	switch inquiry.ErrorCode(err) {
 	case "":
-		a.log.InfoContext(ctx, "answered in a slack thread", "key", rec.Key, "user", m.User)
+		a.log.InfoContext(ctx, "answered in a slack thread", "key", rec.Key, "user", m.User, "pending_in_thread", len(pending))
+		if several {
+			a.tell(at, m.User, sayAnsweredOneOf(rec, len(pending)-1, len(pending) == threadLimit))
+		}
 	case inquiry.CodeAlreadyResolved:
 		if out == nil {
 			out = rec
 		}
 		a.tell(at, m.User, sayResolved(out, a.now()))
 	case inquiry.CodeInvalidAnswer:
-		a.tell(at, m.User, sayInvalid(rec, reply, err))
+		say := sayInvalid(rec, reply, err)
+		if several {
+			say += " " + sayReadFor(rec)
+		}
+		a.tell(at, m.User, say)
 	case inquiry.CodeNotFound:
 	default:
 		return fmt.Errorf("record the thread reply of %s to inquiry %s: %w", m.User, rec.Key, err)
@@ -106,6 +129,9 @@ func unescape(s string) string {
 	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(s)
 }
 
+// commandLines is how many questions a slash command lists.
+const commandLines = 20
+
 // handleCommand answers a slash command with an ephemeral: the questions waiting in the
 // channel it was typed in (whoever is there can see them anyway), with links.
 func (a *App) handleCommand(ctx context.Context, cmd slack.SlashCommand) any {
@@ -113,28 +139,38 @@ func (a *App) handleCommand(ctx context.Context, cmd slack.SlashCommand) any {
 		ResponseType string `json:"response_type"`
 		Text         string `json:"text"`
 	}
-	recs, _, err := a.svc.Store.ListInquiries(ctx, inquiry.ListFilter{Status: inquiry.StatusPending, Limit: 100})
-	if err != nil {
-		a.log.WarnContext(ctx, "list questions for a slash command", "err", err)
-		return answer{"ephemeral", "the questions could not be listed just now: try again in a moment."}
-	}
+	// This channel's pending questions, newest first: the store filters by channel, so questions
+	// waiting elsewhere hide none of these. The few not posted yet are skipped; a bounded number
+	// of pages is read to find 20 posted ones.
 	var lines []string
-	for _, rec := range recs {
-		if rec.Slack.Channel != cmd.ChannelID || rec.Slack.TS == "" {
-			continue
+	f := inquiry.ListFilter{Status: inquiry.StatusPending, Channel: cmd.ChannelID, Limit: 50}
+	for page := 0; page < 4 && len(lines) < commandLines && cmd.ChannelID != ""; page++ {
+		recs, next, err := a.svc.List(ctx, f) // as they stand now: none past its expiry
+		if err != nil {
+			a.log.WarnContext(ctx, "list questions for a slash command", "err", err)
+			return answer{"ephemeral", "the questions could not be listed just now: try again in a moment."}
 		}
-		q := blockkit.Escape(short(rec.Question, 120))
-		if rec.Slack.Permalink != "" {
-			q = "<" + rec.Slack.Permalink + "|" + q + ">"
+		for _, rec := range recs {
+			if rec.Slack.Channel != cmd.ChannelID || rec.Slack.TS == "" {
+				continue
+			}
+			q := blockkit.Escape(short(rec.Question, 120))
+			if rec.Slack.Permalink != "" {
+				q = "<" + rec.Slack.Permalink + "|" + q + ">"
+			}
+			line := "• " + q
+			if rec.ExpiresAt != nil {
+				line += " — expires " + slackTime(*rec.ExpiresAt)
+			}
+			lines = append(lines, line)
+			if len(lines) == commandLines {
+				break
+			}
 		}
-		line := "• " + q
-		if rec.ExpiresAt != nil {
-			line += " — expires " + slackTime(*rec.ExpiresAt)
-		}
-		lines = append(lines, line)
-		if len(lines) == 20 {
+		if next == "" {
 			break
 		}
+		f.Cursor = next
 	}
 	var b strings.Builder
 	switch len(lines) {

@@ -21,11 +21,11 @@ type flakyFinder struct {
 	fails atomic.Int32
 }
 
-func (f *flakyFinder) InquiryBySlackTS(ctx context.Context, channel, ts string) (*inquiry.Record, error) {
+func (f *flakyFinder) PendingInThread(ctx context.Context, channel, threadTS string, limit int) ([]*inquiry.Record, error) {
 	if f.fails.Add(-1) >= 0 {
 		return nil, &inquiry.Error{Code: inquiry.CodeStorageUnavailable, Message: "down", Err: errors.New("connection refused")}
 	}
-	return f.Finder.InquiryBySlackTS(ctx, channel, ts)
+	return f.Finder.PendingInThread(ctx, channel, threadTS, limit)
 }
 
 // An event that could not be served is answered 500 and not remembered, so Slack's retry of it

@@ -116,6 +116,36 @@ func sayInvalid(rec *inquiry.Record, reply inquiry.Reply, err error) string {
 	return "that answer could not be taken: " + blockkit.Escape(inquiry.ErrorMessage(err))
 }
 
+// questionLink quotes a question, escaped and shortened, linked to its message when its
+// permalink is known.
+func questionLink(rec *inquiry.Record) string {
+	q := "“" + blockkit.Escape(short(rec.Question, 120)) + "”"
+	if rec.Slack.Permalink != "" {
+		q = "<" + rec.Slack.Permalink + "|" + q + ">"
+	}
+	return q
+}
+
+// sayAnsweredOneOf tells a person which question of a thread their reply answered, when others
+// (at least that many, when more) still wait there.
+func sayAnsweredOneOf(rec *inquiry.Record, others int, more bool) string {
+	s := "your reply answered " + questionLink(rec) + ". "
+	switch {
+	case others == 1 && !more:
+		return s + "The other question in this thread still waits: a reply here answers the newest one you may answer, or use the buttons under it."
+	case more:
+		s += fmt.Sprintf("At least %d other questions in this thread still wait", others)
+	default:
+		s += fmt.Sprintf("The %d other questions in this thread still wait", others)
+	}
+	return s + ": a reply here answers the newest one you may answer, or use the buttons under each."
+}
+
+// sayReadFor names the question a reply was judged against, when its thread holds several.
+func sayReadFor(rec *inquiry.Record) string {
+	return "(Your reply was read as an answer to " + questionLink(rec) + ", the newest question in this thread you may answer.)"
+}
+
 // plainInvalid is sayInvalid for a modal's input block: plain text, no mrkdwn.
 func plainInvalid(rec *inquiry.Record, reply inquiry.Reply, err error) string {
 	in := &rec.Inquiry

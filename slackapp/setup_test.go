@@ -19,8 +19,9 @@ import (
 	"github.com/inquiry-bot/bot/storage"
 )
 
-// bundle is one test's world: a real service over a real SQLite store with its dispatcher
-// running, the app's handlers on an httptest server, and the fake Slack in front of both.
+// bundle is one test's world: a real service over a real store (SQLite, or PostgreSQL with
+// setupOn) with its dispatcher running, the app's handlers on an httptest server, and the fake
+// Slack in front of both.
 type bundle struct {
 	t     testing.TB
 	ctx   context.Context
@@ -35,8 +36,14 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func setup(t testing.TB, tweak ...func(*Config)) *bundle {
 	t.Helper()
+	return setupOn(t, "sqlite:"+filepath.Join(t.TempDir(), "bot.db"), tweak...)
+}
+
+// setupOn is setup over the store at databaseURL (storagetest gives a PostgreSQL one).
+func setupOn(t testing.TB, databaseURL string, tweak ...func(*Config)) *bundle {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := storage.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "bot.db"))
+	st, err := storage.Open(ctx, databaseURL)
 	require.NoError(t, err)
 
 	reg := inquiry.NewRegistry()

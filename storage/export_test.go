@@ -55,3 +55,42 @@ func ExplainDue(ctx context.Context, s *Store, now time.Time, limit int) (string
 
 // TimeArg is how the store writes a time into SQL.
 func TimeArg(t time.Time) any { return at(t) }
+
+// ExplainPendingInThread returns the plan of the very query PendingInThread runs.
+func ExplainPendingInThread(ctx context.Context, s *Store, channel, threadTS string, limit int) (string, error) {
+	explain := "EXPLAIN QUERY PLAN "
+	if s.postgres() {
+		explain = "EXPLAIN "
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(explain+queryPendingInThread), channel, threadTS, channel, threadTS, limit)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", err
+		}
+		var parts []string
+		for _, v := range vals {
+			switch v := v.(type) {
+			case []byte:
+				parts = append(parts, string(v))
+			case string:
+				parts = append(parts, v)
+			}
+		}
+		lines = append(lines, strings.Join(parts, " "))
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}

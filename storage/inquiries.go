@@ -28,7 +28,7 @@ const notifyChannel = "inquiry_resolved"
 const inquiryCols = `key, namespace, run_id, id, kind, question, context, options, multiple,
 	allow_text, default_value, expires_at, policy, transport, status, answer, slack_channel,
 	slack_thread_ts, slack_ts, slack_permalink, slack_answerers, callback_url, failure, created_at,
-	resolved_at`
+	resolved_at, asked_by`
 
 // inquiryRow is an inquiries row as SQL sees it.
 type inquiryRow struct {
@@ -57,6 +57,7 @@ type inquiryRow struct {
 	Failure        []byte   `db:"failure"`
 	CreatedAt      dbTime   `db:"created_at"`
 	ResolvedAt     nullTime `db:"resolved_at"`
+	AskedBy        string   `db:"asked_by"`
 	// ParkedRun is the run (of the inquiry's namespace) that parked waiting on it, "" for none.
 	// It is read only where a resolution needs it, so it is not in inquiryCols.
 	ParkedRun string `db:"parked_run"`
@@ -86,6 +87,7 @@ func encodeInquiry(rec *inquiry.Record) (*inquiryRow, error) {
 		SlackChannel: rec.Slack.Channel, SlackThreadTS: rec.Slack.ThreadTS, SlackTS: rec.Slack.TS,
 		SlackPermalink: rec.Slack.Permalink, SlackAnswerers: []byte(answerers),
 		CallbackURL: rec.CallbackURL, CreatedAt: at(rec.CreatedAt), ResolvedAt: atPtr(rec.ResolvedAt),
+		AskedBy: rec.AskedBy,
 	}
 	if rec.Answer != nil {
 		a, err := jsonText(rec.Answer)
@@ -110,7 +112,7 @@ func (r *inquiryRow) args() []any {
 		string(r.Options), r.Multiple, r.AllowText, string(r.Default), r.ExpiresAt, r.Policy,
 		r.Transport, r.Status, nullableText(r.Answer), r.SlackChannel, r.SlackThreadTS, r.SlackTS,
 		r.SlackPermalink, string(r.SlackAnswerers), r.CallbackURL, nullableText(r.Failure),
-		r.CreatedAt, r.ResolvedAt}
+		r.CreatedAt, r.ResolvedAt, r.AskedBy}
 }
 
 func nullableText(b []byte) any {
@@ -137,6 +139,7 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 		CallbackURL: r.CallbackURL,
 		CreatedAt:   r.CreatedAt.Time,
 		ResolvedAt:  r.ResolvedAt.Ptr(),
+		AskedBy:     r.AskedBy,
 	}
 	if err := fromJSON(r.Options, &rec.Options, "options"); err != nil {
 		return nil, err
@@ -255,7 +258,7 @@ func (s *Store) insertInquiry(ctx context.Context, row *inquiryRow, deliveries [
 const insertInquiryQuery = `INSERT INTO inquiries (` + inquiryCols + `) VALUES (` + inquiryPlaceholders + `)
 	ON CONFLICT (namespace, run_id, id) DO NOTHING RETURNING key`
 
-const inquiryPlaceholders = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
+const inquiryPlaceholders = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
 
 // createStmt is CreateInquiry's statement on PostgreSQL for an inquiry with n deliveries,
 // prepared once: for a statement this size, parsing and planning cost about as much as the
@@ -298,14 +301,53 @@ func (s *Store) InquiryByID(ctx context.Context, namespace, runID, id string) (*
 	return rec, translate(err, "read the inquiry")
 }
 
-// InquiryBySlackTS returns the inquiry posted as the Slack message (channel, ts), so that a reply
-// in its thread can answer it (slackapp.Finder).
-func (s *Store) InquiryBySlackTS(ctx context.Context, channel, ts string) (*inquiry.Record, error) {
-	if ts == "" {
-		return nil, notFound("no inquiry was posted as that Slack message")
+// queryPendingInThread finds the pending inquiries a reply in a Slack thread may answer, in two
+// arms that cannot overlap (a message posted into a thread is never itself a thread's root: Slack
+// threads are one level deep): the one posted as the thread's root message, found by
+// inquiries_slack_message (channel, ts), and those posted into the thread, found by the partial
+// index inquiries_thread_pending (migration 00005). Each arm repeats its index's predicate
+// literally (status = 'pending', and slack_ts, slack_thread_ts not empty) for the planners to
+// use it; a UNION ALL rather than an OR because SQLite's planner will not split that OR over two
+// indexes. The few rows found are then sorted. Arguments: channel, ts, channel, ts, limit.
+const queryPendingInThread = `SELECT ` + inquiryCols + ` FROM inquiries
+		WHERE status = 'pending' AND slack_channel = ? AND slack_ts = ? AND slack_ts <> '' AND slack_thread_ts = ''
+	UNION ALL
+	SELECT ` + inquiryCols + ` FROM inquiries
+		WHERE status = 'pending' AND slack_channel = ? AND slack_thread_ts = ? AND slack_thread_ts <> '' AND slack_ts <> ''
+	ORDER BY created_at DESC, key DESC LIMIT ?`
+
+// Bounds of PendingInThread.
+const (
+	defaultThreadLimit = 20
+	maxThreadLimit     = 100
+)
+
+// PendingInThread returns the pending inquiries posted in the Slack thread (channel, threadTS) —
+// as its root message (slack_ts = threadTS) or into it (slack_thread_ts = threadTS, posted) —
+// newest first by (created_at, key), at most limit of them (20 when limit <= 0, never more than
+// 100). A reply in that thread may answer any of them (slackapp.Finder). An empty threadTS is no
+// thread: nothing.
+func (s *Store) PendingInThread(ctx context.Context, channel, threadTS string, limit int) ([]*inquiry.Record, error) {
+	if threadTS == "" || channel == "" {
+		return nil, nil
 	}
-	rec, err := s.inquiryWhere(ctx, s.db, "slack_channel = ? AND slack_ts = ?", channel, ts)
-	return rec, translate(err, "find the inquiry of a Slack message")
+	if limit <= 0 {
+		limit = defaultThreadLimit
+	}
+	limit = min(limit, maxThreadLimit)
+	var rows []inquiryRow
+	if err := s.db.SelectContext(ctx, &rows, s.q(queryPendingInThread), channel, threadTS, channel, threadTS, limit); err != nil {
+		return nil, translate(err, "find the questions of a Slack thread")
+	}
+	recs := make([]*inquiry.Record, len(rows))
+	for i := range rows {
+		rec, err := rows[i].record()
+		if err != nil {
+			return nil, translate(err, "find the questions of a Slack thread")
+		}
+		recs[i] = rec
+	}
+	return recs, nil
 }
 
 // inquiryWhere reads one inquiry; where may end in FOR UPDATE.
@@ -345,6 +387,9 @@ func (s *Store) ListInquiries(ctx context.Context, f inquiry.ListFilter) ([]*inq
 	}
 	if f.RunID != "" {
 		where, args = append(where, "run_id = ?"), append(args, f.RunID)
+	}
+	if f.Channel != "" {
+		where, args = append(where, "slack_channel = ?"), append(args, f.Channel)
 	}
 	if f.Cursor != "" {
 		created, key, err := decodeCursor(f.Cursor)
@@ -555,6 +600,16 @@ func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.Re
 		}
 		return then(tx, won)
 	})
+}
+
+// NoteFailure records f on the inquiry unless it has a failure already; nothing else changes.
+func (s *Store) NoteFailure(ctx context.Context, key string, f inquiry.Failure) error {
+	text, err := jsonText(f)
+	if err != nil {
+		return translate(err, "record why a delivery failed")
+	}
+	_, err = s.db.ExecContext(ctx, s.q(`UPDATE inquiries SET failure = ? WHERE key = ? AND failure IS NULL`), text, key)
+	return translate(err, "record why a delivery failed")
 }
 
 // SetPosted records where a transport showed the inquiry. Empty fields of ref keep what is stored;

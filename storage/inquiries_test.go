@@ -606,22 +606,3 @@ func TestListenUnreachable(t *testing.T) {
 	defer cancel()
 	require.NoError(t, s.Listen(ctx, func(string) { t.Error("nothing to hear") }))
 }
-
-func TestInquiryBySlackTS(t *testing.T) {
-	t.Parallel()
-	each(t, func(t *testing.T, b *bundle) {
-		ctx := context.Background()
-		posted := create(t, b.store, newRecord("ns", "", "posted"))
-		create(t, b.store, newRecord("ns", "", "not-posted"))
-		require.NoError(t, b.store.SetPosted(ctx, posted.Key, inquiry.SlackRef{Channel: "C1", TS: "1700000000.000100"}))
-
-		got, err := b.store.InquiryBySlackTS(ctx, "C1", "1700000000.000100")
-		require.NoError(t, err)
-		require.Equal(t, posted.Key, got.Key)
-
-		_, err = b.store.InquiryBySlackTS(ctx, "C2", "1700000000.000100")
-		require.ErrorIs(t, err, inquiry.ErrNotFound, "the same ts in another channel is another message")
-		_, err = b.store.InquiryBySlackTS(ctx, "C1", "")
-		require.ErrorIs(t, err, inquiry.ErrNotFound, "an inquiry never posted has no message")
-	})
-}

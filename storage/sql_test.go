@@ -81,13 +81,19 @@ func TestEveryStringIsAParameter(t *testing.T) {
 			require.NoError(t, err)
 			require.Empty(t, ds)
 
-			// Posted and found by its Slack message.
+			// Posted, and found by a reply in its thread (its own message is the thread's root, and
+			// its thread_ts is the same text: found once, by the thread).
 			require.NoError(t, s.SetPosted(ctx, rec.Key, inquiry.SlackRef{Channel: "C" + p, TS: p, Permalink: "https://x/" + p}))
-			found, err := s.InquiryBySlackTS(ctx, "C"+p, p)
+			found, err := s.PendingInThread(ctx, "C"+p, p, 20)
 			require.NoError(t, err)
-			require.Equal(t, rec.Key, found.Key)
-			_, err = s.InquiryBySlackTS(ctx, p, p)
-			requireCode(t, err, inquiry.CodeNotFound)
+			require.Len(t, found, 1)
+			require.Equal(t, rec.Key, found[0].Key)
+			found, err = s.PendingInThread(ctx, p, p, 20)
+			require.NoError(t, err)
+			require.Empty(t, found)
+			list, _, err = s.ListInquiries(ctx, inquiry.ListFilter{Channel: "C" + p, Limit: 50})
+			require.NoError(t, err)
+			require.Len(t, list, 1, "channel %q", p)
 
 			// Answered with it.
 			res, err := s.Resolve(ctx, rec.Key, inquiry.Resolution{Status: inquiry.StatusAnswered, At: t0,

@@ -11,7 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-const tokenCols = `id, name, namespace, scopes, secret_hash, created_at, revoked_at`
+const tokenCols = `id, name, namespace, scopes, secret_hash, created_at, revoked_at, namespace_bound`
 
 // tokenRow is a tokens row as SQL sees it. Scopes are stored comma-separated.
 type tokenRow struct {
@@ -22,11 +22,12 @@ type tokenRow struct {
 	SecretHash []byte   `db:"secret_hash"`
 	CreatedAt  dbTime   `db:"created_at"`
 	RevokedAt  nullTime `db:"revoked_at"`
+	Bound      bool     `db:"namespace_bound"`
 }
 
 func (r *tokenRow) token() *inquiry.Token {
 	t := &inquiry.Token{ID: r.ID, Name: r.Name, Namespace: r.Namespace, SecretHash: r.SecretHash,
-		CreatedAt: r.CreatedAt.Time, RevokedAt: r.RevokedAt.Ptr()}
+		CreatedAt: r.CreatedAt.Time, RevokedAt: r.RevokedAt.Ptr(), NamespaceBound: r.Bound}
 	for _, sc := range strings.Split(r.Scopes, ",") {
 		if sc != "" {
 			t.Scopes = append(t.Scopes, inquiry.Scope(sc))
@@ -45,8 +46,8 @@ func (s *Store) CreateToken(ctx context.Context, t *inquiry.Token) error {
 	if hash == nil {
 		hash = []byte{}
 	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO tokens (`+tokenCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-		t.ID, t.Name, t.Namespace, strings.Join(scopes, ","), hash, at(t.CreatedAt), atPtr(t.RevokedAt))
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO tokens (`+tokenCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+		t.ID, t.Name, t.Namespace, strings.Join(scopes, ","), hash, at(t.CreatedAt), atPtr(t.RevokedAt), t.NamespaceBound)
 	return translate(err, "create the token "+quote(t.Name))
 }
 

@@ -67,7 +67,10 @@ func runToken(ctx context.Context, e *env) error {
 		if err != nil {
 			return exitf(exitUsage, "%s", inquiry.ErrorMessage(err))
 		}
-		if *ns == "" {
+		// A namespace given explicitly binds the token to it: with the answer scope it then
+		// answers that namespace only. Left out, it defaults to the name and binds nothing.
+		bound := *ns != ""
+		if !bound {
 			*ns = *name
 		}
 		st, _, err := openStore(ctx, e)
@@ -76,13 +79,18 @@ func runToken(ctx context.Context, e *env) error {
 		}
 		defer st.Close()
 		plain, t := inquiry.NewToken(*name, *ns, scopes, time.Now().UTC())
+		t.NamespaceBound = bound
 		if err := st.CreateToken(ctx, t); err != nil {
 			if inquiry.ErrorCode(err) == inquiry.CodeIDConflict {
 				return exitf(exitUsage, "a token named %q exists already: pick another name, or revoke it first", *name)
 			}
 			return err
 		}
-		fmt.Fprintf(e.stderr, "created token %q (namespace %s, scopes %s); it is shown once:\n", t.Name, t.Namespace, joinScopes(t.Scopes))
+		limit := ""
+		if bound && t.Has(inquiry.ScopeAnswer) && !t.IsAdmin() {
+			limit = ", answers that namespace only"
+		}
+		fmt.Fprintf(e.stderr, "created token %q (namespace %s%s, scopes %s); it is shown once:\n", t.Name, t.Namespace, limit, joinScopes(t.Scopes))
 		fmt.Fprintln(e.stdout, plain)
 		return nil
 	case "list":
