@@ -51,6 +51,9 @@ func sayResolved(rec *inquiry.Record, now time.Time) string {
 		if a != nil && a.AnsweredBy != "" {
 			by = blockkit.Mention(a.AnsweredBy)
 		}
+		if a != nil && a.Source == inquiry.SourceCaller {
+			by = "the run's caller " + by // handed back through resume, not a person's click
+		}
 		return "already answered by " + by + ": " + decision(in, a)
 	case inquiry.StatusExpired:
 		at := ""

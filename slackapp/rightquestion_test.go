@@ -1,0 +1,78 @@
+package slackapp
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Issue 12 in Slack: expiry is exact for a click and a thread reply, and a run's resume that
+// answers its pending question updates the message with who really answered.
+
+// expiringSoon is a merge question that expires d from now (the wall clock: the app's and the
+// dispatcher's are).
+func expiringSoon(id string, d time.Duration) inquiry.Inquiry {
+	in := mergeQuestion(id)
+	at := time.Now().Add(d)
+	in.ExpiresAt = &at
+	return in
+}
+
+func TestNoSlackAnswerAfterTheExpiry(t *testing.T) {
+	eachStoreAndMode(t, func(t *testing.T, b *bundle) {
+		click := b.ask(expiringSoon("click-late", 1500*time.Millisecond), inquiry.SlackRef{})
+		reply := b.ask(expiringSoon("reply-late", 1500*time.Millisecond), inquiry.SlackRef{})
+		time.Sleep(time.Until(*click.ExpiresAt) + 100*time.Millisecond) // past it; the sweeper never runs here
+
+		b.ok(b.fake.Click("U0ALICE01", click.Slack.Channel, click.Slack.TS, "Merge"))
+		say := b.ephemeral("U0ALICE01", 1)
+		require.Contains(t, say.Text, "expired")
+		require.Contains(t, say.Text, "Hold", "the ephemeral says what was assumed")
+		b.ok(b.fake.ReplyInThread("U0BOB0001", reply.Slack.Channel, reply.Slack.TS, "merge"))
+		require.Contains(t, b.ephemeral("U0BOB0001", 1).Text, "expired")
+
+		for _, rec := range []*inquiry.Record{click, reply} {
+			got := b.get(rec.Key)
+			require.Equal(t, inquiry.StatusExpired, got.Status)
+			require.Equal(t, inquiry.SourceExpired, got.Answer.Source, "no person's answer after expires_at")
+			require.Equal(t, "hold", got.Answer.Value.First())
+			after := b.updated(got)
+			require.False(t, after.HasControls())
+			require.NotContains(t, after.AllText(), "U0ALICE01")
+		}
+	})
+}
+
+func TestAResumeUpdatesTheMessageWithTheCaller(t *testing.T) {
+	eachStoreAndMode(t, func(t *testing.T, b *bundle) {
+		in := mergeQuestion("r1:merge")
+		res, err := b.svc.AskInRun(b.ctx, "ns", "r1", inquiry.AskRequest{Inquiry: in,
+			Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportSlack}})
+		require.NoError(t, err)
+		require.Equal(t, inquiry.RunAskWaiting, res.Status)
+		rec := b.posted(res.Inquiry.Key)
+
+		late, err := b.fake.ClickPayload("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Hold") // built while the buttons are there
+		require.NoError(t, err)
+		agent := &inquiry.Token{Name: "agent-a", Namespace: "ns", Scopes: []inquiry.Scope{inquiry.ScopeAsk}}
+		forged := inquiry.Answer{Value: inquiry.One("merge"), Source: inquiry.SourcePerson, AnsweredBy: "U0CTO0001"}
+		run, err := b.svc.Resume(b.ctx, agent, "r1", map[string]inquiry.Answer{"r1:merge": forged})
+		require.NoError(t, err)
+		require.Equal(t, inquiry.SourceCaller, run.Answers["r1:merge"].Source)
+		require.Equal(t, "agent-a", run.Answers["r1:merge"].AnsweredBy)
+
+		got := b.resolved(rec.Key)
+		require.Equal(t, inquiry.SourceCaller, got.Answer.Source)
+		after := b.updated(got)
+		require.False(t, after.HasControls(), "the buttons are gone: nobody answers it twice")
+		require.Contains(t, after.AllText(), "the run's caller agent-a")
+		require.NotContains(t, after.AllText(), "U0CTO0001")
+
+		// A click after it is told who answered.
+		b.ok(b.fake.SendInteraction(late))
+		require.Contains(t, b.ephemeral("U0ALICE01", 1).Text, "the run's caller")
+	})
+}
