@@ -239,3 +239,33 @@ func TestANamespacedAnswerTokenStaysInItsNamespace(t *testing.T) {
 		require.Equal(t, 200, r.status, "body: %s", r.body)
 	})
 }
+
+func TestTextIsComparedInOneForm(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		composed, decomposed := "caf\u00e9", "cafe\u0301"
+		first := b.ask(b.askA, confirm(composed), 201)
+		again := b.ask(b.askA, confirm(decomposed), 200) // asked once: the same inquiry
+		require.Equal(t, first["key"], again["key"])
+		require.Equal(t, composed, again["id"], "stored in NFC")
+
+		// An option value with a byte order mark repeats the plain one.
+		r := b.do("POST", "/v1/inquiries", b.askA, choice("bom", "options", []any{"merge", "\ufeffmerge"}, "default", nil))
+		e := r.errorOf(t, http.StatusUnprocessableEntity, inquiry.CodeInvalidInquiry)
+		require.Equal(t, "options[1].value", e["field"])
+
+		// An answer typed in the other form chooses the option.
+		key := str(b.ask(b.askA, choice("menu", "options", []any{composed, "tea"}, "default", nil), 201)["key"])
+		r = b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": decomposed})
+		require.Equal(t, 200, r.status, "body: %s", r.body)
+		require.Equal(t, composed, r.json(t)["answer"].(map[string]any)["value"])
+
+		// Run ids too: a run asked in one form is found in the other.
+		r = b.do("POST", "/v1/runs/"+decomposed+"/ask", b.askA, confirm("step", "wait", 0))
+		require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
+		r = b.do("GET", "/v1/runs/"+composed, b.askA, nil)
+		require.Equal(t, 200, r.status, "body: %s", r.body)
+		require.Equal(t, "waiting", r.json(t)["status"])
+	})
+}

@@ -122,6 +122,7 @@ type Reply struct {
 // shortened. Prose over the ceiling is cut by CapAnswer with Truncated set.
 func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
 	a := Answer{InquiryID: in.ID}
+	r.Value = r.Value.canon() // a decision is compared; words are kept as they were sent
 	if !utf8.ValidString(r.Text) {
 		return a, answerErr("text", "text is not valid UTF-8: send it as UTF-8 text")
 	}

@@ -173,6 +173,18 @@ func (v Value) Equal(o Value) bool {
 	return true
 }
 
+// canon is v with each item in its canonical form (Canon).
+func (v Value) canon() Value {
+	if len(v.items) == 0 {
+		return v
+	}
+	out := Value{items: make([]string, len(v.items)), list: v.list}
+	for i, s := range v.items {
+		out.items[i] = Canon(s)
+	}
+	return out
+}
+
 // String joins the items with ", ".
 func (v Value) String() string { return strings.Join(v.items, ", ") }
 

@@ -12,6 +12,7 @@ import (
 // RegisterRun registers a run (or returns the existing one, taking any config and resume URL
 // given). The config is kept with the run so that a run resumed days later asks the same way.
 func (s *Service) RegisterRun(ctx context.Context, namespace, id string, cfg *Config, resumeURL string) (*Run, error) {
+	id = Canon(id)
 	if err := checkID("id", id, "give the run a stable id such as \"deploy-42\""); err != nil {
 		return nil, err
 	}
@@ -23,12 +24,12 @@ func (s *Service) RegisterRun(ctx context.Context, namespace, id string, cfg *Co
 
 // GetRun returns a run of the namespace.
 func (s *Service) GetRun(ctx context.Context, namespace, id string) (*Run, error) {
-	return s.Store.Run(ctx, namespace, id)
+	return s.Store.Run(ctx, namespace, Canon(id))
 }
 
 // Heartbeat says the run's process is alive.
 func (s *Service) Heartbeat(ctx context.Context, namespace, id string) (*Run, error) {
-	return s.Store.Heartbeat(ctx, namespace, id, s.Clock())
+	return s.Store.Heartbeat(ctx, namespace, Canon(id), s.Clock())
 }
 
 // FinishRun ends a run with completed, failed or abandoned.
@@ -36,7 +37,7 @@ func (s *Service) FinishRun(ctx context.Context, namespace, id string, status Ru
 	if !status.Finished() {
 		return nil, FieldErrorf(CodeBadRequest, "status", "status %q does not finish a run: use completed, failed or abandoned", string(status))
 	}
-	return s.Store.FinishRun(ctx, namespace, id, status, s.Clock())
+	return s.Store.FinishRun(ctx, namespace, Canon(id), status, s.Clock())
 }
 
 // RunAsk is the outcome of an ask inside a run: answered (with the full, capped answer) or
@@ -63,6 +64,7 @@ const (
 //
 // A run that was never registered is registered by its first ask.
 func (s *Service) AskInRun(ctx context.Context, namespace, runID string, req AskRequest) (*RunAsk, error) {
+	runID, req.Inquiry.ID = Canon(runID), Canon(req.Inquiry.ID)
 	if err := checkID("run_id", runID, "use the id of the run in the path"); err != nil {
 		return nil, err
 	}
@@ -148,7 +150,7 @@ func (s *Service) AskInRun(ctx context.Context, namespace, runID string, req Ask
 // An answer for an id the run never asked is recorded as SourceCaller, its value bounded like an
 // option's. Everything is checked before anything is written.
 func (s *Service) Resume(ctx context.Context, tok *Token, runID string, answers map[string]Answer) (*Run, error) {
-	namespace := tok.Namespace
+	namespace, runID := tok.Namespace, Canon(runID)
 	if _, err := s.Store.Run(ctx, namespace, runID); err != nil {
 		return nil, err
 	}
@@ -169,12 +171,17 @@ func (s *Service) Resume(ctx context.Context, tok *Token, runID string, answers 
 	}
 	steps := make([]step, 0, len(ids))
 	now := s.Clock()
-	for _, id := range ids {
-		field := fmt.Sprintf("answers[%q]", id)
+	seen := make(map[string]bool, len(ids))
+	for _, raw := range ids {
+		a, id := answers[raw], Canon(raw)
+		field := fmt.Sprintf("answers[%q]", raw)
 		if err := checkID("answers", id, "key each answer by its inquiry id"); err != nil {
 			return nil, err
 		}
-		a := answers[id]
+		if seen[id] {
+			return nil, answerErr(field, "answers holds the id %q twice, written two ways (composed and decomposed, or with a byte order mark): send it once", id)
+		}
+		seen[id] = true
 		if a.Source != "" && !a.Source.Valid() {
 			return nil, answerErr(field+".source", "%s.source %q is not one of person, default, expired or caller: leave it out, a resume records the caller's answer as source caller", field, string(a.Source))
 		}

@@ -300,6 +300,7 @@ func (s *Service) current(ctx context.Context, rec *Record) (*Record, error) {
 // List lists inquiries newest first, each as it stands now: the pending ones past their expiry
 // are expired first, so that a filter on pending or expired sees them where they belong.
 func (s *Service) List(ctx context.Context, f ListFilter) ([]*Record, string, error) {
+	f.RunID = Canon(f.RunID)
 	if f.Status == "" || f.Status == StatusPending || f.Status == StatusExpired {
 		if err := s.expireDue(ctx); err != nil {
 			return nil, "", err

@@ -13,6 +13,7 @@ import (
 // fix it. now is the time against which an expiry must lie in the future. Validate also
 // normalises what it may: a Choice with multiple takes a single default as a list of one.
 func Validate(in *Inquiry, now time.Time) error {
+	canonInquiry(in)
 	if err := checkID("id", in.ID, "give the inquiry a stable id such as \"deploy-42:merge\", the same every time this step runs"); err != nil {
 		return err
 	}
@@ -103,7 +104,27 @@ func checkProse(field, s string, max int, required bool, shorten string) error {
 }
 
 // norm is the comparison form of an option's words: case and surrounding blanks ignored.
-func norm(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+// norm is the key by which texts that people would call the same are compared: canonical
+// (Canon: NFC, no byte order mark), without surrounding blanks, in lower case.
+func norm(s string) string { return strings.ToLower(strings.TrimSpace(Canon(s))) }
+
+// canonInquiry puts every text of the inquiry that is compared in its canonical form (Canon), so
+// that what is stored, compared and matched has one reading: the same id typed composed or
+// decomposed is one id, and an option value with a stray byte order mark repeats the plain one.
+// Prose (the question, the context, a description) is kept as it was sent.
+func canonInquiry(in *Inquiry) {
+	in.ID, in.RunID = Canon(in.ID), Canon(in.RunID)
+	if in.Options != nil {
+		opts := make([]Option, len(in.Options)) // the caller's slice is left as it was
+		for i, o := range in.Options {
+			opts[i] = Option{Value: Canon(o.Value), Label: Canon(o.Label), Description: o.Description}
+		}
+		in.Options = opts
+	}
+	if in.Kind != KindText {
+		in.Default = in.Default.canon() // a text question's default is words, kept as sent
+	}
+}
 
 func checkOptions(opts []Option) error {
 	switch n := len(opts); {
