@@ -147,10 +147,7 @@ func (s *Server) deliverResume(ctx context.Context, d inquiry.Delivery) error {
 	switch {
 	case err == nil:
 		payload.Inquiry, payload.InquiryID = present(rec), rec.ID
-		if rec.Answer != nil {
-			a := inquiry.CapAnswer(*rec.Answer, inquiry.DefaultAnswerChars)
-			payload.Answer = &a
-		}
+		payload.Answer = rec.Answer // stored capped at the one ceiling (CheckAnswer)
 	case inquiry.ErrorCode(err) != inquiry.CodeNotFound:
 		return err
 	}

@@ -3,7 +3,6 @@ package gateway
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -58,30 +57,11 @@ const (
 	MaxListLimit     = 500
 )
 
-// askRequest turns a body into the service's request. Everything the service checks
-// (inquiry.Validate, the config) it leaves to the service; it checks what only the HTTP edge
-// knows: the expiry given two ways, the wait, and the callback URL.
+// askRequest turns a body into the service's request. Every rule (the expiry given two ways,
+// the wait, the Slack fields, inquiry.Validate) is the service's; the callback URL's guard needs
+// the network and is checked here, before anything is stored.
 func (s *Server) askRequest(c *gin.Context, b *AskBody) (inquiry.AskRequest, error) {
-	in := inquiry.Inquiry{
-		ID: b.ID, RunID: b.RunID, Kind: b.Kind, Question: b.Question, Context: b.Context,
-		Options: b.Options, Multiple: b.Multiple, AllowText: b.AllowText, Default: b.Default,
-		ExpiresAt: b.ExpiresAt,
-	}
-	if b.ExpiresIn != "" {
-		if b.ExpiresAt != nil {
-			return inquiry.AskRequest{}, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "expires_in", "expires_at and expires_in are both given: give one of them, not both")
-		}
-		d, err := time.ParseDuration(strings.TrimSpace(b.ExpiresIn))
-		if err != nil {
-			return inquiry.AskRequest{}, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "expires_in", "expires_in %q is not a duration: write it like \"2h\", \"90m\" or \"1h30m\"", b.ExpiresIn)
-		}
-		if d <= 0 {
-			return inquiry.AskRequest{}, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "expires_in", "expires_in %q does not lie in the future: give a positive duration such as \"2h\"", b.ExpiresIn)
-		}
-		at := s.svc.Clock().Add(d)
-		in.ExpiresAt = &at
-	}
-	wait, err := parseWait("wait", b.Wait)
+	wait, err := inquiry.WaitFrom("wait", b.Wait)
 	if err != nil {
 		return inquiry.AskRequest{}, err
 	}
@@ -91,8 +71,13 @@ func (s *Server) askRequest(c *gin.Context, b *AskBody) (inquiry.AskRequest, err
 		}
 	}
 	req := inquiry.AskRequest{
-		Namespace:   token(c).Namespace,
-		Inquiry:     in,
+		Namespace: token(c).Namespace,
+		Inquiry: inquiry.Inquiry{
+			ID: b.ID, RunID: b.RunID, Kind: b.Kind, Question: b.Question, Context: b.Context,
+			Options: b.Options, Multiple: b.Multiple, AllowText: b.AllowText, Default: b.Default,
+			ExpiresAt: b.ExpiresAt,
+		},
+		ExpiresIn:   b.ExpiresIn,
 		Config:      b.Config,
 		CallbackURL: b.CallbackURL,
 		AskedBy:     token(c).Name,
@@ -100,9 +85,6 @@ func (s *Server) askRequest(c *gin.Context, b *AskBody) (inquiry.AskRequest, err
 	}
 	if b.Slack != nil {
 		req.Slack = inquiry.SlackRef{Channel: b.Slack.Channel, ThreadTS: b.Slack.ThreadTS, Answerers: b.Slack.Answerers}
-		if err := inquiry.ValidateSlack(req.Slack); err != nil {
-			return inquiry.AskRequest{}, err
-		}
 	}
 	return req, nil
 }

@@ -127,7 +127,7 @@ func (s *Service) AskInRun(ctx context.Context, namespace, runID string, req Ask
 	}
 	// 2. Answered: record the state's cut, hand back the full capped answer.
 	full := CapAnswer(*rec.Answer, DefaultAnswerChars)
-	run, err = s.Store.RecordAnswers(ctx, namespace, runID, map[string]Answer{id: StateAnswerOf(full)}, RunRunning, s.Clock())
+	run, err = s.Store.RecordAnswers(ctx, namespace, runID, map[string]Answer{id: StateOf(full)}, RunRunning, s.Clock())
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +238,7 @@ func (s *Service) Resume(ctx context.Context, tok *Token, runID string, answers 
 		} else if st.rec != nil {
 			a = *st.rec.Answer
 		}
-		cut[st.id] = StateAnswerOf(CapAnswer(a, DefaultAnswerChars))
+		cut[st.id] = StateOf(a)
 	}
 	return s.Store.RecordAnswers(ctx, namespace, runID, cut, RunRunning, s.Clock())
 }

@@ -67,6 +67,9 @@ type AskRequest struct {
 	Config      *Config  // nil: the run's config, else the server's defaults
 	Slack       SlackRef // Channel, ThreadTS and Answerers; the rest is the server's
 	CallbackURL string
+	// ExpiresIn is the expiry as a Go duration from now ("2h"), instead of Inquiry.ExpiresAt
+	// (ExpiryFrom reads it).
+	ExpiresIn string
 	// AskedBy is the name of the token that asks: it may not answer the inquiry (MayAnswer).
 	AskedBy string
 	// Wait is how long Ask may wait for an answer before it returns the pending inquiry
@@ -123,6 +126,16 @@ func CheckConfig(c *Config) error {
 func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error) {
 	now := s.Clock()
 	in := req.Inquiry
+	at, err := ExpiryFrom(in.ExpiresAt, req.ExpiresIn, now)
+	if err != nil {
+		return nil, false, err
+	}
+	in.ExpiresAt = at
+	if req.Wait < 0 || req.Wait > MaxWait {
+		secs := req.Wait.Seconds()
+		_, err := WaitFrom("wait", &secs)
+		return nil, false, err
+	}
 	if err := Validate(&in, now); err != nil {
 		return nil, false, err
 	}

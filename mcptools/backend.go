@@ -2,7 +2,6 @@ package mcptools
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/inquiry-bot/bot/client"
@@ -47,23 +46,13 @@ func (b ServiceBackend) Ask(ctx context.Context, req client.AskRequest) (*inquir
 		Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Default: req.Default,
 		ExpiresAt: req.ExpiresAt,
 	}
-	if req.ExpiresIn != "" {
-		if req.ExpiresAt != nil {
-			return nil, false, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "expires_in", "expires_at and expires_in are both given: give one of them, not both")
-		}
-		d, err := parseExpiresIn(req.ExpiresIn)
-		if err != nil {
-			return nil, false, err
-		}
-		at := b.Service.Clock().Add(d)
-		in.ExpiresAt = &at
-	}
 	ask := inquiry.AskRequest{
 		Namespace: b.Token.Namespace,
 		Inquiry:   in,
+		ExpiresIn: req.ExpiresIn,
 		Config:    req.Config,
 		AskedBy:   b.Token.Name,
-		Wait:      min(max(req.Wait, 0), inquiry.MaxWait),
+		Wait:      inquiry.ClampWait(req.Wait),
 	}
 	if req.Slack != nil {
 		ask.Slack = inquiry.SlackRef{Channel: req.Slack.Channel, ThreadTS: req.Slack.ThreadTS, Answerers: req.Slack.Answerers}
@@ -87,17 +76,4 @@ func (b ServiceBackend) Get(ctx context.Context, key string, wait time.Duration)
 		return b.Service.Wait(ctx, key, wait)
 	}
 	return rec, nil
-}
-
-// parseExpiresIn reads a Go duration from now that must lie in the future, refusing anything
-// else with the sentence the gateway gives.
-func parseExpiresIn(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return 0, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "expires_in", "expires_in %q is not a duration: write it like \"2h\", \"90m\" or \"1h30m\"", s)
-	}
-	if d <= 0 {
-		return 0, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "expires_in", "expires_in %q does not lie in the future: give a positive duration such as \"2h\"", s)
-	}
-	return d, nil
 }

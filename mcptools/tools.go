@@ -237,7 +237,7 @@ func wait(seconds *int) time.Duration {
 	if seconds == nil {
 		return DefaultWait
 	}
-	return min(max(time.Duration(*seconds)*time.Second, 0), MaxWait)
+	return inquiry.ClampWait(time.Duration(*seconds) * time.Second)
 }
 
 func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askInput) (*mcp.CallToolResult, Result, error) {
@@ -317,11 +317,6 @@ func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
 		}
 	}
 	req.Default = defaultValue(req.Kind, req.Options, in.Default)
-	if req.ExpiresIn != "" {
-		if _, err := parseExpiresIn(req.ExpiresIn); err != nil {
-			return req, err
-		}
-	}
 	if t.opts.Policy != "" {
 		req.Config = &inquiry.Config{Policy: t.opts.Policy}
 	}

@@ -282,10 +282,8 @@ func (f *askFlags) request() (client.AskRequest, error) {
 	req.AllowText = f.allowText
 	req.Default = f.defaultValue(req.Kind, req.Options)
 	req.ExpiresIn = strings.TrimSpace(f.expiresIn)
-	if req.ExpiresIn != "" {
-		if d, err := time.ParseDuration(req.ExpiresIn); err != nil || d <= 0 {
-			return req, exitf(exitUsage, "--expires-in %q is not a positive duration: write it like 2h, 90m or 1h30m", f.expiresIn)
-		}
+	if _, err := inquiry.ExpiryFrom(nil, req.ExpiresIn, time.Now()); err != nil {
+		return req, exitf(exitUsage, "--expires-in %q is not a positive duration: write it like 2h, 90m or 1h30m", f.expiresIn)
 	}
 	policy, err := inquiry.ParsePolicy(f.policy)
 	if err != nil {

@@ -50,13 +50,12 @@ func runRender(_ context.Context, e *env) error {
 	}
 	now := time.Now().UTC()
 	rec := f.Record
-	if f.ExpiresIn != "" && rec.ExpiresAt == nil {
-		d, err := time.ParseDuration(f.ExpiresIn)
+	if rec.ExpiresAt == nil {
+		at, err := inquiry.ExpiryFrom(nil, f.ExpiresIn, now)
 		if err != nil {
-			return exitf(exitUsage, "expires_in %q is not a Go duration such as 2h", f.ExpiresIn)
+			return exitf(exitUsage, "%s", inquiry.ErrorMessage(err))
 		}
-		at := now.Add(d)
-		rec.ExpiresAt = &at
+		rec.ExpiresAt = at
 	}
 	if rec.Key == "" {
 		rec.Key = "inq_preview"

@@ -1,0 +1,50 @@
+package inquiry
+
+import (
+	"strings"
+	"time"
+)
+
+// ExpiryFrom is the one reading of an expiry as an asker gives it: expires_at, an RFC 3339 time
+// (at), or expires_in, a Go duration from now such as "2h" (in) — one of them, or neither. It
+// returns the time (nil for none) or the refusal, an *Error of code invalid_inquiry on the field
+// that is wrong. Whether the time lies in the future is Validate's to say.
+func ExpiryFrom(at *time.Time, in string, now time.Time) (*time.Time, error) {
+	if in == "" {
+		return at, nil
+	}
+	if at != nil {
+		return nil, invalid("expires_in", "expires_at and expires_in are both given: give one of them, not both")
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(in))
+	if err != nil {
+		return nil, invalid("expires_in", "expires_in %q is not a duration: write it like \"2h\", \"90m\" or \"1h30m\"", in)
+	}
+	if d <= 0 {
+		return nil, invalid("expires_in", "expires_in %q does not lie in the future: give a positive duration such as \"2h\"", in)
+	}
+	t := now.Add(d)
+	return &t, nil
+}
+
+// WaitFrom reads how long a request may wait for an answer, given in seconds: nil is no wait,
+// and anything outside 0..MaxWait is refused (invalid_inquiry on field) with the sentence that
+// says to come back with a long-poll instead.
+func WaitFrom(field string, seconds *float64) (time.Duration, error) {
+	if seconds == nil {
+		return 0, nil
+	}
+	max := MaxWait.Seconds()
+	if *seconds < 0 || *seconds > max {
+		return 0, invalid(field, "%s is %g seconds but must lie between 0 and %g: wait at most %g seconds, then ask again with GET /v1/inquiries/{key}?wait=%g", field, *seconds, max, max, max)
+	}
+	return time.Duration(*seconds * float64(time.Second)), nil
+}
+
+// ClampWait bounds a wait to 0..MaxWait, for edges whose contract is to shorten a longer wait
+// rather than refuse it (the MCP tools' wait_seconds).
+func ClampWait(d time.Duration) time.Duration { return min(max(d, 0), MaxWait) }
+
+// StateOf is what a run's state keeps of an answer: the decision whole, the prose cut to
+// StateTextChars (StateAnswerOf of the answer capped at the one ceiling).
+func StateOf(a Answer) Answer { return StateAnswerOf(CapAnswer(a, DefaultAnswerChars)) }
