@@ -27,6 +27,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		return
 	}
 	c.Set(ctxToken, tok)
+	c.Request = c.Request.WithContext(inquiry.WithCaller(c.Request.Context(), tok))
 	c.Next()
 }
 

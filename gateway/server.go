@@ -39,9 +39,12 @@ type Config struct {
 	// Logger receives one line per request and every internal error; nil means slog.Default().
 	Logger *slog.Logger
 	// Mount, when set, adds routes of other packages (the Slack app's /slack/interactions,
-	// /slack/events and /slack/commands, the MCP endpoint) to the engine. Those routes pass
+	// /slack/events and /slack/commands) to the engine. Those routes pass
 	// through the gateway's recovery and request log but not its authentication.
 	Mount func(r gin.IRoutes)
+	// MCP, when set, is served at POST /mcp behind the API's bearer tokens (the ask scope): the
+	// handler finds the caller in the request's context (inquiry.CallerFrom).
+	MCP http.Handler
 	// Metrics, when set, is served at GET /metrics without authentication.
 	Metrics http.Handler
 	// ObserveRequest, when set, hears every request's route (the pattern, not the path, so ids
@@ -140,6 +143,10 @@ func (s *Server) routes() *gin.Engine {
 	v1.POST("/runs/:id/resume", s.need(inquiry.ScopeAsk), s.resumeRun)
 	v1.POST("/runs/:id/finish", s.need(inquiry.ScopeAsk), s.finishRun)
 
+	if s.cfg.MCP != nil {
+		// Stateless streamable HTTP: POST is all there is.
+		r.POST("/mcp", s.authenticate, s.need(inquiry.ScopeAsk), gin.WrapH(s.cfg.MCP))
+	}
 	if s.cfg.Mount != nil {
 		s.cfg.Mount(r)
 	}

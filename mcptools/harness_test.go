@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -79,7 +78,7 @@ func setup(t *testing.T, opts ...option) *bundle {
 		Service:        svc,
 		CallbackSecret: func() []byte { return []byte("test-secret") },
 		Logger:         log,
-		Mount:          mountMCP(svc, o.tools),
+		MCP:            mcptools.HTTPHandler(svc, o.tools), // as cmd/bot's serve wires it
 	})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
@@ -90,15 +89,6 @@ func setup(t *testing.T, opts ...option) *bundle {
 	b.answerer = b.token("alice", "people", inquiry.ScopeAnswer)
 	b.admin = b.token("root", "ops", inquiry.ScopeAdmin)
 	return b
-}
-
-// mountMCP is the wiring cmd/bot's serve is to use: /mcp on the gateway's engine, outside its
-// authentication (the handler authenticates itself).
-func mountMCP(svc *inquiry.Service, opts mcptools.Options) func(r gin.IRoutes) {
-	return func(r gin.IRoutes) {
-		h := gin.WrapH(mcptools.HTTPHandler(svc, opts))
-		r.POST("/mcp", h) // stateless streamable HTTP: POST is all there is
-	}
 }
 
 func (b *bundle) token(name, namespace string, scopes ...inquiry.Scope) string {

@@ -2,21 +2,18 @@ package mcptools
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
 // HTTPHandler serves ask_human and get_answer over streamable HTTP (the server's /mcp), in
-// process over svc, behind the API's bearer tokens: every request is authenticated against
-// svc.Store with inquiry.Authenticate, a token without the ask scope is refused, and each tool
-// call asks as the token of its own request, in the token's namespace. Errors before MCP are the
-// API's error bodies with the gateway's statuses (401 with WWW-Authenticate, 403, 503).
+// process over svc. It is mounted behind the gateway's bearer check (gateway.Config.MCP), which
+// puts the caller in the request's context (inquiry.WithCaller): each tool call asks as that
+// token, in its namespace. A request that reaches it with no caller is refused.
 //
 // The endpoint is stateless streamable HTTP: it takes POST only (GET and DELETE get 405).
 func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
@@ -43,7 +40,7 @@ func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 	// RequireBearerToken is how a token reaches the tool calls (CallToolRequest.Extra.TokenInfo);
 	// the token was authenticated just before, so the verifier only hands it on.
 	verified := auth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
-		tok, _ := r.Context().Value(tokenKey{}).(*inquiry.Token)
+		tok := inquiry.CallerFrom(r.Context())
 		if tok == nil {
 			return nil, auth.ErrInvalidToken
 		}
@@ -53,10 +50,8 @@ func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 		}
 		return &auth.TokenInfo{Scopes: scopes, UserID: tok.ID, Extra: map[string]any{tokenExtra: tok}}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamable)
-	return &httpHandler{store: svc.Store, next: verified}
+	return verified
 }
-
-type tokenKey struct{}
 
 // tokenExtra is the key of the token in auth.TokenInfo.Extra.
 const tokenExtra = "inquiry.token"
@@ -67,46 +62,4 @@ func tokenOf(req *mcp.CallToolRequest) *inquiry.Token {
 	}
 	tok, _ := req.Extra.TokenInfo.Extra[tokenExtra].(*inquiry.Token)
 	return tok
-}
-
-// httpHandler authenticates every request as the gateway does, then hands it on.
-type httpHandler struct {
-	store inquiry.Store
-	next  http.Handler
-}
-
-func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	plain, ok := gateway.Bearer(r.Header.Get("Authorization"))
-	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="inquiry-bot"`)
-		writeError(w, inquiry.Errorf(inquiry.CodeUnauthenticated, "the bearer token is missing, unknown or revoked: send Authorization: Bearer <token> with a token from `bot token create`"))
-		return
-	}
-	tok, err := inquiry.Authenticate(r.Context(), h.store, plain)
-	if err != nil {
-		if inquiry.ErrorCode(err) == inquiry.CodeUnauthenticated {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="inquiry-bot", error="invalid_token"`)
-		}
-		writeError(w, err)
-		return
-	}
-	if !tok.Has(inquiry.ScopeAsk) {
-		writeError(w, inquiry.Errorf(inquiry.CodeForbidden, "token %q lacks the ask scope /mcp needs: use a token created with `bot token create --scope ask`", tok.Name))
-		return
-	}
-	h.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenKey{}, tok)))
-}
-
-// writeError answers with the API's error body and the gateway's status for the code. A
-// foreign error shows only the generic sentence.
-func writeError(w http.ResponseWriter, err error) {
-	code := inquiry.ErrorCode(err)
-	if code == inquiry.CodeStorageUnavailable {
-		w.Header().Set("Retry-After", "5")
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(gateway.StatusOf(code))
-	_ = json.NewEncoder(w).Encode(gateway.ErrorBody{Error: gateway.ErrorDetail{
-		Code: code, Message: inquiry.ErrorMessage(err), Fatal: inquiry.Fatal(err), Field: inquiry.ErrorField(err),
-	}})
 }

@@ -123,14 +123,10 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		registry.Register(inquiry.TransportSlack, app)
 		m.Slack = app
 	}
-	// The MCP tools over streamable HTTP, stateless so any replica serves any call; the handler
-	// checks the bearer token itself, like the API.
-	mcpHandler := gin.WrapH(mcptools.HTTPHandler(svc, mcptools.Options{Version: version, Logger: m.Log}))
 	mount := func(r gin.IRoutes) {
 		if m.Slack != nil {
 			m.Slack.Mount(r)
 		}
-		r.POST("/mcp", mcpHandler)
 	}
 
 	gw := gateway.New(gateway.Config{
@@ -143,6 +139,9 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		Logger:         m.Log,
 		Metrics:        m.Metrics.Handler(),
 		Mount:          mount,
+		// The MCP tools over streamable HTTP, stateless so any replica serves any call, behind
+		// the API's bearer tokens.
+		MCP:            mcptools.HTTPHandler(svc, mcptools.Options{Version: version, Logger: m.Log}),
 		ObserveRequest: m.Metrics.Request,
 	})
 	m.Gateway = gw
