@@ -78,19 +78,3 @@ func scopeList(t *inquiry.Token) string {
 	}
 	return strings.Join(names, ",")
 }
-
-// seesAll reports whether the token reads every namespace's inquiries (inquiry.Token.SeesAll).
-func seesAll(t *inquiry.Token) bool { return t.SeesAll() }
-
-// visible loads an inquiry the token may see: another namespace's is forbidden, not absent.
-func (s *Server) visible(c *gin.Context, key string, all bool) (*inquiry.Record, error) {
-	rec, err := s.svc.Get(c.Request.Context(), key)
-	if err != nil {
-		return nil, err
-	}
-	tok := token(c)
-	if err := inquiry.Visible(rec, tok.Namespace, all); err != nil {
-		return nil, err
-	}
-	return rec, nil
-}

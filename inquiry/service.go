@@ -123,7 +123,13 @@ func CheckConfig(c *Config) error {
 // policy default the record comes back answered at once; under refuse the ask fails with
 // ErrDeclined; under ask it is stored pending with a delivery to its transport, and Ask waits up
 // to req.Wait for an answer. A transport nobody seated fails at once with ErrUnavailable.
+//
+// With a caller in ctx (WithCaller), the inquiry lives in the caller's namespace and is marked
+// as asked by it (it may not answer it).
 func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error) {
+	if tok := CallerFrom(ctx); tok != nil {
+		req.Namespace, req.AskedBy = tok.Namespace, tok.Name
+	}
 	now := s.Clock()
 	in := req.Inquiry
 	at, err := ExpiryFrom(in.ExpiresAt, req.ExpiresIn, now)
@@ -285,11 +291,18 @@ func (s *Service) Wait(ctx context.Context, key string, d time.Duration) (*Recor
 }
 
 // Get returns an inquiry by key, as it stands now: a pending inquiry past its expiry is
-// expired by this read if the sweeper has not got to it.
+// expired by this read if the sweeper has not got to it. A caller in ctx sees only what it may
+// (Visible: its own namespace, or every one for Token.SeesAll); another namespace's inquiry is
+// forbidden, not absent.
 func (s *Service) Get(ctx context.Context, key string) (*Record, error) {
 	rec, err := s.Store.Inquiry(ctx, key)
 	if err != nil {
 		return nil, err
+	}
+	if tok := CallerFrom(ctx); tok != nil {
+		if err := Visible(rec, tok.Namespace, tok.SeesAll()); err != nil {
+			return nil, err
+		}
 	}
 	return s.current(ctx, rec)
 }
@@ -312,8 +325,13 @@ func (s *Service) current(ctx context.Context, rec *Record) (*Record, error) {
 
 // List lists inquiries newest first, each as it stands now: the pending ones past their expiry
 // are expired first, so that a filter on pending or expired sees them where they belong.
+//
+// A caller in ctx lists its own namespace, or every one for Token.SeesAll.
 func (s *Service) List(ctx context.Context, f ListFilter) ([]*Record, string, error) {
 	f.RunID = Canon(f.RunID)
+	if tok := CallerFrom(ctx); tok != nil && !tok.SeesAll() {
+		f.Namespace = tok.Namespace
+	}
 	if f.Status == "" || f.Status == StatusPending || f.Status == StatusExpired {
 		if err := s.expireDue(ctx); err != nil {
 			return nil, "", err
@@ -404,11 +422,17 @@ func (s *Service) answer(ctx context.Context, key string, reply Reply, by string
 	return s.resolve(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
 }
 
-// Cancel withdraws a pending inquiry. Nobody's answer is recorded.
+// Cancel withdraws a pending inquiry. Nobody's answer is recorded. A caller in ctx cancels only
+// its own namespace's inquiries (any, for an admin token).
 func (s *Service) Cancel(ctx context.Context, key string) (*Record, error) {
 	rec, err := s.Get(ctx, key)
 	if err != nil {
 		return nil, err
+	}
+	if tok := CallerFrom(ctx); tok != nil {
+		if err := Visible(rec, tok.Namespace, tok.IsAdmin()); err != nil {
+			return nil, err
+		}
 	}
 	if rec.Status != StatusPending {
 		return rec, AlreadyResolved(rec)

@@ -24,9 +24,9 @@ var (
 	_ Backend = ServiceBackend{}
 )
 
-// ServiceBackend asks through the ask service in-process, as the token it was built for: its
-// namespace owns the questions, and it sees only its own namespace's questions unless it may
-// answer (as the gateway rules for GET /v1/inquiries/{key}).
+// ServiceBackend asks through the ask service in-process, as the token it was built for (the
+// caller the gateway authenticated for /mcp): the service puts the questions in its namespace
+// and shows it what it may see.
 type ServiceBackend struct {
 	Service *inquiry.Service
 	Token   *inquiry.Token
@@ -34,46 +34,31 @@ type ServiceBackend struct {
 
 // Ask implements Backend.
 func (b ServiceBackend) Ask(ctx context.Context, req client.AskRequest) (*inquiry.Record, bool, error) {
-	if !b.Token.Has(inquiry.ScopeAsk) {
-		return nil, false, inquiry.Errorf(inquiry.CodeForbidden, "token %q lacks the ask scope asking needs: use a token created with `bot token create --scope ask`", b.Token.Name)
-	}
 	if req.CallbackURL != "" {
 		// The SSRF guard of callback URLs lives at the HTTP edge; the tools never send one.
 		return nil, false, inquiry.FieldErrorf(inquiry.CodeBadRequest, "callback_url", "callback_url is not taken here: ask through POST /v1/inquiries to be called back")
 	}
-	in := inquiry.Inquiry{
-		ID: req.ID, RunID: req.RunID, Kind: req.Kind, Question: req.Question, Context: req.Context,
-		Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Default: req.Default,
-		ExpiresAt: req.ExpiresAt,
-	}
 	ask := inquiry.AskRequest{
-		Namespace: b.Token.Namespace,
-		Inquiry:   in,
+		Inquiry: inquiry.Inquiry{
+			ID: req.ID, RunID: req.RunID, Kind: req.Kind, Question: req.Question, Context: req.Context,
+			Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Default: req.Default,
+			ExpiresAt: req.ExpiresAt,
+		},
 		ExpiresIn: req.ExpiresIn,
 		Config:    req.Config,
-		AskedBy:   b.Token.Name,
 		Wait:      inquiry.ClampWait(req.Wait),
 	}
 	if req.Slack != nil {
 		ask.Slack = inquiry.SlackRef{Channel: req.Slack.Channel, ThreadTS: req.Slack.ThreadTS, Answerers: req.Slack.Answerers}
 	}
-	return b.Service.Ask(ctx, ask)
+	return b.Service.Ask(inquiry.WithCaller(ctx, b.Token), ask)
 }
 
 // Get implements Backend.
 func (b ServiceBackend) Get(ctx context.Context, key string, wait time.Duration) (*inquiry.Record, error) {
-	if !b.Token.Has(inquiry.ScopeAsk) && !b.Token.Has(inquiry.ScopeAnswer) {
-		return nil, inquiry.Errorf(inquiry.CodeForbidden, "token %q lacks the ask or answer scope reading a question needs: use a token created with `bot token create --scope ask`", b.Token.Name)
-	}
-	rec, err := b.Service.Get(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	if err := inquiry.Visible(rec, b.Token.Namespace, b.Token.SeesAll()); err != nil {
-		return nil, err
-	}
-	if rec.Status == inquiry.StatusPending && wait > 0 {
+	ctx = inquiry.WithCaller(ctx, b.Token)
+	if wait > 0 {
 		return b.Service.Wait(ctx, key, wait)
 	}
-	return rec, nil
+	return b.Service.Get(ctx, key)
 }
