@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inquiry-bot/bot/gateway"
+	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
@@ -81,13 +81,13 @@ func TestCallbackReceiverDownThenUp(t *testing.T) {
 		if h.path != "/hooks/inquiry" {
 			t.Errorf("callback to %s, want /hooks/inquiry", h.path)
 		}
-		err := gateway.Verify([]byte(callbackSecret), h.header.Get(gateway.HeaderSignature), h.header.Get(gateway.HeaderTimestamp),
-			h.body, time.Now(), gateway.DefaultSignatureWindow)
+		err := client.Verify([]byte(callbackSecret), h.header.Get(client.HeaderSignature), h.header.Get(client.HeaderTimestamp),
+			h.body, time.Now(), client.DefaultSignatureWindow)
 		if err != nil {
 			t.Errorf("the callback's signature does not verify with BOT_CALLBACK_SECRET: %v", err)
 		}
-		if err := gateway.Verify([]byte("another secret"), h.header.Get(gateway.HeaderSignature), h.header.Get(gateway.HeaderTimestamp),
-			h.body, time.Now(), gateway.DefaultSignatureWindow); err == nil {
+		if err := client.Verify([]byte("another secret"), h.header.Get(client.HeaderSignature), h.header.Get(client.HeaderTimestamp),
+			h.body, time.Now(), client.DefaultSignatureWindow); err == nil {
 			t.Errorf("the callback's signature verifies with another secret")
 		}
 		var got record
@@ -97,8 +97,8 @@ func TestCallbackReceiverDownThenUp(t *testing.T) {
 		if got.Key != rec.Key || got.Status != "answered" || got.value() != "No" {
 			t.Errorf("callback carries %s %s %q, want %s answered No", got.Key, got.Status, got.value(), rec.Key)
 		}
-		if h.header.Get(gateway.HeaderDelivery) == "" || h.header.Get(gateway.HeaderEvent) != "callback" {
-			t.Errorf("callback headers: delivery %q, event %q", h.header.Get(gateway.HeaderDelivery), h.header.Get(gateway.HeaderEvent))
+		if h.header.Get(client.HeaderDelivery) == "" || h.header.Get(client.HeaderEvent) != "callback" {
+			t.Errorf("callback headers: delivery %q, event %q", h.header.Get(client.HeaderDelivery), h.header.Get(client.HeaderEvent))
 		}
 		t.Logf("figures: receiver refusing connections for %s; %d attempts failed; the callback arrived %s after the receiver "+
 			"came back (%s after the answer), once, signed (lost 0, duplicated 0)",

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 )
@@ -30,8 +31,8 @@ func TestCallbackURL(t *testing.T) {
 		require.Equal(t, 200, b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": "merge"}).status)
 
 		cb := rcv.next(t)
-		require.NoError(t, gateway.Verify(b.secret, cb.header.Get(gateway.HeaderSignature), cb.header.Get(gateway.HeaderTimestamp), cb.body, time.Now(), gateway.DefaultSignatureWindow))
-		require.Equal(t, "callback", cb.header.Get(gateway.HeaderEvent))
+		require.NoError(t, client.Verify(b.secret, cb.header.Get(client.HeaderSignature), cb.header.Get(client.HeaderTimestamp), cb.body, time.Now(), client.DefaultSignatureWindow))
+		require.Equal(t, "callback", cb.header.Get(client.HeaderEvent))
 		checkSchema(t, "Inquiry", cb.body)
 		var rec inquiry.Record
 		require.NoError(t, json.Unmarshal(cb.body, &rec))
@@ -61,8 +62,8 @@ func TestCallbackRetries(t *testing.T) {
 		b.advance(5 * time.Second) // past the first backoff
 		second := rcv.next(t)
 		require.Equal(t, "done", b.waitOutcome(inquiry.DeliverCallback).outcome)
-		require.Equal(t, first.header.Get(gateway.HeaderDelivery), second.header.Get(gateway.HeaderDelivery), "a retry is the same delivery")
-		require.NoError(t, gateway.Verify(b.secret, second.header.Get(gateway.HeaderSignature), second.header.Get(gateway.HeaderTimestamp), second.body, time.Now(), time.Minute))
+		require.Equal(t, first.header.Get(client.HeaderDelivery), second.header.Get(client.HeaderDelivery), "a retry is the same delivery")
+		require.NoError(t, client.Verify(b.secret, second.header.Get(client.HeaderSignature), second.header.Get(client.HeaderTimestamp), second.body, time.Now(), time.Minute))
 
 		// Delivered once: no more attempts come.
 		b.advance(time.Hour)
@@ -253,12 +254,12 @@ func TestSignAndVerify(t *testing.T) {
 	mac := hmac.New(sha256.New, secret)
 	mac.Write([]byte("v1:1764590400:" + string(body)))
 	want := "v1=" + hex.EncodeToString(mac.Sum(nil))
-	require.Equal(t, want, gateway.Sign(secret, ts, body))
+	require.Equal(t, want, client.Sign(secret, ts, body))
 
 	now := time.Unix(ts, 0).Add(time.Minute)
-	require.NoError(t, gateway.Verify(secret, want, "1764590400", body, now, 5*time.Minute))
+	require.NoError(t, client.Verify(secret, want, "1764590400", body, now, 5*time.Minute))
 	// Several signatures (a secret being rotated): any one that matches will do.
-	require.NoError(t, gateway.Verify(secret, "v1=00ff, "+want, "1764590400", body, now, 5*time.Minute))
+	require.NoError(t, client.Verify(secret, "v1=00ff, "+want, "1764590400", body, now, 5*time.Minute))
 
 	for name, c := range map[string]struct {
 		secret []byte
@@ -268,16 +269,16 @@ func TestSignAndVerify(t *testing.T) {
 		now    time.Time
 		err    error
 	}{
-		"tampered body":   {secret, want, "1764590400", `{"key":"inq_2"}`, now, gateway.ErrBadSignature},
-		"other secret":    {[]byte("other"), want, "1764590400", string(body), now, gateway.ErrBadSignature},
-		"moved timestamp": {secret, want, "1764590401", string(body), now, gateway.ErrBadSignature},
-		"stale":           {secret, want, "1764590400", string(body), now.Add(time.Hour), gateway.ErrStaleTimestamp},
-		"from the future": {secret, want, "1764590400", string(body), now.Add(-time.Hour), gateway.ErrStaleTimestamp},
-		"no timestamp":    {secret, want, "", string(body), now, gateway.ErrBadTimestamp},
-		"no signature":    {secret, "", "1764590400", string(body), now, gateway.ErrNoSignatureSent},
-		"no secret":       {nil, want, "1764590400", string(body), now, gateway.ErrNoSecret},
+		"tampered body":   {secret, want, "1764590400", `{"key":"inq_2"}`, now, client.ErrBadSignature},
+		"other secret":    {[]byte("other"), want, "1764590400", string(body), now, client.ErrBadSignature},
+		"moved timestamp": {secret, want, "1764590401", string(body), now, client.ErrBadSignature},
+		"stale":           {secret, want, "1764590400", string(body), now.Add(time.Hour), client.ErrStaleTimestamp},
+		"from the future": {secret, want, "1764590400", string(body), now.Add(-time.Hour), client.ErrStaleTimestamp},
+		"no timestamp":    {secret, want, "", string(body), now, client.ErrBadTimestamp},
+		"no signature":    {secret, "", "1764590400", string(body), now, client.ErrNoSignatureSent},
+		"no secret":       {nil, want, "1764590400", string(body), now, client.ErrNoSecret},
 	} {
-		err := gateway.Verify(c.secret, c.sig, c.ts, []byte(c.body), c.now, 5*time.Minute)
+		err := client.Verify(c.secret, c.sig, c.ts, []byte(c.body), c.now, 5*time.Minute)
 		require.True(t, errors.Is(err, c.err), "%s: %v", name, err)
 	}
 }

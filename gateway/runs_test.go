@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 )
@@ -64,10 +65,10 @@ func TestRunLifecycle(t *testing.T) {
 		r = b.do("POST", "/v1/inquiries/"+str(inq["key"])+"/answer", b.answerer, map[string]any{"text": long})
 		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
 		cb := rcv.next(t)
-		require.NoError(t, gateway.Verify(b.secret, cb.header.Get(gateway.HeaderSignature), cb.header.Get(gateway.HeaderTimestamp), cb.body, time.Now(), time.Minute))
-		require.Error(t, gateway.Verify([]byte("another secret"), cb.header.Get(gateway.HeaderSignature), cb.header.Get(gateway.HeaderTimestamp), cb.body, time.Now(), time.Minute))
-		require.Equal(t, "resume", cb.header.Get(gateway.HeaderEvent))
-		require.NotEmpty(t, cb.header.Get(gateway.HeaderDelivery))
+		require.NoError(t, client.Verify(b.secret, cb.header.Get(client.HeaderSignature), cb.header.Get(client.HeaderTimestamp), cb.body, time.Now(), time.Minute))
+		require.Error(t, client.Verify([]byte("another secret"), cb.header.Get(client.HeaderSignature), cb.header.Get(client.HeaderTimestamp), cb.body, time.Now(), time.Minute))
+		require.Equal(t, "resume", cb.header.Get(client.HeaderEvent))
+		require.NotEmpty(t, cb.header.Get(client.HeaderDelivery))
 		require.Equal(t, "application/json", cb.header.Get("Content-Type"))
 		checkSchema(t, "ResumeCallback", cb.body)
 		var resume struct {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/scheduler"
@@ -156,8 +157,8 @@ func TestExpiryAnswersAWaitingRun(t *testing.T) {
 		resumed := make(chan []byte, 1)
 		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			b, _ := io.ReadAll(req.Body)
-			require.NoError(t, gateway.Verify([]byte("secret"), req.Header.Get(gateway.HeaderSignature),
-				req.Header.Get(gateway.HeaderTimestamp), b, time.Now(), 10*365*24*time.Hour))
+			require.NoError(t, client.Verify([]byte("secret"), req.Header.Get(client.HeaderSignature),
+				req.Header.Get(client.HeaderTimestamp), b, time.Now(), 10*365*24*time.Hour))
 			resumed <- b
 		}))
 		defer recv.Close()

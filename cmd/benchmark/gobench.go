@@ -23,7 +23,7 @@ type goBench struct {
 
 // benchPackages and benchPattern select the benchmarks of the hot pure paths.
 var (
-	benchPackages = []string{"./blockkit", "./inquiry", "./slackapp", "./gateway"}
+	benchPackages = []string{"./blockkit", "./inquiry", "./slackapp", "./client"}
 	benchPattern  = "^(BenchmarkMessage12Options|BenchmarkCapAnswer|BenchmarkVerify)$"
 )
 

@@ -384,7 +384,7 @@ func (b *bench) goBench() {
 		{"7d", "inquiry.CapAnswer on a 2,000-character answer of 2-byte characters", "inquiry", "BenchmarkCapAnswer/2byte-2000", "BenchmarkCapAnswer/floor-runecount-2byte-2000", "one utf8.RuneCountInString over it"},
 		{"7e", "slackapp.Verify: the signature of a 14 kB interaction body (a select in a message)", "slackapp", "BenchmarkVerify/select-14k", "BenchmarkVerify/select-14k-floor", "the bare HMAC-SHA256 of it"},
 		{"7f", "slackapp.Verify: the signature of a 1.4 kB button click", "slackapp", "BenchmarkVerify/button-1k", "BenchmarkVerify/button-1k-floor", "the bare HMAC-SHA256 of it"},
-		{"7g", "gateway.Verify: the signature of a callback (a resolved inquiry, ~0.9 kB)", "gateway", "BenchmarkVerify/callback-", "", "the bare HMAC-SHA256 of it"},
+		{"7g", "client.Verify: the signature of a callback (a resolved inquiry, ~0.9 kB)", "client", "BenchmarkVerify/callback-", "", "the bare HMAC-SHA256 of it"},
 	}
 	for _, it := range items {
 		r, ok := get(it.pkg, it.name)

@@ -1,10 +1,10 @@
-package gateway_test
+package client_test
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/inquiry-bot/bot/gateway"
+	"github.com/inquiry-bot/bot/client"
 )
 
 // A receiver checks a callback with the raw body and the two headers, before it parses anything.
@@ -15,13 +15,13 @@ func ExampleVerify() {
 
 	// What the server sends.
 	ts := fmt.Sprint(sent.Unix())
-	sig := gateway.Sign(secret, sent.Unix(), body)
+	sig := client.Sign(secret, sent.Unix(), body)
 
 	// What the receiver does, a few seconds later.
 	now := sent.Add(3 * time.Second)
-	fmt.Println(gateway.Verify(secret, sig, ts, body, now, gateway.DefaultSignatureWindow))
-	fmt.Println(gateway.Verify(secret, sig, ts, []byte(`{"key":"inq_2xk","status":"cancelled"}`), now, gateway.DefaultSignatureWindow))
-	fmt.Println(gateway.Verify(secret, sig, ts, body, sent.Add(time.Hour), gateway.DefaultSignatureWindow))
+	fmt.Println(client.Verify(secret, sig, ts, body, now, client.DefaultSignatureWindow))
+	fmt.Println(client.Verify(secret, sig, ts, []byte(`{"key":"inq_2xk","status":"cancelled"}`), now, client.DefaultSignatureWindow))
+	fmt.Println(client.Verify(secret, sig, ts, body, sent.Add(time.Hour), client.DefaultSignatureWindow))
 	// Output:
 	// <nil>
 	// X-Inquiry-Signature does not match the body

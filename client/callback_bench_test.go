@@ -1,4 +1,4 @@
-package gateway_test
+package client_test
 
 import (
 	"crypto/hmac"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inquiry-bot/bot/gateway"
+	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
@@ -43,14 +43,14 @@ func BenchmarkVerify(b *testing.B) {
 	}
 	secret := []byte(inquiry.NewSecret())
 	ts := now.Unix()
-	sig := gateway.Sign(secret, ts, body)
+	sig := client.Sign(secret, ts, body)
 	stamp := strconv.FormatInt(ts, 10)
 
 	b.Run(fmt.Sprintf("callback-%dB", len(body)), func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := gateway.Verify(secret, sig, stamp, body, now, gateway.DefaultSignatureWindow); err != nil {
+			if err := client.Verify(secret, sig, stamp, body, now, client.DefaultSignatureWindow); err != nil {
 				b.Fatal(err)
 			}
 		}
