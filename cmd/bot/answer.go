@@ -1,0 +1,188 @@
+package main
+
+// bot answer: answer a question by its key or number, with an option's number or words, own words, or --decline.
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/inquiry-bot/bot/client"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+const answerHelp = `usage: bot answer <key | number> <answer number | answer words | own words...>
+       bot answer <key | number> --decline [reason...]
+
+Answers a question listed by bot questions, by its number there or its key. The words after it
+are the answer: a number picks that offered answer; words that ARE an offered answer (its label
+or value, whatever the case and surrounding blanks) pick it; for a question that allows it, any
+other words are your own answer. Words that are none of the offered answers of a question that
+takes no other words are refused, and nothing is sent. For a multiple choice, separate answers
+with commas: bot answer 2 1,3. For a text question the words are the answer. Put -- before
+words that start with a dash.
+
+Flags:
+`
+
+func runAnswer(ctx context.Context, e *env) error {
+	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { io.WriteString(fs.Output(), answerHelp); fs.PrintDefaults() }
+	decline := fs.Bool("decline", false, "decline to decide (the words after it, if any, say why)")
+	asJSON := fs.Bool("json", false, "print the answered inquiry as JSON")
+	pos, err := parseInterspersed(fs, e.args)
+	if err != nil {
+		if err == errHelpShown {
+			return nil
+		}
+		return err
+	}
+	if len(pos) == 0 {
+		return exitf(exitUsage, "say which question: bot answer <key | number> <answer>, numbers as bot questions lists them")
+	}
+	words := strings.TrimSpace(strings.Join(pos[1:], " "))
+	if words == "" && !*decline {
+		return exitf(exitUsage, "say the answer after the question: bot answer %s <answer number | answer words | own words>, or --decline", pos[0])
+	}
+	c, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	rec, err := findQuestion(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	if rec.Status != inquiry.StatusPending {
+		return exitf(exitUsage, "%s", inquiry.AlreadyResolved(rec).Message)
+	}
+	reply, note, err := readReply(&rec.Inquiry, words, *decline)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(e.stdout, note)
+	}
+	answered, err := c.Answer(ctx, rec.Key, reply)
+	if err != nil {
+		return failed(ctx, err, false)
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, answered)
+	}
+	fmt.Fprintf(e.stdout, "Recorded for %q (%s): %s\n", oneLine(answered.Question), answered.Key, inquiry.RenderAnswer(&answered.Inquiry, answered.Answer))
+	return nil
+}
+
+// parseInterspersed parses flags wherever they stand among the arguments (bot answer 1 yes
+// --decline), up to a "--" after which everything is an argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// findQuestion reads a question by key, or by its number in the listing of bot questions.
+func findQuestion(ctx context.Context, c *client.Client, ref string) (*inquiry.Record, error) {
+	n, err := strconv.Atoi(ref)
+	if err != nil {
+		rec, err := c.Get(ctx, ref, 0)
+		if err != nil {
+			return nil, failed(ctx, err, false)
+		}
+		return rec, nil
+	}
+	pending, err := pendingQuestions(ctx, c)
+	if err != nil {
+		return nil, failed(ctx, err, false)
+	}
+	if n < 1 || n > len(pending) {
+		if len(pending) == 0 {
+			return nil, exitf(exitUsage, "there is no question %d: no questions are waiting for an answer", n)
+		}
+		return nil, exitf(exitUsage, "there is no question %d: bot questions lists %d, numbered 1 to %d", n, len(pending), len(pending))
+	}
+	return pending[n-1], nil
+}
+
+// readReply reads typed words as the answer to in: a number picks that offered answer, words
+// that are an offered answer (inquiry.Chosen) pick it, other words are own words where the
+// question allows them and refused where it does not. note says when words were taken as own
+// words.
+func readReply(in *inquiry.Inquiry, words string, decline bool) (client.Reply, string, error) {
+	if decline {
+		return client.Reply{Declined: true, Text: words}, "", nil
+	}
+	if in.Kind == inquiry.KindText {
+		return client.Reply{Text: words}, "", nil
+	}
+	offered := inquiry.Offered(in)
+	pick := func(s string) (inquiry.Option, bool) {
+		s = strings.TrimSpace(s)
+		if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(offered) {
+			return offered[n-1], true
+		}
+		return inquiry.Chosen(offered, s)
+	}
+	parts := []string{words}
+	if in.Multiple {
+		parts = strings.Split(words, ",")
+	}
+	var values []string
+	var miss string
+	for _, p := range parts {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		o, ok := pick(p)
+		if !ok {
+			miss = strings.TrimSpace(p)
+			break
+		}
+		if !slices.Contains(values, o.Value) {
+			values = append(values, o.Value)
+		}
+	}
+	if miss == "" && len(values) > 0 {
+		if in.Multiple {
+			return client.Reply{Value: inquiry.Many(values...)}, "", nil
+		}
+		return client.Reply{Value: inquiry.One(values[0])}, "", nil
+	}
+	if in.AllowText {
+		return client.Reply{Text: words}, fmt.Sprintf("Taken as your own words: %q is none of the offered answers (%s).", words, numberedOptions(offered)), nil
+	}
+	if miss == "" {
+		miss = words
+	}
+	how := "answer with the number or the words of one"
+	if in.Multiple {
+		how = "answer with numbers or words of them, separated by commas"
+	}
+	return client.Reply{}, "", exitf(exitUsage, "%q is none of the offered answers: %s; %s, or --decline. Nothing was sent.", miss, numberedOptions(offered), how)
+}
+
+// numberedOptions is "1 Merge, 2 Hold".
+func numberedOptions(opts []inquiry.Option) string {
+	parts := make([]string, len(opts))
+	for i, o := range opts {
+		parts[i] = fmt.Sprintf("%d %s", i+1, o.Label)
+	}
+	return strings.Join(parts, ", ")
+}

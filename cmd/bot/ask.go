@@ -1,0 +1,357 @@
+package main
+
+// bot ask: ask one question from a shell or a cron job, wait, and exit with the answer.
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/inquiry-bot/bot/client"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+const askHelp = `usage: bot ask [--confirm | --choice | --text] --question TEXT [flags]
+
+Asks a person one question through the gateway at BOT_URL and waits for the answer. The answer
+is printed on stdout: the chosen option's value (one per line for --multiple), or the text.
+
+Exit status:
+  0  answered (for --confirm: yes)
+  1  --confirm answered no (or in own words, which are not a yes)
+  3  declined, expired without a default, cancelled, refused by policy, or nobody answered
+     within --timeout (the question then stays pending: its key is printed on stderr, answer it
+     with 'bot answer KEY ...' and run the same command again to pick the answer up)
+  4  unavailable: nobody can be asked (the transport cannot serve, or the inquiry failed)
+  2  usage or any other error
+An expired question WITH a default prints the assumed answer and exits as that answer would;
+stderr says it was assumed.
+
+So 'bot ask --confirm --question "Deploy?" && deploy' deploys only on a yes.
+
+The same command finds the same inquiry (--id is derived from the question, kind, options and
+default): run again, it picks up the answer it already has. To ask afresh each time, give a
+fresh --id, e.g. --id "deploy-$(date +%F)".
+
+Flags:
+`
+
+// askFlags are the flags of bot ask.
+type askFlags struct {
+	confirm, choice, text bool
+	question, context     string
+	options, answerers    stringList
+	def, expiresIn        string
+	channel, thread       string
+	run, id               string
+	timeout               time.Duration
+	policy, transport     string
+	allowText, multiple   bool
+	json                  bool
+}
+
+func runAsk(ctx context.Context, e *env) error {
+	var f askFlags
+	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { io.WriteString(fs.Output(), askHelp); fs.PrintDefaults() }
+	fs.BoolVar(&f.confirm, "confirm", false, "a yes-or-no question")
+	fs.BoolVar(&f.choice, "choice", false, "pick among the --option answers (the default when --option is given)")
+	fs.BoolVar(&f.text, "text", false, "an answer in words (the default without --option)")
+	fs.StringVar(&f.question, "question", "", "the question, in plain words (required)")
+	fs.StringVar(&f.context, "context", "", "background the person needs to decide")
+	fs.Var(&f.options, "option", "an offered answer, repeatable: `value=Label` or plain words")
+	fs.StringVar(&f.def, "default", "", "what to assume when nobody answers in time: an option (comma-separated with --multiple), yes/no, or text")
+	fs.StringVar(&f.expiresIn, "expires-in", "", "how long the question stays open, a Go `duration` such as 2h")
+	fs.StringVar(&f.channel, "channel", "", "Slack channel to ask in")
+	fs.StringVar(&f.thread, "thread", "", "Slack thread ts to ask in")
+	fs.Var(&f.answerers, "answerer", "Slack user (U…) or user group (S…) who may answer, repeatable")
+	fs.StringVar(&f.run, "run", "", "the run this question belongs to (it waits on it, visible in bot runs)")
+	fs.StringVar(&f.id, "id", "", "the inquiry's stable id (default: derived from the question, kind, options and default)")
+	fs.DurationVar(&f.timeout, "timeout", time.Hour, "how long to wait for the answer")
+	fs.StringVar(&f.policy, "policy", string(inquiry.PolicyAsk), "ask, default (assume the default, ask nobody) or refuse")
+	fs.StringVar(&f.transport, "transport", "", "slack or inbox (default: the server's)")
+	fs.BoolVar(&f.allowText, "allow-text", false, "a choice or confirm may be answered in own words instead")
+	fs.BoolVar(&f.multiple, "multiple", false, "a choice may take several options")
+	fs.BoolVar(&f.json, "json", false, "print the final inquiry as JSON instead of the answer")
+	if err := parseFlags(fs, e.args); err != nil {
+		if err == errHelpShown {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return exitf(exitUsage, "unexpected argument %q: put the question in --question \"...\"", fs.Arg(0))
+	}
+	req, err := f.request()
+	if err != nil {
+		return err
+	}
+	if f.timeout < 0 {
+		return exitf(exitUsage, "--timeout %s is negative: give how long to wait, such as 30m", f.timeout)
+	}
+	c, err := newClient(e)
+	if err != nil {
+		return err
+	}
+
+	start := time.Now()
+	deadline := start.Add(f.timeout)
+	// The first request does not wait, so the key is known (and shown) at once; the waiting is
+	// the long-poll below.
+	req.Wait = 0
+	local := &inquiry.Inquiry{ID: req.ID, RunID: f.run, Kind: req.Kind, Question: req.Question, Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText}
+
+	var rec *inquiry.Record
+	parked := false // the run waits on the question and is to be resumed when it resolves
+	if f.run != "" {
+		// Without a wait the run parks on the question at once, so bot runs shows what it
+		// waits on; this process long-polls the inquiry below and resumes the run when the
+		// answer comes.
+		ra, err := c.AskInRun(ctx, f.run, req)
+		if err != nil {
+			return failed(ctx, err, true)
+		}
+		rec, parked = ra.Inquiry, !ra.Answered()
+		if ra.Answered() && (rec == nil || rec.Answer == nil) {
+			// A re-entry whose inquiry is gone from the store: the run's state holds the answer.
+			rec = &inquiry.Record{Inquiry: *local, Status: inquiry.StatusAnswered, Answer: ra.Answer}
+		}
+	} else {
+		var created bool
+		rec, created, err = c.Ask(ctx, req)
+		if err != nil {
+			return failed(ctx, err, true)
+		}
+		if !created && rec.CreatedAt.Before(start.Add(-10*time.Second)) {
+			fmt.Fprintf(e.stderr, "bot ask: this question (%s) was asked before, at %s; pass a fresh --id to ask it again\n",
+				rec.Key, rec.CreatedAt.Local().Format("2006-01-02 15:04"))
+		}
+	}
+	if rec == nil {
+		return exitf(exitUsage, "the gateway answered without the inquiry: check that BOT_URL is the inquiry bot")
+	}
+
+	if rec.Status == inquiry.StatusPending {
+		if left := time.Until(deadline); left > 0 {
+			fmt.Fprintf(e.stderr, "bot ask: asked %s; waiting up to %s for an answer (bot questions lists it, bot answer %s ... answers it)\n",
+				rec.Key, roundDuration(left), rec.Key)
+			waited, err := c.WaitAnswer(ctx, rec.Key, left)
+			if waited != nil {
+				rec = waited
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return exitf(exitUsage, "interrupted; question %s stays pending: answer it with bot answer %s, or run this command again to keep waiting", rec.Key, rec.Key)
+				}
+				return failed(ctx, err, true)
+			}
+		}
+	}
+	if parked && rec.Status.Resolved() && rec.Answer != nil {
+		// The run parked on this question; this process is still here, so it runs on.
+		if _, err := c.Resume(ctx, f.run, map[string]inquiry.Answer{rec.ID: *rec.Answer}); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(e.stderr, "bot ask: the answer came, but run %s could not be set running again: %s\n", f.run, errMessage(err))
+		}
+	}
+	if f.json {
+		if err := writeJSON(e.stdout, rec); err != nil {
+			return err
+		}
+	}
+	return askOutcome(e, rec, f.timeout, !f.json)
+}
+
+// request builds the ask request from the flags, or says what is wrong with them.
+func (f *askFlags) request() (client.AskRequest, error) {
+	var req client.AskRequest
+	kinds := 0
+	for _, k := range []struct {
+		set  bool
+		kind inquiry.Kind
+	}{{f.confirm, inquiry.KindConfirm}, {f.choice, inquiry.KindChoice}, {f.text, inquiry.KindText}} {
+		if k.set {
+			kinds++
+			req.Kind = k.kind
+		}
+	}
+	switch {
+	case kinds > 1:
+		return req, exitf(exitUsage, "give one of --confirm, --choice or --text, not several")
+	case kinds == 0 && len(f.options) > 0:
+		req.Kind = inquiry.KindChoice
+	case kinds == 0:
+		req.Kind = inquiry.KindText
+	}
+	req.Question = strings.TrimSpace(f.question)
+	if req.Question == "" {
+		return req, exitf(exitUsage, "--question is required: bot ask --confirm --question \"Deploy to production?\"")
+	}
+	if req.Kind == inquiry.KindChoice && len(f.options) < inquiry.MinOptions {
+		return req, exitf(exitUsage, "a choice offers %d to %d answers: give each with --option (value=Label, or plain words)", inquiry.MinOptions, inquiry.MaxOptions)
+	}
+	if req.Kind != inquiry.KindChoice && len(f.options) > 0 {
+		return req, exitf(exitUsage, "--option is only for a choice, not a %s: drop the options, or use --choice", req.Kind)
+	}
+	for _, o := range f.options {
+		req.Options = append(req.Options, parseOption(o))
+	}
+	req.Context = strings.TrimSpace(f.context)
+	req.Multiple = f.multiple
+	req.AllowText = f.allowText
+	req.Default = f.defaultValue(req.Kind, req.Options)
+	req.ExpiresIn = strings.TrimSpace(f.expiresIn)
+	if _, err := inquiry.ExpiryFrom(nil, req.ExpiresIn, time.Now()); err != nil {
+		return req, exitf(exitUsage, "--expires-in %q is not a positive duration: write it like 2h, 90m or 1h30m", f.expiresIn)
+	}
+	policy, err := inquiry.ParsePolicy(f.policy)
+	if err != nil {
+		return req, exitf(exitUsage, "--%s", err.Error())
+	}
+	transport := strings.TrimSpace(f.transport)
+	if transport == "" && (f.channel != "" || f.thread != "") {
+		// Naming a channel or a thread means asking in Slack: a server without Slack says so at
+		// once (exit 4) rather than keeping the question in its inbox.
+		transport = inquiry.TransportSlack
+	}
+	req.Config = &inquiry.Config{Policy: policy, Transport: transport}
+	if f.channel != "" || f.thread != "" || len(f.answerers) > 0 {
+		req.Slack = &client.SlackTarget{Channel: f.channel, ThreadTS: f.thread, Answerers: f.answerers}
+	}
+	req.ID = strings.TrimSpace(f.id)
+	if req.ID == "" {
+		req.ID = derivedID(&req)
+	}
+	return req, nil
+}
+
+// parseOption reads "value=Label" (both sides non-empty) or plain words (value = label).
+func parseOption(s string) inquiry.Option {
+	s = strings.TrimSpace(s)
+	if v, l, ok := strings.Cut(s, "="); ok && strings.TrimSpace(v) != "" && strings.TrimSpace(l) != "" {
+		return inquiry.Option{Value: strings.TrimSpace(v), Label: strings.TrimSpace(l)}
+	}
+	return inquiry.Option{Value: s, Label: s}
+}
+
+// defaultValue reads --default: an option may be named by its label or value (read with
+// inquiry.Chosen); what matches nothing is sent as typed for the server to refuse with reasons.
+func (f *askFlags) defaultValue(kind inquiry.Kind, opts []inquiry.Option) inquiry.Value {
+	d := strings.TrimSpace(f.def)
+	if d == "" {
+		return inquiry.Value{}
+	}
+	pick := func(s string) string {
+		if o, ok := inquiry.Chosen(inquiry.Offered(&inquiry.Inquiry{Kind: kind, Options: opts}), s); ok {
+			return o.Value
+		}
+		return strings.TrimSpace(s)
+	}
+	switch {
+	case kind == inquiry.KindText:
+		return inquiry.One(d)
+	case kind == inquiry.KindChoice && f.multiple:
+		var vs []string
+		for _, p := range strings.Split(d, ",") {
+			if strings.TrimSpace(p) != "" {
+				vs = append(vs, pick(p))
+			}
+		}
+		return inquiry.Many(vs...)
+	}
+	return inquiry.One(pick(d))
+}
+
+// derivedID is a stable id for a question asked without --id: the same command gives the same
+// id, so running it again finds the same inquiry. Everything that makes two inquiries the same
+// (inquiry.SameContent) goes in, so a changed question is a new inquiry rather than a conflict.
+func derivedID(req *client.AskRequest) string {
+	return "cli:" + inquiry.Fingerprint(&inquiry.Inquiry{Kind: req.Kind, Question: req.Question, Context: req.Context,
+		Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Default: req.Default})
+}
+
+// askOutcome prints what a finished (or timed-out) ask came to and picks the exit status.
+func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool) error {
+	in := &rec.Inquiry
+	out := func(a *inquiry.Answer) {
+		if !print {
+			return
+		}
+		for _, line := range answerLines(in, a) {
+			fmt.Fprintln(e.stdout, line)
+		}
+	}
+	switch rec.Status {
+	case inquiry.StatusPending:
+		waited := "nobody answered within " + roundDuration(timeout)
+		if timeout == 0 {
+			waited = "asked without waiting (--timeout 0)"
+		}
+		return exitf(exitDeclined, "%s; the question stays pending as %s: answer it with bot answer %s ..., and run this command again to pick the answer up",
+			waited, rec.Key, rec.Key)
+	case inquiry.StatusCancelled:
+		return exitf(exitDeclined, "question %s was cancelled: nobody will answer it", rec.Key)
+	case inquiry.StatusFailed:
+		msg := "it could not be put to anybody"
+		if rec.Failure != nil && rec.Failure.Message != "" {
+			msg = rec.Failure.Message
+		}
+		return exitf(exitUnavailable, "question %s failed: %s", rec.Key, msg)
+	}
+	a := rec.Answer
+	if a == nil {
+		return exitf(exitUsage, "question %s is %s but has no answer", rec.Key, rec.Status)
+	}
+	if a.Declined {
+		if a.Source == inquiry.SourceExpired {
+			return exitf(exitDeclined, "nobody answered before question %s expired, and it has no default", rec.Key)
+		}
+		by := ""
+		if a.AnsweredBy != "" {
+			by = " by " + a.AnsweredBy
+		}
+		if a.Text != "" {
+			return exitf(exitDeclined, "declined%s: %s", by, a.Text)
+		}
+		return exitf(exitDeclined, "declined%s", by)
+	}
+	out(a)
+	switch a.Source {
+	case inquiry.SourceExpired:
+		fmt.Fprintf(e.stderr, "bot ask: nobody answered before question %s expired; assumed its default: %s\n", rec.Key, inquiry.RenderValue(in, a.Value))
+	case inquiry.SourceDefault:
+		fmt.Fprintf(e.stderr, "bot ask: %s\n", inquiry.RenderAnswer(in, a))
+	}
+	if a.Value.Len() > 0 && a.Text != "" {
+		fmt.Fprintf(e.stderr, "bot ask: with the words: %s\n", a.Text)
+	}
+	if in.Kind == inquiry.KindConfirm {
+		switch {
+		case a.Value.First() == "yes":
+			return nil
+		case a.Value.First() == "no":
+			return &exitError{code: exitNo}
+		default:
+			return exitf(exitNo, "answered in own words, which are not a yes")
+		}
+	}
+	return nil
+}
+
+// answerLines is what bot ask prints for an answer: the chosen values one per line, else the
+// text.
+func answerLines(in *inquiry.Inquiry, a *inquiry.Answer) []string {
+	if a.Value.Len() > 0 && in.Kind != inquiry.KindText {
+		return a.Value.Strings()
+	}
+	if a.Text != "" {
+		return []string{a.Text}
+	}
+	if v, ok := inquiry.AnsweredWith(a); ok {
+		return []string{v}
+	}
+	return nil
+}
