@@ -75,50 +75,22 @@ func (c *Client) BaseURL() string {
 }
 
 // SlackTarget says where in Slack to ask and who may answer.
-type SlackTarget struct {
-	Channel   string   `json:"channel,omitempty"`
-	ThreadTS  string   `json:"thread_ts,omitempty"`
-	Answerers []string `json:"answerers,omitempty"` // users U…/W… and user groups S…
-}
+type SlackTarget = inquiry.SlackTarget
 
-// AskRequest is the body of POST /v1/inquiries (and of POST /v1/runs/{id}/ask): the inquiry's
-// fields, how to ask it, and how long to wait for an answer in the same request.
-type AskRequest struct {
-	ID        string           `json:"id"`
-	RunID     string           `json:"run_id,omitempty"`
-	Kind      inquiry.Kind     `json:"kind"`
-	Question  string           `json:"question"`
-	Context   string           `json:"context,omitempty"`
-	Options   []inquiry.Option `json:"options,omitempty"`
-	Multiple  bool             `json:"multiple,omitempty"`
-	AllowText bool             `json:"allow_text,omitempty"`
-	Default   inquiry.Value    `json:"default,omitzero"`
-	ExpiresAt *time.Time       `json:"expires_at,omitempty"`
-	// ExpiresIn is a Go duration from now, such as "2h"; the server turns it into expires_at.
-	ExpiresIn   string          `json:"expires_in,omitempty"`
-	Config      *inquiry.Config `json:"config,omitempty"`
-	Slack       *SlackTarget    `json:"slack,omitempty"`
-	CallbackURL string          `json:"callback_url,omitempty"`
-	// Wait is how long the server may hold the request for an answer (0..MaxWait); it is sent
-	// as whole seconds, rounded up.
-	Wait time.Duration `json:"-"`
-}
-
-// MarshalJSON adds wait, in seconds.
-func (r AskRequest) MarshalJSON() ([]byte, error) {
-	type plain AskRequest
-	return json.Marshal(struct {
-		plain
-		Wait int `json:"wait,omitempty"`
-	}{plain(r), waitSeconds(r.Wait)})
-}
+// AskRequest is the body of POST /v1/inquiries (and of POST /v1/runs/{id}/ask): the domain's
+// own request, by the wire names. Wait is in seconds (inquiry.Seconds makes one of a duration).
+type AskRequest = inquiry.AskRequest
 
 // Ask puts an inquiry (POST /v1/inquiries). created reports a new pending inquiry (201); false
 // means the same inquiry was asked before (it comes back as it stands, answered or not) or it
 // was resolved at once, by policy or within Wait.
 func (c *Client) Ask(ctx context.Context, req AskRequest) (rec *inquiry.Record, created bool, err error) {
 	rec = new(inquiry.Record)
-	status, err := c.do(ctx, http.MethodPost, "/v1/inquiries", nil, req, rec, req.Wait)
+	body, err := askBody(req)
+	if err != nil {
+		return nil, false, err
+	}
+	status, err := c.do(ctx, http.MethodPost, "/v1/inquiries", nil, body, rec, waitOf(req))
 	if err != nil {
 		return nil, false, err
 	}
@@ -462,6 +434,38 @@ func codeForStatus(status int) inquiry.Code {
 		return inquiry.CodeTooLarge
 	}
 	return inquiry.CodeInternal
+}
+
+// askBody is req as the client sends it: only what its sender set (the members that say nothing
+// — empty, false, null, an empty list — left out), and the wait in whole seconds, rounded up.
+func askBody(req AskRequest) (json.RawMessage, error) {
+	if req.Wait != nil {
+		w := math.Ceil(min(*req.Wait, MaxWait.Seconds()))
+		req.Wait = &w
+	}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode the ask: %w", err)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, fmt.Errorf("encode the ask: %w", err)
+	}
+	for k, v := range members {
+		switch string(v) {
+		case `""`, "null", "false", "[]", "{}":
+			delete(members, k)
+		}
+	}
+	return json.Marshal(members)
+}
+
+// waitOf is how long the server may hold an ask.
+func waitOf(req AskRequest) time.Duration {
+	if req.Wait == nil {
+		return 0
+	}
+	return time.Duration(*req.Wait * float64(time.Second))
 }
 
 // waitSeconds is a wait in whole seconds, rounded up and bounded by MaxWait.

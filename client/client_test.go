@@ -179,13 +179,13 @@ func TestAskSendsTheDesignBody(t *testing.T) {
 		writeJSON(w, http.StatusCreated, map[string]any{"key": "inq_1", "id": "deploy:merge", "kind": "choice", "status": "pending"})
 	})
 	rec, created, err := c.Ask(context.Background(), client.AskRequest{
-		ID: "deploy:merge", Kind: inquiry.KindChoice, Question: "Merge now?",
-		Options:   []inquiry.Option{{Value: "merge", Label: "Merge"}, {Value: "hold", Label: "Hold"}},
-		Default:   inquiry.One("hold"),
+		Inquiry: inquiry.Inquiry{ID: "deploy:merge", Kind: inquiry.KindChoice, Question: "Merge now?",
+			Options: []inquiry.Option{{Value: "merge", Label: "Merge"}, {Value: "hold", Label: "Hold"}},
+			Default: inquiry.One("hold")},
 		ExpiresIn: "2h",
 		Config:    &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: "inbox"},
 		Slack:     &client.SlackTarget{Channel: "C1", Answerers: []string{"U1"}},
-		Wait:      1500 * time.Millisecond,
+		Wait:      inquiry.Seconds(1500 * time.Millisecond),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestAskAgainIsNotCreated(t *testing.T) {
 		writeJSON(w, http.StatusOK, map[string]any{"key": "inq_1", "status": "answered",
 			"answer": map[string]any{"value": "yes", "source": "person", "answered_by": "admin"}})
 	})
-	rec, created, err := c.Ask(context.Background(), client.AskRequest{ID: "x", Kind: inquiry.KindConfirm, Question: "Deploy?"})
+	rec, created, err := c.Ask(context.Background(), client.AskRequest{Inquiry: inquiry.Inquiry{ID: "x", Kind: inquiry.KindConfirm, Question: "Deploy?"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +383,7 @@ func TestRuns(t *testing.T) {
 	if got := f.lastReq.URL.Query().Get("status"); got != "waiting" {
 		t.Errorf("status = %q", got)
 	}
-	ra, err := c.AskInRun(ctx, "deploy-42", client.AskRequest{ID: "merge", Kind: inquiry.KindConfirm, Question: "Merge?"})
+	ra, err := c.AskInRun(ctx, "deploy-42", client.AskRequest{Inquiry: inquiry.Inquiry{ID: "merge", Kind: inquiry.KindConfirm, Question: "Merge?"}})
 	if err != nil {
 		t.Fatal(err)
 	}

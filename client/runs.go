@@ -82,7 +82,11 @@ func (r *RunAsk) Answered() bool { return r.Status == inquiry.RunAskAnswered }
 func (c *Client) AskInRun(ctx context.Context, runID string, req AskRequest) (*RunAsk, error) {
 	req.RunID = ""
 	out := new(RunAsk)
-	if _, err := c.do(ctx, http.MethodPost, runPath(runID, "/ask"), nil, req, out, req.Wait); err != nil {
+	body, err := askBody(req)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.do(ctx, http.MethodPost, runPath(runID, "/ask"), nil, body, out, waitOf(req)); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -32,11 +32,7 @@ type AskBody struct {
 }
 
 // SlackBody is where in Slack to ask, and who may answer.
-type SlackBody struct {
-	Channel   string   `json:"channel"`
-	ThreadTS  string   `json:"thread_ts"`
-	Answerers []string `json:"answerers"`
-}
+type SlackBody = inquiry.SlackTarget
 
 // AnswerBody is the body of POST /v1/inquiries/{key}/answer.
 type AnswerBody struct {
@@ -61,30 +57,19 @@ const (
 // the wait, the Slack fields, inquiry.Validate) is the service's; the callback URL's guard needs
 // the network and is checked here, before anything is stored.
 func (s *Server) askRequest(c *gin.Context, b *AskBody) (inquiry.AskRequest, error) {
-	wait, err := inquiry.WaitFrom("wait", b.Wait)
-	if err != nil {
-		return inquiry.AskRequest{}, err
-	}
 	if b.CallbackURL != "" {
 		if err := s.guard.Check(c.Request.Context(), "callback_url", b.CallbackURL); err != nil {
 			return inquiry.AskRequest{}, err
 		}
 	}
-	req := inquiry.AskRequest{ // the namespace and the asker are the caller's (the service's)
+	return inquiry.AskRequest{ // the namespace and the asker are the caller's (the service's)
 		Inquiry: inquiry.Inquiry{
 			ID: b.ID, RunID: b.RunID, Kind: b.Kind, Question: b.Question, Context: b.Context,
 			Options: b.Options, Multiple: b.Multiple, AllowText: b.AllowText, Default: b.Default,
 			ExpiresAt: b.ExpiresAt,
 		},
-		ExpiresIn:   b.ExpiresIn,
-		Config:      b.Config,
-		CallbackURL: b.CallbackURL,
-		Wait:        wait,
-	}
-	if b.Slack != nil {
-		req.Slack = inquiry.SlackRef{Channel: b.Slack.Channel, ThreadTS: b.Slack.ThreadTS, Answerers: b.Slack.Answerers}
-	}
-	return req, nil
+		ExpiresIn: b.ExpiresIn, Config: b.Config, Slack: b.Slack, CallbackURL: b.CallbackURL, Wait: b.Wait,
+	}, nil
 }
 
 // createInquiry asks. 201: a new pending inquiry. 200: the same inquiry asked again (as it

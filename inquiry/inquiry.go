@@ -393,3 +393,8 @@ func Fingerprint(in *Inquiry) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }
+
+// DerivedID is the id of a question asked without one (bot ask, the MCP tool): prefix, a colon,
+// and the Fingerprint of its content, so that asking the same question again finds the same
+// inquiry, and a question whose content changed is a new inquiry rather than an id conflict.
+func DerivedID(prefix string, in *Inquiry) string { return prefix + ":" + Fingerprint(in) }

@@ -5,6 +5,53 @@ import (
 	"time"
 )
 
+// AskRequest is an inquiry as an asker sends it, with how to ask it. Its JSON is the body of
+// POST /v1/inquiries (and of POST /v1/runs/{id}/ask) by the wire names: the gateway decodes it,
+// the Go client and bot ask send it, the MCP tools build it — it is declared here once. The
+// service reads what it leaves open (ExpiryFrom, WaitFrom, the run's and the server's config).
+type AskRequest struct {
+	Inquiry
+	// ExpiresIn is the expiry as a Go duration from now ("2h"), instead of expires_at.
+	ExpiresIn string `json:"expires_in,omitempty"`
+	// Config is how to ask; nil: the run's config, else the server's defaults.
+	Config *Config `json:"config,omitempty"`
+	// Slack is where in Slack to ask and who may answer; where it landed is the server's.
+	Slack *SlackTarget `json:"slack,omitempty"`
+	// CallbackURL is POSTed the inquiry, signed, once it is resolved.
+	CallbackURL string `json:"callback_url,omitempty"`
+	// Wait is how long, in seconds (0..MaxWait), the ask may wait for an answer before it returns
+	// the pending inquiry (Seconds makes one of a duration).
+	Wait *float64 `json:"wait,omitempty"`
+
+	// Namespace and AskedBy are the caller's (CallerFrom), never the wire's.
+	Namespace string `json:"-"`
+	AskedBy   string `json:"-"`
+}
+
+// SlackTarget is where in Slack to ask, and who may answer: users U…/W… and user groups S….
+type SlackTarget struct {
+	Channel   string   `json:"channel,omitempty"`
+	ThreadTS  string   `json:"thread_ts,omitempty"`
+	Answerers []string `json:"answerers,omitempty"`
+}
+
+// Ref is the target as the record keeps it (nil: nothing named).
+func (t *SlackTarget) Ref() SlackRef {
+	if t == nil {
+		return SlackRef{}
+	}
+	return SlackRef{Channel: t.Channel, ThreadTS: t.ThreadTS, Answerers: t.Answerers}
+}
+
+// Seconds is d as the seconds of a wait on the wire (nil for none).
+func Seconds(d time.Duration) *float64 {
+	if d <= 0 {
+		return nil
+	}
+	s := d.Seconds()
+	return &s
+}
+
 // ExpiryFrom is the one reading of an expiry as an asker gives it: expires_at, an RFC 3339 time
 // (at), or expires_in, a Go duration from now such as "2h" (in) — one of them, or neither. It
 // returns the time (nil for none) or the refusal, an *Error of code invalid_inquiry on the field

@@ -60,23 +60,6 @@ func (s *Service) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// AskRequest is an inquiry as an asker sends it, with how to ask it.
-type AskRequest struct {
-	Namespace   string
-	Inquiry     Inquiry
-	Config      *Config  // nil: the run's config, else the server's defaults
-	Slack       SlackRef // Channel, ThreadTS and Answerers; the rest is the server's
-	CallbackURL string
-	// ExpiresIn is the expiry as a Go duration from now ("2h"), instead of Inquiry.ExpiresAt
-	// (ExpiryFrom reads it).
-	ExpiresIn string
-	// AskedBy is the name of the token that asks: it may not answer the inquiry (MayAnswer).
-	AskedBy string
-	// Wait is how long Ask may wait for an answer before it returns the pending inquiry
-	// (0..MaxWait).
-	Wait time.Duration
-}
-
 // EffectiveConfig fills what the request leaves open: the inquiry's own config, else the run's,
 // else the server's defaults.
 func (s *Service) EffectiveConfig(own, run *Config) Config {
@@ -137,15 +120,15 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		return nil, false, err
 	}
 	in.ExpiresAt = at
-	if req.Wait < 0 || req.Wait > MaxWait {
-		secs := req.Wait.Seconds()
-		_, err := WaitFrom("wait", &secs)
+	wait, err := WaitFrom("wait", req.Wait)
+	if err != nil {
 		return nil, false, err
 	}
 	if err := Validate(&in, now); err != nil {
 		return nil, false, err
 	}
-	if err := ValidateSlack(req.Slack); err != nil {
+	slack := req.Slack.Ref()
+	if err := ValidateSlack(slack); err != nil {
 		return nil, false, err
 	}
 	if err := CheckConfig(req.Config); err != nil {
@@ -169,7 +152,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		Namespace:   req.Namespace,
 		Config:      cfg,
 		Status:      StatusPending,
-		Slack:       SlackRef{Channel: req.Slack.Channel, ThreadTS: req.Slack.ThreadTS, Answerers: req.Slack.Answerers},
+		Slack:       slack,
 		CallbackURL: req.CallbackURL,
 		CreatedAt:   now,
 		AskedBy:     req.AskedBy,
@@ -230,8 +213,8 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 			return nil, false, err
 		}
 	}
-	if stored.Status == StatusPending && req.Wait > 0 {
-		waited, err := s.Wait(ctx, stored.Key, req.Wait)
+	if stored.Status == StatusPending && wait > 0 {
+		waited, err := s.Wait(ctx, stored.Key, wait)
 		if err != nil {
 			return nil, false, err
 		}

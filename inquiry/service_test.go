@@ -339,7 +339,7 @@ func TestDispatcherPostsInOrderThroughRateLimits(t *testing.T) {
 		in.ID = fmt.Sprintf("q%02d", i)
 		req := ask(inquiry.PolicyAsk, in)
 		req.Config.Transport = "fake"
-		req.Slack.Channel = "C1"
+		req.Slack = &inquiry.SlackTarget{Channel: "C1"}
 		_, _, err := b.svc.Ask(b.ctx, req)
 		require.NoError(t, err)
 		want = append(want, in.ID)
@@ -361,7 +361,7 @@ func TestFatalPostFailsTheInquiry(t *testing.T) {
 	d := &inquiry.Dispatcher{Store: b.store, Handlers: b.svc.TransportHandlers(), Now: b.clock.Now}
 	req := ask(inquiry.PolicyAsk, merge())
 	req.Config.Transport = "fake"
-	req.Slack.Channel = "C404"
+	req.Slack = &inquiry.SlackTarget{Channel: "C404"}
 	rec, _, err := b.svc.Ask(b.ctx, req)
 	require.NoError(t, err)
 	_, err = d.Drain(b.ctx)

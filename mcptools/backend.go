@@ -38,20 +38,7 @@ func (b ServiceBackend) Ask(ctx context.Context, req client.AskRequest) (*inquir
 		// The SSRF guard of callback URLs lives at the HTTP edge; the tools never send one.
 		return nil, false, inquiry.FieldErrorf(inquiry.CodeBadRequest, "callback_url", "callback_url is not taken here: ask through POST /v1/inquiries to be called back")
 	}
-	ask := inquiry.AskRequest{
-		Inquiry: inquiry.Inquiry{
-			ID: req.ID, RunID: req.RunID, Kind: req.Kind, Question: req.Question, Context: req.Context,
-			Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Default: req.Default,
-			ExpiresAt: req.ExpiresAt,
-		},
-		ExpiresIn: req.ExpiresIn,
-		Config:    req.Config,
-		Wait:      inquiry.ClampWait(req.Wait),
-	}
-	if req.Slack != nil {
-		ask.Slack = inquiry.SlackRef{Channel: req.Slack.Channel, ThreadTS: req.Slack.ThreadTS, Answerers: req.Slack.Answerers}
-	}
-	return b.Service.Ask(inquiry.WithCaller(ctx, b.Token), ask)
+	return b.Service.Ask(inquiry.WithCaller(ctx, b.Token), req)
 }
 
 // Get implements Backend.

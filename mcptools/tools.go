@@ -300,16 +300,13 @@ func (t *tools) finish(ctx context.Context, tool string, res Result) (*mcp.CallT
 // options, a default named by its label read as the option's value, the id derived when none
 // is given, and the policy of the options.
 func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
-	req := client.AskRequest{
-		Question:  strings.TrimSpace(in.Question),
-		Kind:      inquiry.Kind(strings.ToLower(strings.TrimSpace(string(in.Kind)))),
-		Context:   strings.TrimSpace(in.Context),
-		Options:   in.Options,
-		Multiple:  in.Multiple,
-		AllowText: in.AllowText,
-		ExpiresIn: strings.TrimSpace(in.ExpiresIn),
-		Wait:      wait(in.WaitSeconds),
-	}
+	var req client.AskRequest
+	req.Question = strings.TrimSpace(in.Question)
+	req.Kind = inquiry.Kind(strings.ToLower(strings.TrimSpace(string(in.Kind))))
+	req.Context = strings.TrimSpace(in.Context)
+	req.Options, req.Multiple, req.AllowText = in.Options, in.Multiple, in.AllowText
+	req.ExpiresIn = strings.TrimSpace(in.ExpiresIn)
+	req.Wait = inquiry.Seconds(wait(in.WaitSeconds))
 	if req.Kind == "" {
 		req.Kind = inquiry.KindText
 		if len(in.Options) > 0 {
@@ -322,7 +319,7 @@ func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
 	}
 	req.ID = strings.TrimSpace(in.ID)
 	if req.ID == "" {
-		req.ID = derivedID(&req)
+		req.ID = inquiry.DerivedID("mcp", &req.Inquiry)
 	}
 	return req, nil
 }
@@ -345,15 +342,6 @@ func defaultValue(kind inquiry.Kind, opts []inquiry.Option, d inquiry.Value) inq
 		return inquiry.Many(items...)
 	}
 	return inquiry.One(items[0])
-}
-
-// derivedID is the id of a question asked without one: the same question gives the same id, so
-// asking it again finds the same inquiry. It follows `bot ask`'s rule (cmd/bot derivedID) with
-// its own prefix: everything that makes two inquiries the same (inquiry.SameContent) goes in, so
-// a question whose context or default changed is a new inquiry rather than an id conflict.
-func derivedID(req *client.AskRequest) string {
-	return "mcp:" + inquiry.Fingerprint(&inquiry.Inquiry{Kind: req.Kind, Question: req.Question, Context: req.Context,
-		Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Default: req.Default})
 }
 
 // failure is the result of an error: declined for a refusal by policy, unavailable (a tool

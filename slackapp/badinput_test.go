@@ -96,7 +96,7 @@ func TestKeyOfAnotherNamespace(t *testing.T) {
 	mine := b.ask(mergeQuestion("mine"), inquiry.SlackRef{})
 	other, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{
 		Namespace: "other-team", Inquiry: mergeQuestion("theirs"),
-		Slack:  inquiry.SlackRef{Answerers: []string{"U0BOB0001"}},
+		Slack:  &inquiry.SlackTarget{Answerers: []string{"U0BOB0001"}},
 		Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportSlack},
 	})
 	require.NoError(t, err)

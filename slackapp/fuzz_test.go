@@ -44,7 +44,7 @@ func FuzzSignedPayload(f *testing.F) {
 		in := questions[i]()
 		in.ID = fmt.Sprintf("%s-%d", in.ID, seq.Add(1))
 		rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in,
-			Slack:  inquiry.SlackRef{Answerers: answerers[i]},
+			Slack:  &inquiry.SlackTarget{Answerers: answerers[i]},
 			Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportSlack}})
 		if err != nil {
 			t.Fatalf("ask: %v", err)

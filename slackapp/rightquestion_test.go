@@ -23,9 +23,11 @@ func expiringSoon(id string, d time.Duration) inquiry.Inquiry {
 
 func TestNoSlackAnswerAfterTheExpiry(t *testing.T) {
 	eachStoreAndMode(t, func(t *testing.T, b *bundle) {
-		click := b.ask(expiringSoon("click-late", 1500*time.Millisecond), inquiry.SlackRef{})
-		reply := b.ask(expiringSoon("reply-late", 1500*time.Millisecond), inquiry.SlackRef{})
-		time.Sleep(time.Until(*click.ExpiresAt) + 100*time.Millisecond) // past it; the sweeper never runs here
+		click := b.ask(expiringSoon("click-late", 4*time.Second), inquiry.SlackRef{})
+		reply := b.ask(expiringSoon("reply-late", 4*time.Second), inquiry.SlackRef{})
+		// Past both expiries, nobody having looked since the posts (a look would expire them); the
+		// sweeper never runs here.
+		time.Sleep(time.Until(*reply.ExpiresAt) + 100*time.Millisecond)
 
 		b.ok(b.fake.Click("U0ALICE01", click.Slack.Channel, click.Slack.TS, "Merge"))
 		say := b.ephemeral("U0ALICE01", 1)

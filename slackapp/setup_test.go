@@ -102,7 +102,7 @@ func (b *bundle) ask(in inquiry.Inquiry, where inquiry.SlackRef) *inquiry.Record
 func (b *bundle) askNoWait(in inquiry.Inquiry, where inquiry.SlackRef) *inquiry.Record {
 	b.t.Helper()
 	rec, created, err := b.svc.Ask(b.ctx, inquiry.AskRequest{
-		Namespace: "ns", Inquiry: in, Slack: where,
+		Namespace: "ns", Inquiry: in, Slack: &inquiry.SlackTarget{Channel: where.Channel, ThreadTS: where.ThreadTS, Answerers: where.Answerers},
 		Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportSlack},
 	})
 	require.NoError(b.t, err)

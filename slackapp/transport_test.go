@@ -133,7 +133,7 @@ func TestNoticeInThread(t *testing.T) {
 	parent := b.ask(mergeQuestion("parent"), inquiry.SlackRef{})
 	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: mergeQuestion("assumed"),
 		Config: &inquiry.Config{Policy: inquiry.PolicyDefault},
-		Slack:  inquiry.SlackRef{Channel: parent.Slack.Channel, ThreadTS: parent.Slack.TS}})
+		Slack:  &inquiry.SlackTarget{Channel: parent.Slack.Channel, ThreadTS: parent.Slack.TS}})
 	require.NoError(t, err)
 	require.Equal(t, inquiry.SourceDefault, rec.Answer.Source)
 	require.Eventually(t, func() bool {

@@ -102,7 +102,7 @@ func runAsk(ctx context.Context, e *env) error {
 	deadline := start.Add(f.timeout)
 	// The first request does not wait, so the key is known (and shown) at once; the waiting is
 	// the long-poll below.
-	req.Wait = 0
+	req.Wait = nil
 	local := &inquiry.Inquiry{ID: req.ID, RunID: f.run, Kind: req.Kind, Question: req.Question, Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText}
 
 	var rec *inquiry.Record
@@ -223,7 +223,7 @@ func (f *askFlags) request() (client.AskRequest, error) {
 	}
 	req.ID = strings.TrimSpace(f.id)
 	if req.ID == "" {
-		req.ID = derivedID(&req)
+		req.ID = inquiry.DerivedID("cli", &req.Inquiry)
 	}
 	return req, nil
 }
@@ -263,14 +263,6 @@ func (f *askFlags) defaultValue(kind inquiry.Kind, opts []inquiry.Option) inquir
 		return inquiry.Many(vs...)
 	}
 	return inquiry.One(pick(d))
-}
-
-// derivedID is a stable id for a question asked without --id: the same command gives the same
-// id, so running it again finds the same inquiry. Everything that makes two inquiries the same
-// (inquiry.SameContent) goes in, so a changed question is a new inquiry rather than a conflict.
-func derivedID(req *client.AskRequest) string {
-	return "cli:" + inquiry.Fingerprint(&inquiry.Inquiry{Kind: req.Kind, Question: req.Question, Context: req.Context,
-		Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Default: req.Default})
 }
 
 // askOutcome prints what a finished (or timed-out) ask came to and picks the exit status.
