@@ -302,23 +302,24 @@ func assumedByPolicy(in *inquiry.Inquiry, a *inquiry.Answer, full bool) string {
 // decision renders what an answer decided: the option labels in bold, the prose quoted, both
 // escaped; "" for a decline or no answer. The reading is inquiry's (AnsweredWith, RenderValue).
 func decision(in *inquiry.Inquiry, a *inquiry.Answer, full bool) string {
-	if _, ok := inquiry.AnsweredWith(a); !ok {
+	d := inquiry.DecisionOf(in, a)
+	if d.Declined || d.Empty() {
 		return ""
 	}
 	var parts []string
-	if a.Value.Len() > 0 {
-		labels := strings.TrimSpace(inquiry.RenderValue(in, a.Value))
+	if len(d.Labels) > 0 {
+		labels := strings.TrimSpace(d.Chosen())
 		if full {
 			parts = append(parts, "*"+Escape(labels)+"*")
 		} else {
 			parts = append(parts, "*"+short(labels, 300)+"*")
 		}
 	}
-	if a.Text != "" {
-		parts = append(parts, quote(a.Text, full))
+	if d.Words != "" {
+		parts = append(parts, quote(d.Words, full))
 	}
 	s := strings.Join(parts, " — ")
-	if a.Truncated {
+	if d.Truncated {
 		s += fmt.Sprintf(" _(cut to %d characters)_", inquiry.DefaultAnswerChars)
 	}
 	return s

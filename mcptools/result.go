@@ -169,34 +169,27 @@ func describe(rec *inquiry.Record) Result {
 // decision says what an answer decided: the chosen options by their labels (with the values
 // when they differ from what the person saw), and the words.
 func decision(in *inquiry.Inquiry, a *inquiry.Answer) string {
-	var what string
-	if a.Value.Len() > 0 && in.Kind != inquiry.KindText {
-		what = inquiry.RenderValue(in, a.Value)
-		values := a.Value.Strings()
-		shown := false
-		for _, v := range values {
-			if !strings.EqualFold(inquiry.LabelOf(in, v), v) {
-				shown = true
-			}
-		}
-		if shown {
-			quoted := make([]string, len(values))
-			for i, v := range values {
+	d := inquiry.DecisionOf(in, a)
+	if len(d.Labels) > 0 {
+		what := d.Chosen()
+		if d.Relabelled() {
+			quoted := make([]string, len(d.Values))
+			for i, v := range d.Values {
 				quoted[i] = quote(v)
 			}
 			noun := "value"
-			if len(values) > 1 {
+			if len(d.Values) > 1 {
 				noun = "values"
 			}
 			what += " (" + noun + " " + strings.Join(quoted, ", ") + ")"
 		}
-		if a.Text != "" {
-			what += ", with the words " + quote(a.Text)
+		if d.Words != "" {
+			what += ", with the words " + quote(d.Words)
 		}
 		return what
 	}
-	if v, ok := inquiry.AnsweredWith(a); ok {
-		return quote(v)
+	if !d.Declined && d.Words != "" {
+		return quote(d.Words)
 	}
 	return "nothing"
 }

@@ -82,18 +82,16 @@ func sayResolved(rec *inquiry.Record, now time.Time) string {
 
 // decision renders what an answer decided: option labels, prose quoted, escaped.
 func decision(in *inquiry.Inquiry, a *inquiry.Answer) string {
-	if a == nil {
-		return "nothing"
-	}
+	d := inquiry.DecisionOf(in, a)
 	var parts []string
 	switch {
-	case a.Declined:
+	case d.Declined:
 		parts = append(parts, "declined")
-	case a.Value.Len() > 0:
-		parts = append(parts, blockkit.Escape(inquiry.RenderValue(in, a.Value)))
+	case len(d.Labels) > 0:
+		parts = append(parts, blockkit.Escape(d.Chosen()))
 	}
-	if a.Text != "" {
-		parts = append(parts, "“"+blockkit.Escape(short(a.Text, 200))+"”")
+	if d.Words != "" {
+		parts = append(parts, "“"+blockkit.Escape(short(d.Words, 200))+"”")
 	}
 	if len(parts) == 0 {
 		return "nothing"
