@@ -270,7 +270,7 @@ type PostFinder interface {
 	// FindPost returns where rec was shown, or found false when it was not. An error means it
 	// cannot tell right now (the post is retried later); an error for which Fatal is true means
 	// it can never tell (the lookup is not allowed), and the question is posted.
-	FindPost(ctx context.Context, rec *Record) (ref SlackRef, found bool, err error)
+	FindPost(ctx context.Context, rec *Record) (where Posted, found bool, err error)
 }
 
 // TransportHandlers returns the handlers of the deliveries that go through transports: post,
@@ -297,11 +297,11 @@ func (s *Service) deliverPost(ctx context.Context, d Delivery) error {
 		// An earlier attempt may have been shown though its outcome never came back: the
 		// process died, or the connection broke, after the transport took the post.
 		if f, ok := t.(PostFinder); ok {
-			ref, found, ferr := f.FindPost(ctx, rec)
+			where, found, ferr := f.FindPost(ctx, rec)
 			switch {
 			case found:
-				s.logger().InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "ts", ref.TS, "attempts", d.Attempts)
-				return s.Store.SetPosted(ctx, rec.Key, ref)
+				s.logger().InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "id", where.ID, "attempts", d.Attempts)
+				return s.Store.SetPosted(ctx, rec.Key, where.ref())
 			case ferr != nil && !Fatal(ferr):
 				return ferr // cannot tell now: look again later rather than risk showing it twice
 			case ferr != nil:
@@ -310,10 +310,10 @@ func (s *Service) deliverPost(ctx context.Context, d Delivery) error {
 		}
 	}
 	if err == nil {
-		var ref SlackRef
-		ref, err = t.Post(ctx, rec)
+		var where Posted
+		where, err = t.Post(ctx, rec)
 		if err == nil {
-			return s.Store.SetPosted(ctx, rec.Key, ref)
+			return s.Store.SetPosted(ctx, rec.Key, where.ref())
 		}
 	}
 	if Fatal(err) {

@@ -301,17 +301,17 @@ type fakeTransport struct {
 	calls   atomic.Int32
 }
 
-func (f *fakeTransport) Post(_ context.Context, rec *inquiry.Record) (inquiry.SlackRef, error) {
+func (f *fakeTransport) Post(_ context.Context, rec *inquiry.Record) (inquiry.Posted, error) {
 	n := int(f.calls.Add(1))
 	if f.fail != nil {
 		if err := f.fail(n); err != nil {
-			return inquiry.SlackRef{}, err
+			return inquiry.Posted{}, err
 		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.posted = append(f.posted, rec.ID)
-	return inquiry.SlackRef{Channel: rec.Slack.Channel, TS: fmt.Sprintf("1700000000.%06d", len(f.posted))}, nil
+	return inquiry.Posted{Place: rec.Slack.Channel, ID: fmt.Sprintf("1700000000.%06d", len(f.posted))}, nil
 }
 
 func (f *fakeTransport) Update(_ context.Context, rec *inquiry.Record) error {

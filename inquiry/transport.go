@@ -11,11 +11,24 @@ import (
 // that is gone, a revoked token — so that every retry loop stops at once.
 type Transport interface {
 	// Post shows a stored, pending inquiry to people and returns where it landed.
-	Post(ctx context.Context, rec *Record) (SlackRef, error)
+	Post(ctx context.Context, rec *Record) (Posted, error)
 	// Update shows a resolved inquiry's outcome where it was posted.
 	Update(ctx context.Context, rec *Record) error
 	// Notice records, where people read, an answer assumed by policy without asking anybody.
 	Notice(ctx context.Context, rec *Record) error
+}
+
+// Posted is where a transport showed an inquiry, in the transport's own terms: the place (a
+// Slack channel, a mailbox), the thread it sits in if any, the transport's id of the message, and
+// a link a person can follow. The record keeps it in its slack fields (channel, thread_ts, ts,
+// permalink), the one placement the API shows today; a transport need know nothing of them.
+type Posted struct {
+	Place, Thread, ID, Link string
+}
+
+// ref is the placement as the record keeps it.
+func (p Posted) ref() SlackRef {
+	return SlackRef{Channel: p.Place, ThreadTS: p.Thread, TS: p.ID, Permalink: p.Link}
 }
 
 // Registry seats transports by key. Lookup never waits: a key nobody seated is ErrUnavailable.
@@ -93,7 +106,7 @@ func (r *Registry) Lookup(key string) (Transport, error) {
 type Inbox struct{}
 
 // Post does nothing: the store is the inbox.
-func (Inbox) Post(context.Context, *Record) (SlackRef, error) { return SlackRef{}, nil }
+func (Inbox) Post(context.Context, *Record) (Posted, error) { return Posted{}, nil }
 
 // Update does nothing.
 func (Inbox) Update(context.Context, *Record) error { return nil }

@@ -15,8 +15,8 @@ import (
 // pureTransport is a transport that does nothing; tests tell seats apart by its name.
 type pureTransport struct{ name string }
 
-func (*pureTransport) Post(context.Context, *inquiry.Record) (inquiry.SlackRef, error) {
-	return inquiry.SlackRef{}, nil
+func (*pureTransport) Post(context.Context, *inquiry.Record) (inquiry.Posted, error) {
+	return inquiry.Posted{}, nil
 }
 func (*pureTransport) Update(context.Context, *inquiry.Record) error { return nil }
 func (*pureTransport) Notice(context.Context, *inquiry.Record) error { return nil }
@@ -146,7 +146,7 @@ func TestInboxDoesNothing(t *testing.T) {
 
 	ref, err := inbox.Post(ctx, rec)
 	require.NoError(t, err)
-	require.Equal(t, inquiry.SlackRef{}, ref)
+	require.Equal(t, inquiry.Posted{}, ref)
 	require.NoError(t, inbox.Update(ctx, rec))
 	require.NoError(t, inbox.Notice(ctx, rec))
 }

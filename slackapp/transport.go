@@ -21,13 +21,13 @@ const metadataEvent = "inquiry_question"
 
 // Post shows a pending inquiry in its channel (in its thread when it names one) and returns
 // where it landed. The dispatcher runs one channel's deliveries in order; Post only paces them.
-func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.SlackRef, error) {
+func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, error) {
 	channel := rec.Slack.Channel
 	if channel == "" {
 		channel = a.cfg.DefaultChannel
 	}
 	if channel == "" {
-		return inquiry.SlackRef{}, inquiry.Unavailable("no Slack channel to ask in: name one in slack.channel, or set SLACK_DEFAULT_CHANNEL on the server")
+		return inquiry.Posted{}, inquiry.Unavailable("no Slack channel to ask in: name one in slack.channel, or set SLACK_DEFAULT_CHANNEL on the server")
 	}
 	text, blocks := blockkit.Message(rec, a.now())
 	opts := []slack.MsgOption{
@@ -41,17 +41,17 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.SlackRef, 
 		opts = append(opts, slack.MsgOptionTS(rec.Slack.ThreadTS))
 	}
 	if err := a.ready(ctx, channel); err != nil {
-		return inquiry.SlackRef{}, err
+		return inquiry.Posted{}, err
 	}
 	posted, ts, err := a.client.PostMessageContext(ctx, channel, opts...)
 	if err != nil {
-		return inquiry.SlackRef{}, a.failed(fmt.Sprintf("post inquiry %s to channel %s", rec.Key, channel), channel, err)
+		return inquiry.Posted{}, a.failed(fmt.Sprintf("post inquiry %s to channel %s", rec.Key, channel), channel, err)
 	}
 	if posted == "" {
 		posted = channel
 	}
-	ref := inquiry.SlackRef{Channel: posted, ThreadTS: rec.Slack.ThreadTS, TS: ts}
-	ref.Permalink = a.permalink(ctx, rec.Key, posted, ts)
+	ref := inquiry.Posted{Place: posted, Thread: rec.Slack.ThreadTS, ID: ts}
+	ref.Link = a.permalink(ctx, rec.Key, posted, ts)
 	a.log.InfoContext(ctx, "question posted", "key", rec.Key, "channel", posted, "ts", ts)
 	return ref, nil
 }
@@ -84,13 +84,13 @@ var _ inquiry.PostFinder = (*App)(nil)
 // findPages pages, with conversations.history or conversations.replies (scopes channels:history,
 // groups:history). A lookup Slack refuses for good (a missing scope, an unknown channel) is an
 // error for which inquiry.Fatal is true: the dispatcher then posts without looking.
-func (a *App) FindPost(ctx context.Context, rec *inquiry.Record) (inquiry.SlackRef, bool, error) {
+func (a *App) FindPost(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, bool, error) {
 	channel := rec.Slack.Channel
 	if channel == "" {
 		channel = a.cfg.DefaultChannel
 	}
 	if channel == "" {
-		return inquiry.SlackRef{}, false, nil
+		return inquiry.Posted{}, false, nil
 	}
 	op := fmt.Sprintf("look for an earlier post of inquiry %s in channel %s", rec.Key, channel)
 	oldest := rec.CreatedAt.Add(-findSkew)
@@ -115,12 +115,12 @@ func (a *App) FindPost(ctx context.Context, rec *inquiry.Record) (inquiry.SlackR
 			}
 		}
 		if err != nil {
-			return inquiry.SlackRef{}, false, lookupFailed(op, channel, err)
+			return inquiry.Posted{}, false, lookupFailed(op, channel, err)
 		}
 		for _, m := range msgs {
 			if m.Metadata.EventType == metadataEvent && fmt.Sprint(m.Metadata.EventPayload["key"]) == rec.Key {
-				ref := inquiry.SlackRef{Channel: channel, ThreadTS: rec.Slack.ThreadTS, TS: m.Timestamp}
-				ref.Permalink = a.permalink(ctx, rec.Key, channel, m.Timestamp)
+				ref := inquiry.Posted{Place: channel, Thread: rec.Slack.ThreadTS, ID: m.Timestamp}
+				ref.Link = a.permalink(ctx, rec.Key, channel, m.Timestamp)
 				a.log.InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "channel", channel, "ts", m.Timestamp)
 				return ref, true, nil
 			}
@@ -130,7 +130,7 @@ func (a *App) FindPost(ctx context.Context, rec *inquiry.Record) (inquiry.SlackR
 		}
 		cursor = next
 	}
-	return inquiry.SlackRef{}, false, nil
+	return inquiry.Posted{}, false, nil
 }
 
 // lookupFailed classifies a failed history lookup: passing faults (the network, a 5xx, a rate
