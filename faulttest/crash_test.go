@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
+	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
@@ -28,7 +29,7 @@ func TestKilledBetweenCommitAndPost(t *testing.T) {
 	// answer) when the process dies: the claim holds until its lease runs out.
 	t.Run("post in flight", func(t *testing.T) {
 		storagetest.Each(t, func(t *testing.T, databaseURL string) {
-			fake := slackfake.New(t)
+			fake := slackfaketest.New(t)
 			proxy := newSlackProxy(t, fake)
 			b := startSlackBot(t, databaseURL, fake, proxy, leaseEnv...)
 
@@ -53,7 +54,7 @@ func TestKilledBetweenCommitAndPost(t *testing.T) {
 	// when the process dies: nothing holds them but their due time.
 	t.Run("post waiting for a retry", func(t *testing.T) {
 		storagetest.Each(t, func(t *testing.T, databaseURL string) {
-			fake := slackfake.New(t)
+			fake := slackfaketest.New(t)
 			proxy := newSlackProxy(t, fake)
 			b := startSlackBot(t, databaseURL, fake, proxy, leaseEnv...)
 
@@ -75,7 +76,7 @@ func TestKilledBetweenCommitAndPost(t *testing.T) {
 	// message's ts). The restarted bot must find the message rather than post it again.
 	t.Run("posted but not recorded", func(t *testing.T) {
 		storagetest.Each(t, func(t *testing.T, databaseURL string) {
-			fake := slackfake.New(t)
+			fake := slackfaketest.New(t)
 			proxy := newSlackProxy(t, fake)
 			b := startSlackBot(t, databaseURL, fake, proxy, leaseEnv...)
 

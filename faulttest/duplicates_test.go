@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
+	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
@@ -23,7 +24,7 @@ const other = "U0FAKEUSR2"
 func TestSlackDuplicates(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfake.New(t)
+		fake := slackfaketest.New(t)
 		proxy := newSlackProxy(t, fake)
 		b := startSlackBot(t, databaseURL, fake, proxy)
 		ch := slackfake.DefaultChannel

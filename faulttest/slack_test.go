@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
+	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
@@ -84,7 +85,7 @@ func retries(logs, kind string) int {
 func TestSlackDown(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfake.New(t)
+		fake := slackfaketest.New(t)
 		proxy := newSlackProxy(t, fake)
 		b := startSlackBot(t, databaseURL, fake, proxy)
 
@@ -119,7 +120,7 @@ func TestSlackDown(t *testing.T) {
 func TestSlack500(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfake.New(t)
+		fake := slackfaketest.New(t)
 		proxy := newSlackProxy(t, fake)
 		b := startSlackBot(t, databaseURL, fake, proxy)
 
@@ -156,7 +157,7 @@ func TestSlack500(t *testing.T) {
 func TestSlackSlow(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfake.New(t)
+		fake := slackfaketest.New(t)
 		proxy := newSlackProxy(t, fake)
 		b := startSlackBot(t, databaseURL, fake, proxy)
 
@@ -230,7 +231,7 @@ func TestSlackSlow(t *testing.T) {
 func TestSlackConnectionCutAfterPost(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfake.New(t)
+		fake := slackfaketest.New(t)
 		proxy := newSlackProxy(t, fake)
 		b := startSlackBot(t, databaseURL, fake, proxy)
 
@@ -262,7 +263,7 @@ func TestSlackConnectionCutAfterPost(t *testing.T) {
 func TestBurstOutlastsLease(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfake.New(t)
+		fake := slackfaketest.New(t)
 		proxy := newSlackProxy(t, fake)
 		const lease = 2 * time.Second
 		b := startSlackBot(t, databaseURL, fake, proxy, "BOT_DELIVERY_LEASE="+lease.String())

@@ -16,6 +16,7 @@ import (
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
+	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 	"github.com/inquiry-bot/bot/storage"
 )
 
@@ -52,7 +53,7 @@ func setupOn(t testing.TB, databaseURL string, tweak ...func(*Config)) *bundle {
 	svc.DefaultChannel = slackfake.DefaultChannel
 	svc.Log = quiet
 
-	fake := slackfake.New(t)
+	fake := slackfaketest.New(t)
 	var finder Finder = st // the store finds an inquiry by its Slack message, through an index
 	cfg := Config{
 		BotToken: slackfake.BotToken, SigningSecret: slackfake.SigningSecret, APIURL: fake.URL(),

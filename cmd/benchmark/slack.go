@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -12,44 +13,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 )
-
-// fakeTB lets the benchmark use slackfake, the tests' fake Slack, outside a test. The fake asks
-// its testing.TB for Helper and Cleanup only; the embedded (nil) TB satisfies the interface's
-// unexported method, and the methods defined here are the ones the fake may call.
-type fakeTB struct {
-	testing.TB
-	mu       sync.Mutex
-	cleanups []func()
-}
-
-func (t *fakeTB) Helper()      {}
-func (t *fakeTB) Name() string { return "benchmark" }
-func (t *fakeTB) Logf(format string, a ...any) {
-	fmt.Fprintf(os.Stderr, "slackfake: "+format+"\n", a...)
-}
-func (t *fakeTB) Errorf(format string, a ...any) { t.Logf(format, a...) }
-func (t *fakeTB) Fatalf(format string, a ...any) { panic(fmt.Sprintf("slackfake: "+format, a...)) }
-func (t *fakeTB) Cleanup(f func()) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.cleanups = append(t.cleanups, f)
-}
-
-// close runs the cleanups, last first.
-func (t *fakeTB) close() {
-	t.mu.Lock()
-	fs := t.cleanups
-	t.cleanups = nil
-	t.mu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
-	}
-}
 
 // clickResult is what the open-loop click run measured.
 type clickResult struct {
@@ -68,9 +35,10 @@ type clickResult struct {
 // open-loop: click i leaves at start + i/rate whether or not earlier ones were answered.
 func slackClicks(ctx context.Context, bin, work, dbURL string, n int, perSecond float64) (clickResult, error) {
 	var res clickResult
-	tb := &fakeTB{}
-	defer tb.close()
-	fake := slackfake.New(tb)
+	fake := slackfake.New(slackfake.Options{
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	defer fake.Close()
 	channels := make([]string, n)
 	for i := range channels {
 		channels[i] = fmt.Sprintf("C0BENCH%05d", i)

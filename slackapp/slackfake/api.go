@@ -2,7 +2,6 @@ package slackfake
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,9 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
-
-	"github.com/inquiry-bot/bot/blockkit"
 )
 
 // apiError is a Slack error answer: HTTP 200 with {"ok":false,"error":code}.
@@ -300,20 +296,10 @@ func checkMessage(req *request) *apiError {
 	if strings.TrimSpace(text) == "" && (blocks == "" || blocks == "[]") && attachments == "" {
 		return fail("no_text")
 	}
-	if utf8.RuneCountInString(text) > 40000 {
-		return fail("msg_too_long")
-	}
 	if blocks != "" {
-		if err := blockkit.ValidateJSON([]byte(blocks)); err != nil {
-			var ve *blockkit.ValidationError
-			if errors.As(err, &ve) {
-				msgs := make([]string, len(ve.Problems))
-				for i, p := range ve.Problems {
-					msgs[i] = "[ERROR] " + p.String()
-				}
-				return fail("invalid_blocks", msgs...)
-			}
-			return fail("invalid_blocks_format", err.Error())
+		// Judged by the fake's own Block Kit checker (blockcheck.go), not by package blockkit.
+		if e := blocksRefusal(blocks); e != nil {
+			return e
 		}
 	}
 	if md := req.params.Get("metadata"); md != "" {
@@ -338,9 +324,10 @@ func (s *Server) postMessage(req *request) (map[string]any, *apiError) {
 	if e := checkMessage(req); e != nil {
 		return nil, e
 	}
+	text, truncated := truncateText(req.params.Get("text"))
 	m := &Message{
-		Channel: ch.id, TS: s.nextTS(), ThreadTS: req.params.Get("thread_ts"), User: BotUserID, BotID: BotID,
-		Text: req.params.Get("text"), PostedAt: time.Now(),
+		Channel: ch.id, TS: s.nextTS(), ThreadTS: s.threadOf(ch, req.params.Get("thread_ts")), User: BotUserID, BotID: BotID,
+		Text: text, PostedAt: time.Now(),
 	}
 	if b := req.params.Get("blocks"); b != "" {
 		m.Blocks = json.RawMessage(b)
@@ -349,7 +336,7 @@ func (s *Server) postMessage(req *request) (map[string]any, *apiError) {
 		m.Metadata = json.RawMessage(md)
 	}
 	ch.msgs = append(ch.msgs, m)
-	return map[string]any{"channel": ch.id, "ts": m.TS, "message": wireMessage(m)}, nil
+	return warnIf(truncated, map[string]any{"channel": ch.id, "ts": m.TS, "message": wireMessage(m)}), nil
 }
 
 func (s *Server) update(req *request) (map[string]any, *apiError) {
@@ -367,12 +354,13 @@ func (s *Server) update(req *request) (map[string]any, *apiError) {
 	if e := checkMessage(req); e != nil {
 		return nil, e
 	}
-	m.Text = req.params.Get("text")
+	text, truncated := truncateText(req.params.Get("text"))
+	m.Text = text
 	if b := req.params.Get("blocks"); b != "" {
 		m.Blocks = json.RawMessage(b)
 	}
 	m.Edits++
-	return map[string]any{"channel": ch.id, "ts": m.TS, "text": m.Text, "message": wireMessage(m)}, nil
+	return warnIf(truncated, map[string]any{"channel": ch.id, "ts": m.TS, "text": m.Text, "message": wireMessage(m)}), nil
 }
 
 func (s *Server) postEphemeral(req *request) (map[string]any, *apiError) {
@@ -387,11 +375,12 @@ func (s *Server) postEphemeral(req *request) (map[string]any, *apiError) {
 	if e := checkMessage(req); e != nil {
 		return nil, e
 	}
+	text, truncated := truncateText(req.params.Get("text"))
 	s.ephem = append(s.ephem, Ephemeral{
-		Channel: ch.id, User: user, ThreadTS: req.params.Get("thread_ts"), Text: req.params.Get("text"),
+		Channel: ch.id, User: user, ThreadTS: req.params.Get("thread_ts"), Text: text,
 		Blocks: json.RawMessage(req.params.Get("blocks")), Via: "chat.postEphemeral", At: time.Now(),
 	})
-	return map[string]any{"message_ts": s.nextTS()}, nil
+	return warnIf(truncated, map[string]any{"message_ts": s.nextTS()}), nil
 }
 
 func (s *Server) permalink(req *request) (map[string]any, *apiError) {
@@ -485,20 +474,8 @@ func (s *Server) updateView(req *request) (map[string]any, *apiError) {
 	return map[string]any{"view": wireView(v, nil)}, nil
 }
 
-func checkView(raw json.RawMessage) *apiError {
-	if err := blockkit.ValidateViewJSON(raw); err != nil {
-		var ve *blockkit.ValidationError
-		if errors.As(err, &ve) {
-			msgs := make([]string, len(ve.Problems))
-			for i, p := range ve.Problems {
-				msgs[i] = "[ERROR] " + p.String()
-			}
-			return fail("invalid_arguments", msgs...)
-		}
-		return fail("invalid_arguments", err.Error())
-	}
-	return nil
-}
+// checkView judges a view with the fake's own Block Kit checker (blockcheck.go).
+func checkView(raw json.RawMessage) *apiError { return viewRefusal(raw) }
 
 // fillView reads the routing fields of a view and gives it a new hash.
 func (s *Server) fillView(v *View, raw json.RawMessage) {
@@ -535,8 +512,9 @@ func (s *Server) serveResponseURL(w http.ResponseWriter, r *http.Request) {
 	}
 	ru.uses++
 	if msg.ResponseType == "ephemeral" || (!msg.ReplaceOriginal && !msg.DeleteOriginal && msg.ResponseType != "in_channel") {
+		text, _ := truncateText(msg.Text)
 		s.ephem = append(s.ephem, Ephemeral{Channel: ru.channel, User: ru.user, ThreadTS: ru.threadTS,
-			Text: msg.Text, Blocks: msg.Blocks, Via: "response_url", At: time.Now()})
+			Text: text, Blocks: msg.Blocks, Via: "response_url", At: time.Now()})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, `{"ok":true}`)

@@ -1,6 +1,9 @@
-// Package slackfake is a fake Slack for tests: a stateful Web API on httptest that speaks the wire
-// format slack-go uses, and a person who clicks, selects, submits modals and replies in threads
-// by sending the app signed payloads built from what the app actually posted.
+// Package slackfake is a fake Slack: a stateful Web API on an httptest server that speaks the
+// wire format slack-go uses, and a person who clicks, selects, submits modals and replies in
+// threads by sending the app signed payloads built from what the app actually posted. It is a
+// server, not a test helper (it imports no testing): New(Options) starts it and Close stops it,
+// so a load tool can run it as well as a test; slackfaketest.New(t) is the one-line form for
+// tests.
 //
 // The Web API side (aim a client at it with slack.OptionAPIURL(fake.URL())):
 //
@@ -10,10 +13,13 @@
 //     "Authorization: Bearer" (views.open, views.update, views.push, apps.connections.open), and
 //     GETs with a bearer token (chat.getPermalink);
 //   - it checks the token (not_authed, invalid_auth, token_revoked), keeps channels and their
-//     messages (ts assigned increasing, thread_ts kept), modals and their trigger_ids (single use,
-//     three seconds), user groups, and ephemerals;
-//   - it checks Block Kit limits as Slack would, with blockkit.ValidateJSON and
-//     blockkit.ValidateViewJSON (invalid_blocks, invalid_arguments);
+//     messages (ts assigned increasing; thread_ts kept when it names a message of the channel,
+//     else the message goes to the top of the channel, as in Slack; a text over 40,000
+//     characters truncated with the warning message_truncated, not refused; see post.go),
+//     modals and their trigger_ids (single use, three seconds), user groups, and ephemerals;
+//   - it checks Block Kit as Slack would, with its own checker written from Slack's
+//     documentation, not from our renderer (blockcheck.go: invalid_blocks, invalid_arguments,
+//     view_too_large with response_metadata.messages);
 //   - it records every call (Calls) and fails on demand: FailNext (a Slack error code),
 //     FailNextStatus (an HTTP status), RateLimitEvery (429 with Retry-After), SetLatency, Down;
 //     DropNextResponse and DropNextResponseStatus carry a call out and lose its answer (the
@@ -28,18 +34,24 @@
 // them to the app, returning the app's response and how long it took. When the app is connected
 // over Socket Mode (see socket.go) they travel as envelopes over the WebSocket instead, and the
 // response is the app's ack.
+//
+// Slack's clock (see clock.go): what the person sends must be acked within Options.AckTimeout
+// (three seconds, Slack's limit). An interaction or a slash command acked later failed as it
+// fails in Slack, with an error shown to the person (FailedInteractions); an event acked later
+// is delivered again with X-Slack-Retry-Num, up to three retries. Every late ack is kept
+// (Timeouts), and slackfaketest fails the test on any the test did not take (TakeTimeouts).
 package slackfake
 
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -61,14 +73,41 @@ const (
 	VerificationToken = "fakeverificationtoken0001"
 )
 
-// Server is a fake Slack. Create it with New; it is closed when the test ends.
+// Options configure a fake Slack. The zero value is Slack as it is.
+type Options struct {
+	// AckTimeout is how long Slack waits for the app to ack what it delivers — an interaction, a
+	// slash command or an event: the HTTP answer, or the ack of a Socket Mode envelope. Zero
+	// means DefaultAckTimeout, Slack's three seconds; a test may shorten it to see what happens
+	// to a slow app without waiting for it (SetAckTimeout changes it later).
+	AckTimeout time.Duration
+	// Now is the clock that stamps signatures and message timestamps; nil means time.Now
+	// (SetClock changes it later).
+	Now func() time.Time
+	// Logger hears what the fake did that a reader of the log wants to know: at Warn a delivery
+	// the app did not ack in time and what Slack did about it, at Error what went wrong where no
+	// call could return it (the app sent a Socket Mode frame that is not JSON, or acked an
+	// envelope never sent). Nil discards it.
+	Logger *slog.Logger
+}
+
+// DefaultAckTimeout is Slack's limit on an ack: "your app has to respond to the request within 3
+// seconds" (shared/slack/FACTS.md §B.2, §B.4).
+const DefaultAckTimeout = 3 * time.Second
+
+// Server is a fake Slack. Start it with New and stop it with Close.
 type Server struct {
-	t   testing.TB
 	srv *httptest.Server
 	// client posts the person's payloads to the app.
-	client *http.Client
+	client    *http.Client
+	log       *slog.Logger
+	closeOnce sync.Once
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// Slack's clock (clock.go).
+	ackTimeout time.Duration
+	timeouts   []Timeout
+	envelopes  map[string]envelopeState // every envelope sent over Socket Mode, by envelope_id
+
 	now      func() time.Time
 	appURL   string
 	lastTS   int64 // microseconds of the last ts handed out
@@ -125,13 +164,24 @@ type responseURL struct {
 	issued                  time.Time
 }
 
-// New starts a fake Slack for the test, with DefaultChannel in it and the bot a member.
-func New(t testing.TB) *Server {
-	t.Helper()
+// New starts a fake Slack, with DefaultChannel in it and the bot a member. Close stops it.
+func New(o Options) *Server {
+	if o.AckTimeout <= 0 {
+		o.AckTimeout = DefaultAckTimeout
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 	s := &Server{
-		t:        t,
-		client:   &http.Client{Timeout: 30 * time.Second},
-		now:      time.Now,
+		client:     &http.Client{Timeout: 30 * time.Second},
+		log:        o.Logger,
+		ackTimeout: o.AckTimeout,
+		envelopes:  map[string]envelopeState{},
+
+		now:      o.Now,
 		channels: map[string]*channel{},
 		views:    map[string]*View{},
 		triggers: map[string]*trigger{},
@@ -147,15 +197,17 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("/response/", s.serveResponseURL)
 	mux.HandleFunc("/socket", s.serveSocket)
 	s.srv = httptest.NewServer(mux)
-	t.Cleanup(s.Close)
 	return s
 }
 
-// Close stops the fake. It is called when the test ends.
+// Close stops the fake: it hangs up on a Socket Mode app and closes the Web API. Calling it again
+// does nothing.
 func (s *Server) Close() {
-	s.closeSocket()
-	s.srv.CloseClientConnections()
-	s.srv.Close()
+	s.closeOnce.Do(func() {
+		s.closeSocket()
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	})
 }
 
 // URL is the Web API base for slack.OptionAPIURL and SLACK_API_URL: it ends in "/api/".

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
+	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 )
 
 func client(f *slackfake.Server, token string) *slack.Client {
@@ -35,7 +36,7 @@ func button(actionID, value, label string) slack.Block {
 }
 
 func TestTokens(t *testing.T) {
-	f := slackfake.New(t)
+	f := slackfaketest.New(t)
 	ctx := context.Background()
 	_, err := client(f, "xoxb-wrong").AuthTestContext(ctx)
 	require.Equal(t, "invalid_auth", slackErr(t, err))
@@ -51,7 +52,7 @@ func TestTokens(t *testing.T) {
 }
 
 func TestPostUpdateAndLimits(t *testing.T) {
-	f := slackfake.New(t)
+	f := slackfaketest.New(t)
 	ctx := context.Background()
 	api := client(f, slackfake.BotToken)
 
@@ -94,7 +95,7 @@ func TestPostUpdateAndLimits(t *testing.T) {
 }
 
 func TestFailuresOnDemand(t *testing.T) {
-	f := slackfake.New(t)
+	f := slackfaketest.New(t)
 	ctx := context.Background()
 	api := client(f, slackfake.BotToken)
 	post := func() error {
@@ -144,7 +145,7 @@ func TestFailuresOnDemand(t *testing.T) {
 
 // An app that opens a modal on a click: the trigger_id works once, within three seconds.
 func TestTriggerIDs(t *testing.T) {
-	f := slackfake.New(t)
+	f := slackfaketest.New(t)
 	api := client(f, slackfake.BotToken)
 	modal := slack.ModalViewRequest{Type: slack.VTModal, Title: slack.NewTextBlockObject(slack.PlainTextType, "Hi", false, false),
 		PrivateMetadata: "k1", CallbackID: "cb",
@@ -179,7 +180,7 @@ func TestTriggerIDs(t *testing.T) {
 }
 
 func TestSignedRequests(t *testing.T) {
-	f := slackfake.New(t)
+	f := slackfaketest.New(t)
 	var got http.Header
 	var raw []byte
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
+	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 )
 
 // post posts text as the bot with metadata carrying key (in the thread of threadTS when set).
@@ -36,7 +37,7 @@ func timestamps(msgs []slack.Message) []string {
 }
 
 func TestHistory(t *testing.T) {
-	f := slackfake.New(t)
+	f := slackfaketest.New(t)
 	f.SetAppURL("http://127.0.0.1:1") // the person's events go nowhere; the messages stay
 	ctx := context.Background()
 	api := client(f, slackfake.BotToken)
@@ -197,7 +198,7 @@ func TestHistory(t *testing.T) {
 }
 
 func TestDropNextResponse(t *testing.T) {
-	f := slackfake.New(t)
+	f := slackfaketest.New(t)
 	ctx := context.Background()
 	api := client(f, slackfake.BotToken)
 

@@ -2,6 +2,7 @@ package slackfake
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -24,6 +25,9 @@ type Response struct {
 	Body   []byte
 	// Elapsed is how long the app took to answer (to ack, over Socket Mode).
 	Elapsed time.Duration
+	// RetryNum is, for an event, the retry number of the delivery the app acked (0 the first,
+	// 1..3 when Slack had to deliver it again).
+	RetryNum int
 }
 
 func (r *Response) String() string {
@@ -77,19 +81,32 @@ func WithHeader(key, value string) SendOption {
 }
 
 // Send POSTs body to the app at path ("/slack/interactions", "/slack/events",
-// "/slack/commands"), signed as Slack signs requests unless told otherwise.
+// "/slack/commands"), signed as Slack signs requests unless told otherwise. An answer that does
+// not come within the ack timeout is Slack's timeout: Send hangs up, keeps it in Timeouts and
+// fails with ErrNotAcked. Send delivers once; SendEvent delivers an event again as Slack does.
 func (s *Server) Send(path, contentType string, body []byte, opts ...SendOption) (*Response, error) {
+	resp, err := s.post(path, contentType, body, opts...)
+	if errors.Is(err, ErrNotAcked) {
+		s.timedOut(sentTimeout(path, body), err)
+	}
+	return resp, err
+}
+
+// post is one signed POST to the app, given up at the ack timeout (ErrNotAcked).
+func (s *Server) post(path, contentType string, body []byte, opts ...SendOption) (*Response, error) {
 	c := sendConfig{secret: SigningSecret, header: http.Header{}}
 	for _, o := range opts {
 		o(&c)
 	}
 	s.mu.Lock()
-	base, now := s.appURL, s.now
+	base, now, wait := s.appURL, s.now, s.ackTimeout
 	s.mu.Unlock()
 	if base == "" {
 		return nil, errors.New("slackfake: SetAppURL was not called: the person does not know where the app listens")
 	}
-	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -109,11 +126,17 @@ func (s *Server) Send(path, contentType string, body []byte, opts ...SendOption)
 	start := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &notAcked{what: "no answer to POST " + path, wait: wait}
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &notAcked{what: "no whole answer to POST " + path, wait: wait}
+		}
 		return nil, err
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b, Elapsed: time.Since(start)}, nil
@@ -121,21 +144,32 @@ func (s *Server) Send(path, contentType string, body []byte, opts ...SendOption)
 
 // SendInteraction sends an interaction payload (JSON) the way Slack does: over Socket Mode when
 // the app is connected, else as the payload field of a signed form post to /slack/interactions.
+// Not acked within the ack timeout, it failed as in Slack: the person saw an error
+// (FailedInteractions), and the error is ErrNotAcked.
 func (s *Server) SendInteraction(payload []byte, opts ...SendOption) (*Response, error) {
-	if s.SocketConnected() {
-		return s.socketSend("interactive", payload, true, 0)
+	socket := s.SocketConnected()
+	var (
+		resp *Response
+		err  error
+	)
+	if socket {
+		resp, err = s.socketSend("interactive", payload, true, 0)
+	} else {
+		form := url.Values{"payload": {string(payload)}}
+		resp, err = s.post("/slack/interactions", "application/x-www-form-urlencoded", []byte(form.Encode()), opts...)
 	}
-	form := url.Values{"payload": {string(payload)}}
-	return s.Send("/slack/interactions", "application/x-www-form-urlencoded", []byte(form.Encode()), opts...)
+	if errors.Is(err, ErrNotAcked) {
+		s.timedOut(interactionTimeout(KindInteraction, interactionType(payload), socket), err)
+	}
+	return resp, err
 }
 
 // SendEvent sends an Events API body (JSON): over Socket Mode when the app is connected, else
-// as a signed post to /slack/events.
+// as a signed post to /slack/events. Not acked within the ack timeout, it is delivered again as
+// Slack does (X-Slack-Retry-Num 1, 2, 3), and the answer is the one to the delivery acked
+// (Response.RetryNum); after the third retry it fails with ErrNotAcked.
 func (s *Server) SendEvent(body []byte, opts ...SendOption) (*Response, error) {
-	if s.SocketConnected() {
-		return s.socketSend("events_api", body, false, 0)
-	}
-	return s.Send("/slack/events", "application/json", body, opts...)
+	return s.deliverEvent(body, 0, opts...)
 }
 
 func (s *Server) newTrigger(user, channel string) string {
@@ -588,7 +622,9 @@ func (s *Server) eventCallback(inner obj) []byte {
 }
 
 // RedeliverLastEvent sends the last event again as Slack's retry number n, with
-// X-Slack-Retry-Num and X-Slack-Retry-Reason: http_timeout.
+// X-Slack-Retry-Num and X-Slack-Retry-Reason: http_timeout (retry_attempt n over Socket Mode).
+// Not acked in time, it is delivered again with the next number while n is below 3, as
+// SendEvent does.
 func (s *Server) RedeliverLastEvent(n int) (*Response, error) {
 	s.mu.Lock()
 	body := s.lastEvt
@@ -596,14 +632,11 @@ func (s *Server) RedeliverLastEvent(n int) (*Response, error) {
 	if body == nil {
 		return nil, errors.New("slackfake: no event sent yet")
 	}
-	if s.SocketConnected() {
-		return s.socketSend("events_api", body, false, n)
-	}
-	return s.Send("/slack/events", "application/json", body,
-		WithHeader("X-Slack-Retry-Num", strconv.Itoa(n)), WithHeader("X-Slack-Retry-Reason", "http_timeout"))
+	return s.deliverEvent(body, n)
 }
 
-// Command runs a slash command as user in channel.
+// Command runs a slash command as user in channel. Not acked within the ack timeout, it failed
+// as in Slack: the person saw an error (FailedInteractions), and the error is ErrNotAcked.
 func (s *Server) Command(user, channel, command, text string) (*Response, error) {
 	s.mu.Lock()
 	chName := ""
@@ -617,13 +650,23 @@ func (s *Server) Command(user, channel, command, text string) (*Response, error)
 		"response_url": s.newResponseURL(channel, user, ""), "trigger_id": s.newTrigger(user, channel),
 	}
 	s.mu.Unlock()
-	if s.SocketConnected() {
+	socket := s.SocketConnected()
+	var (
+		resp *Response
+		err  error
+	)
+	if socket {
 		b, _ := json.Marshal(fields)
-		return s.socketSend("slash_commands", b, true, 0)
+		resp, err = s.socketSend("slash_commands", b, true, 0)
+	} else {
+		form := url.Values{}
+		for k, v := range fields {
+			form.Set(k, v)
+		}
+		resp, err = s.post("/slack/commands", "application/x-www-form-urlencoded", []byte(form.Encode()))
 	}
-	form := url.Values{}
-	for k, v := range fields {
-		form.Set(k, v)
+	if errors.Is(err, ErrNotAcked) {
+		s.timedOut(interactionTimeout(KindCommand, command, socket), err)
 	}
-	return s.Send("/slack/commands", "application/x-www-form-urlencoded", []byte(form.Encode()))
+	return resp, err
 }

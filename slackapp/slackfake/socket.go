@@ -16,9 +16,14 @@ import (
 // this fake; the app dials it, gets a hello, and from then on the person's interactions, events
 // and commands travel as envelopes over the socket, each answered by the app's ack.
 
-// ackTimeout is how long the fake waits for an ack; Slack waits three seconds and then retries
-// or shows an error, but a test wants to see a slow ack rather than lose it.
-const ackTimeout = 10 * time.Second
+// envelopeState is where an envelope sent over Socket Mode stands.
+type envelopeState int
+
+const (
+	envelopeSent  envelopeState = iota + 1 // waiting for its ack
+	envelopeAcked                          // acked in time
+	envelopeLate                           // Slack stopped waiting for its ack (clock.go)
+)
 
 type socketState struct {
 	conn *websocket.Conn
@@ -66,6 +71,11 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 			Payload    json.RawMessage `json:"payload"`
 		}
 		if err := conn.ReadJSON(&msg); err != nil {
+			var syntax *json.SyntaxError
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &syntax) || errors.As(err, &typ) {
+				s.log.Error("slackfake: the app sent a Socket Mode frame that is not an ack; hanging up", "err", err)
+			}
 			s.dropSocket(st)
 			return
 		}
@@ -75,8 +85,34 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		st.mu.Unlock()
 		if ch != nil {
 			ch <- msg.Payload
+			continue
 		}
+		s.strayAck(msg.EnvelopeID)
 	}
+}
+
+// strayAck notes an ack that has no delivery waiting for it: a late one, which Slack ignores, or
+// one of an envelope never sent (or acked twice), which no caller could be told of.
+func (s *Server) strayAck(id string) {
+	s.mu.Lock()
+	state := s.envelopes[id]
+	s.mu.Unlock()
+	switch state {
+	case envelopeLate:
+		s.log.Warn("slackfake: an ack came after Slack stopped waiting for it; ignored", "envelope_id", id)
+	case envelopeSent:
+		s.log.Warn("slackfake: an ack came on another connection than its envelope's; ignored", "envelope_id", id)
+	case envelopeAcked:
+		s.log.Error("slackfake: the app acked a Socket Mode envelope twice", "envelope_id", id)
+	default:
+		s.log.Error("slackfake: the app acked a Socket Mode envelope that was never sent", "envelope_id", id)
+	}
+}
+
+func (s *Server) setEnvelope(id string, state envelopeState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.envelopes[id] = state
 }
 
 func (st *socketState) write(v any) error {
@@ -154,7 +190,8 @@ func (s *Server) WaitSocket(timeout time.Duration) error {
 
 // SendEnvelope sends a raw Socket Mode envelope (for example one of
 // shared/slack/payloads/socket_mode_envelope_*.json) and waits for the app's ack of its
-// envelope_id.
+// envelope_id. An ack that does not come within the ack timeout is Slack's timeout: it is kept in
+// Timeouts and the error is ErrNotAcked. SendEnvelope delivers once.
 func (s *Server) SendEnvelope(envelope []byte) (*Response, error) {
 	var env struct {
 		EnvelopeID string `json:"envelope_id"`
@@ -162,7 +199,11 @@ func (s *Server) SendEnvelope(envelope []byte) (*Response, error) {
 	if err := json.Unmarshal(envelope, &env); err != nil || env.EnvelopeID == "" {
 		return nil, errors.New("slackfake: an envelope needs an envelope_id")
 	}
-	return s.sendEnvelope(env.EnvelopeID, json.RawMessage(envelope))
+	resp, err := s.sendEnvelope(env.EnvelopeID, json.RawMessage(envelope))
+	if errors.Is(err, ErrNotAcked) {
+		s.timedOut(envelopeTimeout(envelope), err)
+	}
+	return resp, err
 }
 
 // socketSend wraps a payload in an envelope of the given type and sends it.
@@ -182,7 +223,8 @@ func (s *Server) socketSend(typ string, payload []byte, acceptsResponse bool, re
 
 func (s *Server) sendEnvelope(id string, env any) (*Response, error) {
 	s.mu.Lock()
-	st := s.socket
+	st, wait := s.socket, s.ackTimeout
+	s.envelopes[id] = envelopeSent
 	s.mu.Unlock()
 	if st == nil {
 		return nil, errors.New("slackfake: no Socket Mode connection")
@@ -195,19 +237,33 @@ func (s *Server) sendEnvelope(id string, env any) (*Response, error) {
 	if err := st.write(env); err != nil {
 		return nil, fmt.Errorf("slackfake: send envelope: %w", err)
 	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	select {
 	case p := <-ch:
-		body := []byte(p)
-		if string(body) == "null" {
-			body = nil
-		}
-		return &Response{Status: http.StatusOK, Body: body, Elapsed: time.Since(start)}, nil
+		s.setEnvelope(id, envelopeAcked)
+		return ackResponse(p, start), nil
 	case <-st.done:
 		return nil, errors.New("slackfake: Socket Mode connection closed before the ack")
-	case <-time.After(ackTimeout):
+	case <-timer.C:
 		st.mu.Lock()
+		_, waiting := st.acks[id]
 		delete(st.acks, id)
 		st.mu.Unlock()
-		return nil, fmt.Errorf("slackfake: no ack of envelope %s within %s", id, ackTimeout)
+		if !waiting { // the ack came as the clock ran out
+			s.setEnvelope(id, envelopeAcked)
+			return ackResponse(<-ch, start), nil
+		}
+		s.setEnvelope(id, envelopeLate)
+		return nil, &notAcked{what: "no ack of envelope " + id, wait: wait}
 	}
+}
+
+// ackResponse is an ack as the answer to a delivery: its payload, if any, is the body.
+func ackResponse(payload json.RawMessage, start time.Time) *Response {
+	body := []byte(payload)
+	if string(body) == "null" {
+		body = nil
+	}
+	return &Response{Status: http.StatusOK, Body: body, Elapsed: time.Since(start)}
 }

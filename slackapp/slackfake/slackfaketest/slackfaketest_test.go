@@ -1,0 +1,123 @@
+package slackfaketest_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/slack-go/slack"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/slackapp/slackfake"
+	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
+)
+
+// recorder is a test as the helper sees it, recording what the helper makes of it. The embedded
+// TB is nil: only the methods defined here may be called.
+type recorder struct {
+	testing.TB
+	mu       sync.Mutex
+	errors   []string
+	logs     []string
+	cleanups []func()
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Logf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+
+// end runs the cleanups, last first, as the end of a test does.
+func (r *recorder) end() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+	r.cleanups = nil
+}
+
+// slowApp sleeps past the fake's ack timeout on every request.
+func slowApp(t *testing.T, f *slackfake.Server) {
+	app := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		time.Sleep(3 * f.AckTimeout())
+	}))
+	t.Cleanup(app.Close)
+	f.SetAppURL(app.URL)
+}
+
+func payload() []byte { return []byte(`{"type":"block_actions"}`) }
+
+// A timeout the test did not take fails the test when it ends, saying what Slack did.
+func TestUntakenTimeoutFailsTheTest(t *testing.T) {
+	rec := &recorder{}
+	f := slackfaketest.NewWith(rec, slackfake.Options{AckTimeout: 50 * time.Millisecond})
+	slowApp(t, f)
+	_, err := f.SendInteraction(payload())
+	require.ErrorIs(t, err, slackfake.ErrNotAcked)
+	require.Empty(t, rec.errors, "not before the test ends")
+	require.Len(t, rec.logs, 1, "logged as it happens")
+	rec.end()
+	require.Len(t, rec.errors, 1)
+	require.Contains(t, rec.errors[0], "did not ack the interaction block_actions over HTTP within 50ms: Slack showed the person an error")
+}
+
+// A test that expects a timeout takes it, and passes.
+func TestTakenTimeoutDoesNotFail(t *testing.T) {
+	rec := &recorder{}
+	f := slackfaketest.NewWith(rec, slackfake.Options{AckTimeout: 50 * time.Millisecond})
+	slowApp(t, f)
+	_, err := f.SendInteraction(payload())
+	require.ErrorIs(t, err, slackfake.ErrNotAcked)
+	require.Len(t, f.TakeTimeouts(), 1)
+	rec.end()
+	require.Empty(t, rec.errors)
+}
+
+// What the fake logs at Error — here an ack of a Socket Mode envelope Slack never sent, which no
+// call could return — fails the test; a Logger given in the options is used instead.
+func TestErrorsFailTheTest(t *testing.T) {
+	rec := &recorder{}
+	f := slackfaketest.New(rec)
+	_, wsURL, err := slack.New(slackfake.BotToken, slack.OptionAPIURL(f.URL()), slack.OptionAppLevelToken(slackfake.AppToken)).
+		StartSocketModeContext(context.Background())
+	require.NoError(t, err)
+	conn, _, err := websocket.DefaultDialer.Dial(wsURL, nil)
+	require.NoError(t, err)
+	defer conn.Close()
+	var hello map[string]any
+	require.NoError(t, conn.ReadJSON(&hello))
+	require.NoError(t, conn.WriteJSON(map[string]any{"envelope_id": "never-sent"}))
+	require.Eventually(t, func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return len(rec.errors) == 1
+	}, 5*time.Second, 10*time.Millisecond)
+	require.Contains(t, rec.errors[0], "acked a Socket Mode envelope that was never sent envelope_id=never-sent")
+	rec.end()
+	require.Len(t, rec.errors, 1)
+
+	rec = &recorder{}
+	var buf strings.Builder
+	g := slackfaketest.NewWith(rec, slackfake.Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), AckTimeout: 20 * time.Millisecond})
+	slowApp(t, g)
+	_, err = g.SendInteraction(payload())
+	require.ErrorIs(t, err, slackfake.ErrNotAcked)
+	require.Contains(t, buf.String(), "did not ack")
+	require.Empty(t, rec.logs, "a Logger given is used, not the test's log")
+	rec.end()
+	require.Len(t, rec.errors, 1, "and a timeout not taken still fails the test")
+}
