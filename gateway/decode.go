@@ -2,19 +2,21 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -27,13 +29,14 @@ const MaxBodyBytes = 1 << 20
 
 // decode reads the JSON object in c's body into dst, a pointer to a struct whose fields carry
 // json tags. It refuses, each with one sentence naming the fix: a body over MaxBodyBytes
-// (too_large), a body that is not JSON or is cut short, anything but an object, a field the
-// struct does not have (listing the ones it has), and a value of the wrong type (naming the
-// field and the type it takes) — all bad_request. An empty body is an empty object when
-// optional is true. dst must hold its zero value.
+// (too_large); and, all bad_request, a body that is not UTF-8, not JSON or cut short, anything
+// but an object, a name the struct does not have spelt exactly (encoding/json would match "ID" to
+// "id"; the sentence lists the names it has) or given twice, a value of the wrong type (naming
+// the field and the type it takes), and text no field takes (NUL, a lone UTF-16 surrogate). An
+// empty body is an empty object when optional is true. dst must hold its zero value.
 //
-// A body that decodes cleanly is parsed once (decodeOnce); only one that does not is decoded
-// again, field by field, to word the error (decodeFields).
+// The body is read once against dst's type (check), which refuses what the API does not take,
+// then decoded by encoding/json, which check has made sure will take it.
 func decode(c *gin.Context, dst any, optional bool) error {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err != nil {
@@ -43,348 +46,348 @@ func decode(c *gin.Context, dst any, optional bool) error {
 		}
 		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body could not be read: send it again")
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		if optional {
-			return nil
-		}
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is empty: send a JSON object with the fields %s", fieldList(dst))
-	}
-	if !utf8.Valid(body) {
+	t := reflect.TypeOf(dst).Elem()
+	switch trimmed := bytes.TrimSpace(body); {
+	case len(trimmed) == 0 && optional:
+		return nil
+	case len(trimmed) == 0:
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is empty: send a JSON object with the fields %s", fieldList(t))
+	case !utf8.Valid(body):
 		// encoding/json would quietly turn the bytes into U+FFFD, so that ids such as "a\xff"
 		// and "a\xfe" became the same stored id: refuse them instead.
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid UTF-8 (byte %d is no part of a character): send the JSON encoded as UTF-8", invalidUTF8(body))
+		at := bytes.IndexByte(bytes.ToValidUTF8(body, []byte{0xff}), 0xff) // no character has the byte 0xff
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid UTF-8 (byte %d is no part of a character): send the JSON encoded as UTF-8", at)
+	case !json.Valid(body):
+		return syntaxError(body)
+	case trimmed[0] == 'n':
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is null: send a JSON object with the fields %s", fieldList(t))
+	case trimmed[0] != '{':
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is %s, not a JSON object: send an object with the fields %s", kindOf(trimmed[0]), fieldList(t))
 	}
-	if decodeOnce(body, dst) {
-		return nil
+	if err := check(body, t); err != nil {
+		return err
 	}
-	// Something is wrong with the body: decode it again, field by field, to say what.
-	reflect.ValueOf(dst).Elem().SetZero()
-	return decodeFields(body, dst)
-}
-
-// decodeOnce decodes body into dst in one pass when that is sure to give what decodeFields
-// gives: a JSON object whose top-level names are each one of dst's json names, spelt exactly
-// (encoding/json would match "ID" to "id") and given once (it would merge the objects of a name
-// given twice where decodeFields keeps the last), with no text a field refuses (see unstorable),
-// and nothing after it. It reports false, leaving dst partly written, when any of that does not
-// hold or the decoding fails; decodeFields then finds the error and words it.
-func decodeOnce(body []byte, dst any) bool {
-	names := jsonNames(reflect.TypeOf(dst).Elem())
-	if names == nil || !exactNames(body, names) || unstorable(body) != "" {
-		return false
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return false
-	}
-	return len(bytes.TrimLeftFunc(body[dec.InputOffset():], isSpace)) == 0
-}
-
-// typeNames caches jsonNames by struct type.
-var typeNames sync.Map // reflect.Type -> []string
-
-// jsonNames lists the json names of the struct type t, or returns nil when t embeds a struct
-// (whose fields encoding/json would promote) and so cannot take the one-pass decoding. A struct
-// without fields gets an empty, non-nil list.
-func jsonNames(t reflect.Type) []string {
-	if names, ok := typeNames.Load(t); ok {
-		return names.([]string)
-	}
-	names := []string{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Anonymous {
-			names = nil
-			break
-		}
-		if name := jsonName(f); name != "" {
-			names = append(names, name)
-		}
-	}
-	typeNames.Store(t, names)
-	return names
-}
-
-// exactNames reports whether body, after any white space, is an object each of whose top-level
-// names is one of names, spelt exactly and without escapes, and none given twice. It reads
-// only the bytes and does not check the JSON, which the decoder does; on valid JSON its answer
-// is exact.
-func exactNames(body []byte, names []string) bool {
-	i := 0
-	for i < len(body) && isSpace(rune(body[i])) {
-		i++
-	}
-	if i == len(body) || body[i] != '{' {
-		return false
-	}
-	var seen uint64 // bit k: names[k] was given
-	if len(names) > 64 {
-		return false
-	}
-	depth, expectName := 0, false
-	for ; i < len(body); i++ {
-		switch c := body[i]; c {
-		case '{', '[':
-			depth++
-			expectName = depth == 1
-		case '}', ']':
-			depth--
-		case ',':
-			expectName = depth == 1
-		case '"':
-			end := i + 1
-			for end < len(body) && body[end] != '"' {
-				if body[end] == '\\' {
-					if depth == 1 && expectName {
-						return false // an escaped name: leave it to decodeFields
-					}
-					end++
-				}
-				end++
-			}
-			if depth == 1 && expectName {
-				k := indexOf(names, body[i+1:min(end, len(body))])
-				if k < 0 || seen&(1<<k) != 0 {
-					return false
-				}
-				seen |= 1 << k
-				expectName = false
-			}
-			i = end
-		}
-	}
-	return true
-}
-
-func indexOf(names []string, name []byte) int {
-	for k, n := range names {
-		if n == string(name) {
-			return k
-		}
-	}
-	return -1
-}
-
-// decodeFields decodes the JSON object body (valid UTF-8) into dst one top-level field at a
-// time, so that every error can name its field, including the errors of types that decode
-// themselves (an option, a value, a time).
-func decodeFields(body []byte, dst any) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return syntaxError(err, body, dst)
-	}
-	if fields == nil {
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is null: send a JSON object with the fields %s", fieldList(dst))
-	}
-	targets := fieldTargets(dst)
-	names := make([]string, 0, len(fields))
-	for name := range fields {
-		names = append(names, name)
-	}
-	sort.Strings(names) // the first error is the same whichever order the caller sent
-	for _, name := range names {
-		target, ok := targets[name]
-		if !ok && len(targets) == 0 {
-			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "unknown field %q: this endpoint takes no fields; send {} or no body", name)
-		}
-		if !ok {
-			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "unknown field %q: the allowed fields are %s", name, fieldList(dst))
-		}
-		if why := unstorable(fields[name]); why != "" {
-			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s has %s: send text without it", name, why)
-		}
-		dec := json.NewDecoder(bytes.NewReader(fields[name]))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(target.Addr().Interface()); err != nil {
-			return fieldError(name, target.Type(), err)
-		}
+	if err := json.Unmarshal(body, dst); err != nil { // check takes nothing encoding/json refuses
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body does not fit this endpoint: send a JSON object with the fields %s", fieldList(t))
 	}
 	return nil
 }
 
-// invalidUTF8 returns the offset of the first byte of b that is no part of a UTF-8 character,
-// or -1.
-func invalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
+// syntaxError explains why a body (valid UTF-8) is not JSON: it stops short of a whole value,
+// or the scanner names the byte it stumbled on.
+func syntaxError(body []byte) error {
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(new(json.RawMessage)); errors.Is(err, io.ErrUnexpectedEOF) {
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is cut short: it ends before its JSON is complete; send the whole JSON object")
 	}
-	return -1
+	var syn *json.SyntaxError
+	errors.As(json.Unmarshal(body, new(struct{})), &syn)
+	return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid JSON (%v at byte %d): send one JSON object such as {\"kind\": \"confirm\", ...}", syn, syn.Offset)
 }
 
-// unstorable says what a JSON value (valid JSON) holds in its strings that is no text a field
-// takes, or "": a NUL character (\u0000: PostgreSQL cannot store it, and no rule allows it),
-// or an escaped UTF-16 surrogate without its other half (no character at all: encoding/json
-// would quietly turn it into U+FFFD).
-func unstorable(raw []byte) string {
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
+// checker reads a body (valid JSON, one object) against the type it decodes into, and keeps the
+// first refusal. A value lies at a path, the json names that lead to it from the top (an item of
+// a list or a map adds none: "options.value", "answers.declined"), and belongs to field, the type
+// of the struct field the path names, of which it is an item when it lies in a list or a map.
+type checker struct {
+	body []byte
+	i    int      // the next byte to read
+	path []string // of the value being read
+	// The first refusals met in the top-level value being read: a text no field takes wins.
+	text, shape error
+}
+
+// check refuses the first thing in body that dst's type t does not take, or returns nil when
+// json.Unmarshal will decode body into it as sent. Of refusals in several top-level fields it
+// gives the one of the first name in sort order, whatever order the caller sent them in.
+func check(body []byte, t reflect.Type) error {
+	k := &checker{body: body}
+	fs := fieldsOf(t)
+	seen := make([]bool, len(fs.names))
+	var first error
+	var firstName string
+	k.members(func(key []byte) {
+		j, known := fs.index[string(key)]
+		k.path, k.text, k.shape = k.path[:0], nil, nil
+		var err error
 		switch {
-		case !inString:
-			inString = c == '"'
-		case c == '"':
-			inString = false
-		case c == '\\' && i+1 < len(raw):
-			if raw[i+1] != 'u' {
-				i++ // a one-letter escape, \" and \\ among them
-				continue
+		case !known && len(fs.names) == 0:
+			err = inquiry.FieldErrorf(inquiry.CodeBadRequest, string(key), "unknown field %q: this endpoint takes no fields; send {} or no body", key)
+		case !known:
+			err = inquiry.FieldErrorf(inquiry.CodeBadRequest, string(key), "unknown field %q: the allowed fields are %s", key, fieldList(t))
+		case seen[j]:
+			err = inquiry.FieldErrorf(inquiry.CodeBadRequest, fs.names[j], "the field %q is given twice: send it once", key)
+		default:
+			seen[j], k.path = true, append(k.path, fs.names[j])
+			k.value(fs.types[j], fs.types[j], false)
+			err = cmp.Or(k.text, k.shape)
+		}
+		if len(k.path) == 0 {
+			k.next() // not read: skipped whole
+		}
+		if err != nil && (first == nil || string(key) < firstName) {
+			first, firstName = err, string(key)
+		}
+	})
+	return first
+}
+
+// value checks the next value, of type t.
+func (k *checker) value(t, field reflect.Type, item bool) {
+	c, b := k.peek(), base(t)
+	kind := b.Kind()
+	walks := kind == reflect.String || kind == reflect.Bool || number(kind) || kind == reflect.Struct ||
+		kind == reflect.Slice && b.Elem().Kind() != reflect.Uint8 || kind == reflect.Map && b.Key().Kind() == reflect.String
+	switch {
+	case !walks || decodesItself(b) && !(c == '{' && kind == reflect.Struct && len(fieldsOf(b).names) > 0):
+		// A type that decodes itself (an option, a value, a time), or one only encoding/json reads.
+		err := json.Unmarshal(k.next(), reflect.New(t).Interface())
+		var typ *json.UnmarshalTypeError
+		switch {
+		case err == nil:
+		case errors.As(err, &typ):
+			k.wrong(c, t, field, item, "")
+		case b == reflect.TypeFor[time.Time]():
+			k.fail("%s must be an RFC 3339 time such as \"2026-12-01T14:00:00Z\"", k.at())
+		default: // the type says what it takes: "must be a string or a list of strings"
+			k.fail("%s %v", k.at(), err)
+		}
+	case c == 'n' || kind == reflect.String && c == '"' || kind == reflect.Bool && (c == 't' || c == 'f'):
+		k.next() // null leaves any field as it is
+	case number(kind) && (c == '-' || c >= '0' && c <= '9'):
+		if n := k.next(); json.Unmarshal(n, reflect.New(b).Interface()) != nil { // too large, or not whole
+			k.wrong(c, t, field, item, string(n))
+		}
+	case kind == reflect.Slice && c == '[':
+		k.items(func() { k.value(b.Elem(), field, true) })
+	case kind == reflect.Map && c == '{':
+		seen := map[string]bool{}
+		k.members(func(key []byte) {
+			if seen[string(key)] {
+				k.fail("%s has the key %q twice: send it once", k.at(), key)
 			}
-			u, ok := hex4(raw, i+2)
-			if !ok {
-				continue // not valid JSON; the decoder says so
-			}
+			seen[string(key)] = true
+			k.value(b.Elem(), field, true)
+		})
+	case kind == reflect.Struct && c == '{':
+		fs := fieldsOf(b)
+		seen := make([]bool, len(fs.names))
+		k.members(func(key []byte) {
+			j, known := fs.index[string(key)]
 			switch {
-			case u == 0:
-				return "a NUL character (\\u0000), which no field takes"
-			case u >= 0xD800 && u <= 0xDBFF:
-				if lo, ok := hex4(raw, i+8); ok && raw[i+6] == '\\' && raw[i+7] == 'u' && lo >= 0xDC00 && lo <= 0xDFFF {
-					i += 11 // a whole surrogate pair: one character
-					continue
+			case !known && item:
+				k.fail("an item of %s has the unknown field %q: each is %s", k.at(), key, typeName(b))
+			case !known:
+				k.fail("%s has the unknown field %q: send %s", k.at(), key, typeName(b))
+			case seen[j]:
+				k.fail("%s has the field %q twice: send it once", k.at(), key)
+			}
+			if !known {
+				k.next()
+				return
+			}
+			seen[j], k.path = true, append(k.path, fs.names[j])
+			k.value(fs.types[j], fs.types[j], false)
+			k.path = k.path[:len(k.path)-1]
+		})
+	default:
+		k.next()
+		k.wrong(c, t, field, item, "")
+	}
+}
+
+// wrong refuses the value just read, which starts with c, as the wrong type for t, or, for
+// number, the literal of a number too large or too precise for t.
+func (k *checker) wrong(c byte, t, field reflect.Type, item bool, number string) {
+	switch {
+	case item:
+		k.fail("%s must be %s, but an item of it is %s: send every item as %s", k.at(), typeName(field), kindOf(c), typeName(t))
+	case number != "":
+		if len(number) > 40 {
+			number = number[:40] + "…"
+		}
+		k.fail("%s is %s, which is out of range for it: send %s of ordinary size", k.at(), number, typeName(t))
+	default:
+		k.fail("%s must be %s, not %s: send it as %s", k.at(), typeName(t), kindOf(c), typeName(t))
+	}
+}
+
+// at is the path of the value being read.
+func (k *checker) at() string { return strings.Join(k.path, ".") }
+
+func (k *checker) fail(format string, args ...any) {
+	if k.shape == nil {
+		k.shape = inquiry.FieldErrorf(inquiry.CodeBadRequest, k.at(), format, args...)
+	}
+}
+
+// peek skips white space and returns the next byte.
+func (k *checker) peek() byte {
+	for k.i < len(k.body) && strings.IndexByte(" \t\r\n", k.body[k.i]) >= 0 {
+		k.i++
+	}
+	if k.i == len(k.body) {
+		return 0
+	}
+	return k.body[k.i]
+}
+
+// next reads the next value whole, refusing text no field takes in it, and returns it.
+func (k *checker) next() []byte {
+	c := k.peek()
+	start, depth := k.i, 0
+	for {
+		switch c {
+		case '"':
+			lit, escaped := k.i, false
+			for k.i++; k.body[k.i] != '"'; k.i++ {
+				if k.body[k.i] == '\\' {
+					k.i, escaped = k.i+1, true
 				}
-				return fmt.Sprintf("the escape \\u%04x, half of a UTF-16 surrogate pair without its other half, which is no character", u)
-			case u >= 0xDC00 && u <= 0xDFFF:
-				return fmt.Sprintf("the escape \\u%04x, half of a UTF-16 surrogate pair without its other half, which is no character", u)
 			}
-			i += 5
-		}
-	}
-	return ""
-}
-
-// hex4 reads the four hex digits at raw[i:i+4].
-func hex4(raw []byte, i int) (rune, bool) {
-	if i < 0 || i+4 > len(raw) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(raw[i:i+4]), 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	return rune(n), true
-}
-
-// syntaxError explains why a body is not one JSON object.
-func syntaxError(err error, body []byte, dst any) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn) && syn.Offset >= int64(len(bytes.TrimRightFunc(body, isSpace))) && strings.Contains(syn.Error(), "end of JSON input"):
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is cut short: it ends before its JSON is complete; send the whole JSON object")
-	case errors.As(err, &syn):
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid JSON (%s at byte %d): send one JSON object such as {\"kind\": \"confirm\", ...}", strings.TrimPrefix(syn.Error(), "json: "), syn.Offset)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is cut short: it ends before its JSON is complete; send the whole JSON object")
-	case errors.As(err, &typ):
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is %s, not a JSON object: send an object with the fields %s", jsonKind(typ.Value), fieldList(dst))
-	}
-	return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not a JSON object: send an object with the fields %s", fieldList(dst))
-}
-
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\n' }
-
-// fieldError names the field and what it takes.
-func fieldError(name string, t reflect.Type, err error) error {
-	var typ *json.UnmarshalTypeError
-	var syn *json.SyntaxError
-	switch {
-	case errors.As(err, &typ) && typ.Field != "":
-		field := name + "." + typ.Field
-		if ft := nestedType(t, typ.Field); ft != nil && base(ft) != base(typ.Type) {
-			// An item of a nested list (slack.answerers) has the wrong type.
-			return inquiry.FieldErrorf(inquiry.CodeBadRequest, field, "%s must be %s, but an item of it is %s: send every item as %s", field, typeName(ft), jsonKind(typ.Value), typeName(typ.Type))
-		}
-		want := typeName(typ.Type)
-		return inquiry.FieldErrorf(inquiry.CodeBadRequest, field, "%s must be %s, not %s: send it as %s", field, want, jsonKind(typ.Value), want)
-	case errors.As(err, &typ) && base(typ.Type) != base(t):
-		// An item of a list (or a value of a map) has the wrong type.
-		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be %s, but an item of it is %s: send every item as %s", name, typeName(t), jsonKind(typ.Value), typeName(typ.Type))
-	case errors.As(err, &typ) && strings.HasPrefix(typ.Value, "number "):
-		// A number, but one the field cannot hold (1e400, or 1.5 for a whole number).
-		want := typeName(t)
-		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s is %s, which is out of range for it: send %s of ordinary size", name, numberText(typ.Value), want)
-	case errors.As(err, &typ):
-		want := typeName(t)
-		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be %s, not %s: send it as %s", name, want, jsonKind(typ.Value), want)
-	case errors.As(err, &syn):
-		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s is not valid JSON: send it as %s", name, typeName(t))
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		unknown := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		if k := base(t).Kind(); k == reflect.Slice || k == reflect.Map {
-			return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "an item of %s has the unknown field %s: each is %s", name, unknown, typeName(base(t).Elem()))
-		}
-		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s has the unknown field %s: send %s", name, unknown, typeName(t))
-	}
-	if base(t) == reflect.TypeOf(time.Time{}) {
-		return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s must be an RFC 3339 time such as \"2026-12-01T14:00:00Z\"", name)
-	}
-	// A type that decodes itself (inquiry.Value) says what it takes.
-	return inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "%s %s", name, strings.TrimPrefix(err.Error(), "json: "))
-}
-
-// nestedType is the type of the field at a dotted path of json names below t (nil when there is
-// none, as inside a list).
-func nestedType(t reflect.Type, path string) reflect.Type {
-	for _, name := range strings.Split(path, ".") {
-		t = base(t)
-		if t.Kind() != reflect.Struct {
-			return nil
-		}
-		var found reflect.Type
-		for i := 0; i < t.NumField(); i++ {
-			if jsonName(t.Field(i)) == name {
-				found = t.Field(i).Type
+			if escaped && k.text == nil && len(k.path) > 0 {
+				k.storable(k.body[lit : k.i+1])
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ' ', '\t', '\r', '\n', ',', ':':
+		default: // a number, true, false or null
+			for k.i+1 < len(k.body) && strings.IndexByte(",]} \t\r\n", k.body[k.i+1]) < 0 {
+				k.i++
 			}
 		}
-		if found == nil {
-			return nil
+		if k.i++; depth == 0 {
+			break
 		}
-		t = found
+		c = k.body[k.i]
 	}
-	return t
+	return k.body[start:k.i]
 }
 
-// fieldTargets maps each json name of dst's struct to the field to decode it into.
-func fieldTargets(dst any) map[string]reflect.Value {
-	v := reflect.ValueOf(dst).Elem()
-	out := map[string]reflect.Value{}
-	for i := 0; i < v.NumField(); i++ {
-		if name := jsonName(v.Type().Field(i)); name != "" {
-			out[name] = v.Field(i)
+// members calls member with the name of each member of the next object, its value to read next.
+func (k *checker) members(member func(name []byte)) {
+	k.peek()
+	k.i++ // {
+	for k.peek() != '}' {
+		raw := k.next()
+		name := raw[1 : len(raw)-1]
+		if bytes.IndexByte(raw, '\\') >= 0 {
+			var s string
+			json.Unmarshal(raw, &s)
+			name = []byte(s)
+		}
+		k.peek()
+		k.i++ // :
+		member(name)
+		if k.peek() == ',' {
+			k.i++
 		}
 	}
+	k.i++ // }
+}
+
+// items calls item for each item of the next list, to read it.
+func (k *checker) items(item func()) {
+	k.i++ // [
+	for k.peek() != ']' {
+		item()
+		if k.peek() == ',' {
+			k.i++
+		}
+	}
+	k.i++ // ]
+}
+
+// storable refuses a string (JSON, with escapes) whose text the store cannot keep (see
+// inquiry.Storable: it holds a NUL, \u0000), or that escapes a UTF-16 surrogate without its other
+// half (no character at all: encoding/json would quietly turn it into U+FFFD).
+func (k *checker) storable(lit []byte) {
+	var s string
+	json.Unmarshal(lit, &s)
+	why := ""
+	if !inquiry.Storable(s) {
+		why = "a NUL character (\\u0000), which no field takes"
+	}
+	for i := 0; why == "" && i < len(lit) && strings.ContainsRune(s, utf8.RuneError); i++ {
+		switch {
+		case lit[i] != '\\':
+			continue
+		case lit[i+1] != 'u':
+			i++ // a one-letter escape, \" and \\ among them
+			continue
+		}
+		switch u, _ := strconv.ParseUint(string(lit[i+2:i+6]), 16, 32); {
+		case u >= 0xD800 && u <= 0xDBFF && i+12 <= len(lit) && lit[i+6] == '\\' && lit[i+7] == 'u':
+			if lo, _ := strconv.ParseUint(string(lit[i+8:i+12]), 16, 32); lo >= 0xDC00 && lo <= 0xDFFF {
+				i += 6 // a whole surrogate pair: one character
+				break
+			}
+			fallthrough
+		case u >= 0xD800 && u <= 0xDFFF:
+			why = fmt.Sprintf("the escape \\u%04x, half of a UTF-16 surrogate pair without its other half, which is no character", u)
+		}
+		i += 5
+	}
+	if why != "" {
+		k.text = inquiry.FieldErrorf(inquiry.CodeBadRequest, k.path[0], "%s has %s: send text without it", k.path[0], why)
+	}
+}
+
+// fields is what decodes into a struct type: its json names in order, and the type of each.
+type fields struct {
+	names  []string
+	types  []reflect.Type
+	depths []int // of embedding
+	index  map[string]int
+}
+
+var fieldCache sync.Map // reflect.Type -> *fields
+
+// fieldsOf lists the json names of struct type t as encoding/json reads them, in their order:
+// the exported fields not tagged "-", with those of an untagged embedded struct in its place as if
+// they were t's, unless a field nearer t has the name.
+func fieldsOf(t reflect.Type) *fields {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(*fields)
+	}
+	out := &fields{index: map[string]int{}}
+	var walk func(t reflect.Type, depth int)
+	walk = func(t reflect.Type, depth int) {
+		for i := 0; i < t.NumField() && depth < 8; i++ { // 8: no endless embedding
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name := cmp.Or(tag, f.Name)
+			j, seen := out.index[name]
+			switch {
+			case f.Anonymous && tag == "" && base(f.Type).Kind() == reflect.Struct:
+				walk(base(f.Type), depth+1)
+			case tag == "-" || !f.IsExported():
+			case !seen:
+				out.index[name] = len(out.names)
+				out.names, out.types, out.depths = append(out.names, name), append(out.types, f.Type), append(out.depths, depth)
+			case depth < out.depths[j]:
+				out.types[j], out.depths[j] = f.Type, depth
+			}
+		}
+	}
+	walk(t, 0)
+	fieldCache.Store(t, out)
 	return out
 }
 
-// fieldList lists the json names of dst's struct, in their order.
-func fieldList(dst any) string {
-	t := reflect.TypeOf(dst).Elem()
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		if name := jsonName(t.Field(i)); name != "" {
-			names = append(names, name)
-		}
-	}
-	return strings.Join(names, ", ")
+// decodesItself reports whether values of t are read by t's own UnmarshalJSON or UnmarshalText.
+func decodesItself(t reflect.Type) bool {
+	p := reflect.PointerTo(t)
+	return p.Implements(reflect.TypeFor[json.Unmarshaler]()) || p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
 }
 
-func jsonName(f reflect.StructField) string {
-	if !f.IsExported() {
-		return ""
-	}
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	if name == "-" {
-		return ""
-	}
-	if name == "" {
-		return f.Name
-	}
-	return name
+func number(k reflect.Kind) bool {
+	return k >= reflect.Int && k <= reflect.Float64 && k != reflect.Uintptr
 }
+
+// fieldList lists the json names of struct type t, in their order.
+func fieldList(t reflect.Type) string { return strings.Join(fieldsOf(t).names, ", ") }
 
 func base(t reflect.Type) reflect.Type {
 	for t.Kind() == reflect.Pointer {
@@ -397,11 +400,11 @@ func base(t reflect.Type) reflect.Type {
 func typeName(t reflect.Type) string {
 	t = base(t)
 	switch t {
-	case reflect.TypeOf(time.Time{}):
+	case reflect.TypeFor[time.Time]():
 		return "an RFC 3339 time string"
-	case reflect.TypeOf(inquiry.Value{}):
+	case reflect.TypeFor[inquiry.Value]():
 		return "a string or a list of strings"
-	case reflect.TypeOf(inquiry.Option{}):
+	case reflect.TypeFor[inquiry.Option]():
 		return "an option: a string, or an object {value, label, description}"
 	}
 	switch t.Kind() {
@@ -409,9 +412,6 @@ func typeName(t reflect.Type) string {
 		return "a string"
 	case reflect.Bool:
 		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
 	case reflect.Float32, reflect.Float64:
 		return "a number"
 	case reflect.Slice, reflect.Array:
@@ -419,13 +419,10 @@ func typeName(t reflect.Type) string {
 	case reflect.Map:
 		return "an object of " + plural(typeName(t.Elem()))
 	case reflect.Struct:
-		var names []string
-		for i := 0; i < t.NumField(); i++ {
-			if name := jsonName(t.Field(i)); name != "" {
-				names = append(names, name)
-			}
-		}
-		return "an object {" + strings.Join(names, ", ") + "}"
+		return "an object {" + fieldList(t) + "}"
+	}
+	if number(t.Kind()) {
+		return "a whole number"
 	}
 	return "a " + t.Kind().String()
 }
@@ -438,6 +435,9 @@ func plural(s string) string {
 		return "options"
 	case strings.HasPrefix(s, "an object {"):
 		return "objects " + strings.TrimPrefix(s, "an object ")
+	case strings.Contains(s, " of "): // a list of strings: lists of strings
+		kind, of, _ := strings.Cut(s, " of ")
+		return plural(kind) + " of " + of
 	case strings.HasPrefix(s, "a "):
 		return strings.TrimPrefix(s, "a ") + "s"
 	case strings.HasPrefix(s, "an "):
@@ -446,35 +446,9 @@ func plural(s string) string {
 	return s
 }
 
-// jsonKind names what json.UnmarshalTypeError.Value says was sent.
-func jsonKind(v string) string {
-	switch {
-	case v == "string":
-		return "a string"
-	case v == "bool":
-		return "true or false"
-	case v == "array":
-		return "a list"
-	case v == "object":
-		return "an object"
-	case v == "null":
-		return "null"
-	case strings.HasPrefix(v, "number"):
-		return "a number"
-	}
-	return v
-}
-
-// parseWait reads a wait in seconds (0..55) given as a number.
-func parseWait(field string, seconds *float64) (time.Duration, error) {
-	if seconds == nil {
-		return 0, nil
-	}
-	max := inquiry.MaxWait.Seconds()
-	if *seconds < 0 || *seconds > max {
-		return 0, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s is %g seconds but must lie between 0 and %g: wait at most %g seconds, then ask again with GET /v1/inquiries/{key}?wait=%g", field, *seconds, max, max, max)
-	}
-	return time.Duration(*seconds * float64(time.Second)), nil
+// kindOf names the kind of JSON value that starts with c.
+func kindOf(c byte) string {
+	return cmp.Or(map[byte]string{'"': "a string", 't': "true or false", 'f': "true or false", '[': "a list", '{': "an object", 'n': "null"}[c], "a number")
 }
 
 // queryWait reads the wait query parameter of a long-poll.
@@ -487,7 +461,7 @@ func queryWait(c *gin.Context) (time.Duration, error) {
 	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
 		return 0, inquiry.FieldErrorf(inquiry.CodeBadRequest, "wait", "wait %q is not a number of seconds: use a number from 0 to %g, such as wait=30", raw, inquiry.MaxWait.Seconds())
 	}
-	d, err := parseWait("wait", &secs)
+	d, err := inquiry.WaitFrom("wait", &secs)
 	if err != nil {
 		// A query parameter breaks no rule of an inquiry: it is a bad request, like wait=abc.
 		return 0, inquiry.FieldErrorf(inquiry.CodeBadRequest, "wait", "%s", inquiry.ErrorMessage(err))
@@ -495,18 +469,11 @@ func queryWait(c *gin.Context) (time.Duration, error) {
 	return d, nil
 }
 
-// printable reports whether s is valid UTF-8 without control characters: what every key, id,
-// status, namespace and cursor the server hands out is.
+// printable reports whether a path or query value could name anything: valid UTF-8 holding no
+// control character (inquiry.ControlChar), which PostgreSQL would refuse or a log line garble.
 func printable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			return false
-		}
-	}
-	return true
+	_, control := inquiry.ControlChar(s, "")
+	return !control && utf8.ValidString(s)
 }
 
 // saneParams answers path parameters and query values that cannot name anything — text that is
@@ -529,12 +496,7 @@ func (s *Server) saneParams(c *gin.Context) {
 		}
 	}
 	query := c.Request.URL.Query()
-	names := make([]string, 0, len(query))
-	for name := range query {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(query)) {
 		for _, v := range query[name] {
 			if !printable(v) {
 				s.abort(c, inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "the query parameter %s is %q, which holds a control character or is not valid UTF-8: send printable text", name, v))
@@ -543,14 +505,4 @@ func (s *Server) saneParams(c *gin.Context) {
 		}
 	}
 	c.Next()
-}
-
-// numberText is the literal of a JSON number an UnmarshalTypeError quotes ("number 1e400"),
-// cut to a length fit for a sentence.
-func numberText(v string) string {
-	v = strings.TrimPrefix(v, "number ")
-	if len(v) > 40 {
-		v = v[:40] + "…"
-	}
-	return v
 }

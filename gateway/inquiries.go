@@ -3,7 +3,6 @@ package gateway
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -11,25 +10,8 @@ import (
 )
 
 // AskBody is the body of POST /v1/inquiries (and, with run_id taken from the path, of
-// POST /v1/runs/{id}/ask): the inquiry's fields, how to ask it, where to call back, and how long
-// to wait for an answer.
-type AskBody struct {
-	ID          string           `json:"id"`
-	RunID       string           `json:"run_id"`
-	Kind        inquiry.Kind     `json:"kind"`
-	Question    string           `json:"question"`
-	Context     string           `json:"context"`
-	Options     []inquiry.Option `json:"options"`
-	Multiple    bool             `json:"multiple"`
-	AllowText   bool             `json:"allow_text"`
-	Default     inquiry.Value    `json:"default"`
-	ExpiresAt   *time.Time       `json:"expires_at"`
-	ExpiresIn   string           `json:"expires_in"`
-	Config      *inquiry.Config  `json:"config"`
-	Slack       *SlackBody       `json:"slack"`
-	CallbackURL string           `json:"callback_url"`
-	Wait        *float64         `json:"wait"`
-}
+// POST /v1/runs/{id}/ask): the domain's own ask request, decoded as it is.
+type AskBody = inquiry.AskRequest
 
 // SlackBody is where in Slack to ask, and who may answer.
 type SlackBody = inquiry.SlackTarget
@@ -53,23 +35,17 @@ const (
 	MaxListLimit     = 500
 )
 
-// askRequest turns a body into the service's request. Every rule (the expiry given two ways,
-// the wait, the Slack fields, inquiry.Validate) is the service's; the callback URL's guard needs
-// the network and is checked here, before anything is stored.
+// askRequest checks what only the HTTP edge can: the callback URL's guard needs the network and
+// is checked before anything is stored. Every other rule (the expiry given two ways, the wait,
+// the Slack fields, inquiry.Validate) is the service's; the namespace and the asker are the
+// caller's.
 func (s *Server) askRequest(c *gin.Context, b *AskBody) (inquiry.AskRequest, error) {
 	if b.CallbackURL != "" {
 		if err := s.guard.Check(c.Request.Context(), "callback_url", b.CallbackURL); err != nil {
 			return inquiry.AskRequest{}, err
 		}
 	}
-	return inquiry.AskRequest{ // the namespace and the asker are the caller's (the service's)
-		Inquiry: inquiry.Inquiry{
-			ID: b.ID, RunID: b.RunID, Kind: b.Kind, Question: b.Question, Context: b.Context,
-			Options: b.Options, Multiple: b.Multiple, AllowText: b.AllowText, Default: b.Default,
-			ExpiresAt: b.ExpiresAt,
-		},
-		ExpiresIn: b.ExpiresIn, Config: b.Config, Slack: b.Slack, CallbackURL: b.CallbackURL, Wait: b.Wait,
-	}, nil
+	return *b, nil
 }
 
 // createInquiry asks. 201: a new pending inquiry. 200: the same inquiry asked again (as it

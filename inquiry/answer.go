@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -211,17 +210,9 @@ func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
 	return CapAnswer(a, DefaultAnswerChars), nil
 }
 
-// controlChar returns the first control character of s but newline, tab and CR. As in a
-// question, an answer's words may not carry them: an escape sequence would reach whoever reads
-// the answer in a terminal (bot ask, bot questions).
-func controlChar(s string) (rune, bool) {
-	for _, c := range s {
-		if unicode.IsControl(c) && c != '\n' && c != '\t' && c != '\r' {
-			return c, true
-		}
-	}
-	return 0, false
-}
+// controlChar returns the first control character an answer's words may not hold: as in a
+// question, none but ProseControls.
+func controlChar(s string) (rune, bool) { return ControlChar(s, ProseControls) }
 
 // exactValue finds the option whose value is exactly v: a value sent by a program is matched
 // as it is before Chosen reads it as words.

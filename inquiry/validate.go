@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -75,10 +74,8 @@ func checkID(field, s, fix string) error {
 	case n > MaxIDChars:
 		return invalid(field, "%s is %d characters long but may have at most %d: %s", field, n, MaxIDChars, fix)
 	}
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return invalid(field, "%s contains the unprintable character %U: use printable characters only", field, r)
-		}
+	if r, bad := Unprintable(s); bad {
+		return invalid(field, "%s contains the unprintable character %U: use printable characters only", field, r)
 	}
 	return nil
 }
@@ -95,10 +92,8 @@ func checkProse(field, s string, max int, required bool, shorten string) error {
 	if n := utf8.RuneCountInString(s); n > max {
 		return invalid(field, "%s is %d characters long but may have at most %d: %s", field, n, max, shorten)
 	}
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' {
-			return invalid(field, "%s contains the control character %U: remove it", field, r)
-		}
+	if r, bad := ControlChar(s, ProseControls); bad {
+		return invalid(field, "%s contains the control character %U: remove it", field, r)
 	}
 	return nil
 }
@@ -156,10 +151,8 @@ func checkOptions(opts []Option) error {
 			if n := utf8.RuneCountInString(part.s); n > part.max {
 				return invalid(field, "%s is %d characters long but may have at most %d: shorten it", field, n, part.max)
 			}
-			for _, r := range part.s {
-				if unicode.IsControl(r) {
-					return invalid(field, "%s contains the control character %U: keep an option on one line", field, r)
-				}
+			if r, bad := ControlChar(part.s, ""); bad {
+				return invalid(field, "%s contains the control character %U: keep an option on one line", field, r)
 			}
 		}
 		for j := 0; j < i; j++ {
@@ -258,10 +251,8 @@ func ValidateSlack(ref SlackRef) error {
 		if n := utf8.RuneCountInString(s); n > MaxSlackRefChars {
 			return invalid(field, "%s is %d characters long but may have at most %d: %s", field, n, MaxSlackRefChars, fix)
 		}
-		for _, r := range s {
-			if unicode.IsControl(r) || unicode.IsSpace(r) || !unicode.IsPrint(r) {
-				return invalid(field, "%s %q contains the character %U, which no Slack id has: %s", field, s, r, fix)
-			}
+		if r, bad := UnprintableOrBlank(s); bad {
+			return invalid(field, "%s %q contains the character %U, which no Slack id has: %s", field, s, r, fix)
 		}
 		return nil
 	}

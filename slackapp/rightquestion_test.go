@@ -78,3 +78,17 @@ func TestAResumeUpdatesTheMessageWithTheCaller(t *testing.T) {
 		require.Contains(t, b.ephemeral("U0ALICE01", 1).Text, "the run's caller")
 	})
 }
+
+// A question asked into a thread whose parent does not exist is posted at the top of the channel
+// (Slack un-threads it); the record says where it really is, and a reply in its own thread
+// answers it.
+func TestQuestionIntoAMissingThreadIsAnsweredWhereItLanded(t *testing.T) {
+	eachStoreAndMode(t, func(t *testing.T, b *bundle) {
+		rec := b.ask(mergeQuestion("orphan"), inquiry.SlackRef{ThreadTS: "1600000000.000001"})
+		require.Empty(t, rec.Slack.ThreadTS, "Slack posted it at the top of the channel")
+		b.ok(b.fake.ReplyInThread("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "hold"))
+		got := b.resolved(rec.Key)
+		require.Equal(t, "hold", got.Answer.Value.First())
+		require.Equal(t, inquiry.SourcePerson, got.Answer.Source)
+	})
+}

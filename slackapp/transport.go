@@ -43,14 +43,15 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, er
 	if err := a.ready(ctx, channel); err != nil {
 		return inquiry.Posted{}, err
 	}
-	posted, ts, err := a.client.PostMessageContext(ctx, channel, opts...)
+	posted, ts, msg, err := a.client.PostMessageWithResponseContext(ctx, channel, opts...)
 	if err != nil {
 		return inquiry.Posted{}, a.failed(fmt.Sprintf("post inquiry %s to channel %s", rec.Key, channel), channel, err)
 	}
 	if posted == "" {
 		posted = channel
 	}
-	ref := inquiry.Posted{Place: posted, Thread: rec.Slack.ThreadTS, ID: ts}
+	// The thread Slack put it in: one whose parent is gone un-threads it to the top of the channel.
+	ref := inquiry.Posted{Place: posted, Thread: msg.ThreadTimestamp, ID: ts}
 	ref.Link = a.permalink(ctx, rec.Key, posted, ts)
 	a.log.InfoContext(ctx, "question posted", "key", rec.Key, "channel", posted, "ts", ts)
 	return ref, nil
@@ -119,7 +120,11 @@ func (a *App) FindPost(ctx context.Context, rec *inquiry.Record) (inquiry.Posted
 		}
 		for _, m := range msgs {
 			if m.Metadata.EventType == metadataEvent && fmt.Sprint(m.Metadata.EventPayload["key"]) == rec.Key {
-				ref := inquiry.Posted{Place: channel, Thread: rec.Slack.ThreadTS, ID: m.Timestamp}
+				thread := m.ThreadTimestamp // the thread it sits in; a root's is its own ts
+				if thread == m.Timestamp {
+					thread = ""
+				}
+				ref := inquiry.Posted{Place: channel, Thread: thread, ID: m.Timestamp}
 				ref.Link = a.permalink(ctx, rec.Key, channel, m.Timestamp)
 				a.log.InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "channel", channel, "ts", m.Timestamp)
 				return ref, true, nil

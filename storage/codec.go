@@ -4,6 +4,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -95,6 +96,20 @@ func (n *nullTime) Scan(src any) error {
 	return nil
 }
 
+// decode decodes the rows a select read, unless it failed.
+func decode[R, T any](rows []R, err error, f func(*R) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(rows))
+	for i := range rows {
+		if out[i], err = f(&rows[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // jsonText encodes v as JSON text. Text, not bytes: lib/pq would send bytes as bytea.
 func jsonText(v any) (string, error) {
 	b, err := json.Marshal(v)
@@ -104,12 +119,38 @@ func jsonText(v any) (string, error) {
 	return string(b), nil
 }
 
+// jsonCol is a JSON column's value: text on its way into SQL (lib/pq would send bytes as
+// bytea), and NULL when nil.
+type jsonCol []byte
+
 // jsonOrNull encodes v, or gives SQL NULL when present is false.
-func jsonOrNull(v any, present bool) (any, error) {
+func jsonOrNull(v any, present bool) (jsonCol, error) {
 	if !present {
 		return nil, nil
 	}
-	return jsonText(v)
+	text, err := jsonText(v)
+	return jsonCol(text), err
+}
+
+// Value implements driver.Valuer.
+func (j jsonCol) Value() (driver.Value, error) {
+	if j == nil {
+		return nil, nil
+	}
+	return string(j), nil
+}
+
+// Scan implements sql.Scanner for json (PostgreSQL) and text (SQLite).
+func (j *jsonCol) Scan(src any) error {
+	if s, ok := src.(string); ok {
+		src = []byte(s)
+	}
+	b, ok := src.([]byte)
+	if !ok && src != nil {
+		return fmt.Errorf("cannot read JSON from %T", src)
+	}
+	*j = slices.Clone(b)
+	return nil
 }
 
 // fromJSON decodes b into v; NULL (nil) leaves v as it is.

@@ -4,17 +4,13 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/jmoiron/sqlx"
 )
 
-const deliveryCols = `id, kind, inquiry_key, namespace, run_id, target, lane, status, attempts,
-	next_attempt_at, last_error, created_at, updated_at`
-
-// deliveryRow is a deliveries row as SQL sees it.
+// deliveryRow is a deliveries row as SQL sees it: its tags are the delivery columns.
 type deliveryRow struct {
 	ID            int64  `db:"id"`
 	Kind          string `db:"kind"`
@@ -30,6 +26,10 @@ type deliveryRow struct {
 	CreatedAt     dbTime `db:"created_at"`
 	UpdatedAt     dbTime `db:"updated_at"`
 }
+
+// deliveryTable is the delivery columns; newDeliveryTable those a new delivery is written with
+// (the id is the database's).
+var deliveryTable, newDeliveryTable = tableOf[deliveryRow](), tableOf[deliveryRow]("id")
 
 func (r *deliveryRow) delivery() inquiry.Delivery {
 	return inquiry.Delivery{
@@ -54,46 +54,33 @@ type deliveryDefaults struct {
 	now                   time.Time
 }
 
-// deliveryBatch bounds the rows of one INSERT (13 arguments each), under every dialect's limit
-// on arguments.
+// deliveryBatch bounds the rows of one INSERT (an argument per column each), under every
+// dialect's limit on arguments.
 const deliveryBatch = 500
 
-// deliveryInsertCols are the columns a new delivery is written with (the id is the database's).
-const deliveryInsertCols = `kind, inquiry_key, namespace, run_id, target, lane, status, attempts, next_attempt_at,
-	last_error, created_at, updated_at`
-
-// deliveryValues is the VALUES list of n new deliveries. typed casts every placeholder, for a
-// list whose column types PostgreSQL cannot infer from an INSERT.
-func deliveryValues(n int, typed bool) string {
-	row := "(" + placeholders(12) + ")"
-	if typed {
-		row = `(?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::integer, ?::timestamptz,
-			?::text, ?::timestamptz, ?::timestamptz)`
-	}
-	return strings.Repeat(row+", ", n-1) + row
-}
-
-// deliveryArgs are the arguments of deliveryValues(len(ds), …), in deliveryInsertCols order.
+// deliveryArgs are the arguments of newDeliveryTable.values(len(ds), …).
 func deliveryArgs(ds []inquiry.Delivery, def deliveryDefaults) []any {
-	args := make([]any, 0, 12*len(ds))
+	args := make([]any, 0, len(newDeliveryTable.names)*len(ds))
 	for _, d := range ds {
 		d = withDefaults(d, def)
-		args = append(args, string(d.Kind), d.InquiryKey, d.Namespace, d.RunID, d.Target, d.Lane,
-			string(d.Status), d.Attempts, at(d.NextAttemptAt), d.LastError, at(d.CreatedAt), at(d.UpdatedAt))
+		args = append(args, newDeliveryTable.args(&deliveryRow{Kind: string(d.Kind), InquiryKey: d.InquiryKey,
+			Namespace: d.Namespace, RunID: d.RunID, Target: d.Target, Lane: d.Lane, Status: string(d.Status),
+			Attempts: d.Attempts, NextAttemptAt: at(d.NextAttemptAt), LastError: d.LastError,
+			CreatedAt: at(d.CreatedAt), UpdatedAt: at(d.UpdatedAt)})...)
 	}
 	return args
 }
 
 // insertDeliveries stores ds with multi-row INSERTs (one for the usual handful). An empty status
-// is pending; an empty NextAttemptAt is due at once (the creation time).
+// is pending; an empty NextAttemptAt is due at once (the creation time, by default the clock's).
 func (s *Store) insertDeliveries(ctx context.Context, x sqlx.ExecerContext, ds []inquiry.Delivery, def deliveryDefaults) error {
 	if def.now.IsZero() {
-		def.now = time.Now()
+		def.now = s.now()
 	}
 	for len(ds) > 0 {
 		batch := ds[:min(len(ds), deliveryBatch)]
 		ds = ds[len(batch):]
-		query := `INSERT INTO deliveries (` + deliveryInsertCols + `) VALUES ` + deliveryValues(len(batch), false)
+		query := `INSERT INTO deliveries (` + newDeliveryTable.cols + `) VALUES ` + newDeliveryTable.values(len(batch), false)
 		if _, err := x.ExecContext(ctx, s.q(query), deliveryArgs(batch, def)...); err != nil {
 			return err
 		}
@@ -102,18 +89,10 @@ func (s *Store) insertDeliveries(ctx context.Context, x sqlx.ExecerContext, ds [
 }
 
 func withDefaults(d inquiry.Delivery, def deliveryDefaults) inquiry.Delivery {
-	if d.InquiryKey == "" {
-		d.InquiryKey = def.key
-	}
-	if d.Namespace == "" {
-		d.Namespace = def.namespace
-	}
-	if d.RunID == "" {
-		d.RunID = def.runID
-	}
-	if d.Status == "" {
-		d.Status = inquiry.DeliveryPending
-	}
+	d.InquiryKey = cmp.Or(d.InquiryKey, def.key)
+	d.Namespace = cmp.Or(d.Namespace, def.namespace)
+	d.RunID = cmp.Or(d.RunID, def.runID)
+	d.Status = cmp.Or(d.Status, inquiry.DeliveryPending)
 	if d.CreatedAt.IsZero() {
 		d.CreatedAt = def.now
 	}
@@ -132,7 +111,7 @@ func (s *Store) EnqueueDeliveries(ctx context.Context, ds []inquiry.Delivery) er
 		return nil
 	}
 	return s.inTx(ctx, "enqueue deliveries", func(tx *sqlx.Tx) error {
-		return s.insertDeliveries(ctx, tx, ds, deliveryDefaults{now: time.Now()})
+		return s.insertDeliveries(ctx, tx, ds, deliveryDefaults{})
 	})
 }
 
@@ -181,7 +160,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 		query := `WITH picked AS (` + pick + ` FOR UPDATE SKIP LOCKED)
 			UPDATE deliveries d SET next_attempt_at = ?, attempts = d.attempts + 1, updated_at = ?
 			FROM picked WHERE d.id = picked.id
-			RETURNING ` + prefixed("d.", deliveryCols)
+			RETURNING ` + deliveryTable.prefixed("d.")
 		err := s.inTx(ctx, "claim due deliveries", func(tx *sqlx.Tx) error {
 			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, claimLock); err != nil {
 				return err
@@ -194,7 +173,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 	} else {
 		query := `UPDATE deliveries SET next_attempt_at = ?, attempts = attempts + 1, updated_at = ?
 			WHERE id IN (` + pick + `)
-			RETURNING ` + deliveryCols
+			RETURNING ` + deliveryTable.cols
 		if err := s.db.SelectContext(ctx, &rows, query, append(setArgs, pickArgs...)...); err != nil {
 			return nil, translate(err, "claim due deliveries")
 		}
@@ -202,15 +181,6 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 	ds := deliveries(rows)
 	slices.SortFunc(ds, func(a, b inquiry.Delivery) int { return cmp.Compare(a.ID, b.ID) })
 	return ds, nil
-}
-
-// prefixed qualifies every column of a column list.
-func prefixed(prefix, cols string) string {
-	parts := strings.Split(cols, ",")
-	for i, p := range parts {
-		parts[i] = prefix + strings.TrimSpace(p)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // CompleteDelivery marks a delivery done.
@@ -236,7 +206,7 @@ func (s *Store) FailDelivery(ctx context.Context, id int64, lastErr string, now 
 // ListDeliveries lists the deliveries of an inquiry in id order.
 func (s *Store) ListDeliveries(ctx context.Context, inquiryKey string) ([]inquiry.Delivery, error) {
 	var rows []deliveryRow
-	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT `+deliveryCols+` FROM deliveries WHERE inquiry_key = ? ORDER BY id`), inquiryKey); err != nil {
+	if err := s.db.SelectContext(ctx, &rows, s.q(`SELECT `+deliveryTable.cols+` FROM deliveries WHERE inquiry_key = ? ORDER BY id`), inquiryKey); err != nil {
 		return nil, translate(err, "list deliveries")
 	}
 	return deliveries(rows), nil

@@ -94,3 +94,9 @@ func ExplainPendingInThread(ctx context.Context, s *Store, channel, threadTS str
 	}
 	return strings.Join(lines, "\n"), rows.Err()
 }
+
+// Columns are the columns the store reads and writes, by table, as its row structs' tags name them.
+func Columns() map[string][]string {
+	return map[string][]string{"inquiries": resolvedTable.names, "deliveries": deliveryTable.names,
+		"runs": runTable.names, "tokens": tokenTable.names}
+}

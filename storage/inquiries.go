@@ -1,8 +1,8 @@
 package storage
 
 import (
+	"cmp"
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
 	"errors"
@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/jmoiron/sqlx"
@@ -25,12 +23,7 @@ const maxPreparedDeliveries = 8
 // notifyChannel is the PostgreSQL channel on which a resolution is announced, with the key.
 const notifyChannel = "inquiry_resolved"
 
-const inquiryCols = `key, namespace, run_id, id, kind, question, context, options, multiple,
-	allow_text, default_value, expires_at, policy, transport, status, answer, slack_channel,
-	slack_thread_ts, slack_ts, slack_permalink, slack_answerers, callback_url, failure, created_at,
-	resolved_at, asked_by`
-
-// inquiryRow is an inquiries row as SQL sees it.
+// inquiryRow is an inquiries row as SQL sees it: its tags are the inquiry columns.
 type inquiryRow struct {
 	Key            string   `db:"key"`
 	Namespace      string   `db:"namespace"`
@@ -39,87 +32,57 @@ type inquiryRow struct {
 	Kind           string   `db:"kind"`
 	Question       string   `db:"question"`
 	Context        string   `db:"context"`
-	Options        []byte   `db:"options"`
+	Options        jsonCol  `db:"options"`
 	Multiple       bool     `db:"multiple"`
 	AllowText      bool     `db:"allow_text"`
-	Default        []byte   `db:"default_value"`
+	Default        jsonCol  `db:"default_value"`
 	ExpiresAt      nullTime `db:"expires_at"`
 	Policy         string   `db:"policy"`
 	Transport      string   `db:"transport"`
 	Status         string   `db:"status"`
-	Answer         []byte   `db:"answer"`
+	Answer         jsonCol  `db:"answer"`
 	SlackChannel   string   `db:"slack_channel"`
 	SlackThreadTS  string   `db:"slack_thread_ts"`
 	SlackTS        string   `db:"slack_ts"`
 	SlackPermalink string   `db:"slack_permalink"`
-	SlackAnswerers []byte   `db:"slack_answerers"`
+	SlackAnswerers jsonCol  `db:"slack_answerers"`
 	CallbackURL    string   `db:"callback_url"`
-	Failure        []byte   `db:"failure"`
+	Failure        jsonCol  `db:"failure"`
 	CreatedAt      dbTime   `db:"created_at"`
 	ResolvedAt     nullTime `db:"resolved_at"`
 	AskedBy        string   `db:"asked_by"`
-	// ParkedRun is the run (of the inquiry's namespace) that parked waiting on it, "" for none.
-	// It is read only where a resolution needs it, so it is not in inquiryCols.
+}
+
+// resolvedRow is an inquiry row with the run (of the inquiry's namespace) that parked waiting on
+// it, "" for none: read only where a resolution needs it.
+type resolvedRow struct {
+	inquiryRow
 	ParkedRun string `db:"parked_run"`
 }
 
+var inquiryTable, resolvedTable = tableOf[inquiryRow](), tableOf[resolvedRow]()
+
 // encodeInquiry turns a record into its row.
 func encodeInquiry(rec *inquiry.Record) (*inquiryRow, error) {
-	options, err := jsonText(rec.Options)
-	if err != nil {
-		return nil, err
-	}
-	def, err := jsonText(rec.Default)
-	if err != nil {
-		return nil, err
-	}
-	answerers, err := jsonText(rec.Slack.Answerers)
-	if err != nil {
-		return nil, err
+	var err error
+	col := func(v any, present bool) jsonCol {
+		j, e := jsonOrNull(v, present)
+		err = cmp.Or(err, e)
+		return j
 	}
 	row := &inquiryRow{
 		Key: rec.Key, Namespace: rec.Namespace, RunID: rec.RunID, ID: rec.ID,
 		Kind: string(rec.Kind), Question: rec.Question, Context: rec.Context,
-		Options: []byte(options), Multiple: rec.Multiple, AllowText: rec.AllowText,
-		Default: []byte(def), ExpiresAt: atPtr(rec.ExpiresAt),
+		Options: col(rec.Options, true), Multiple: rec.Multiple, AllowText: rec.AllowText,
+		Default: col(rec.Default, true), ExpiresAt: atPtr(rec.ExpiresAt),
 		Policy: string(rec.Config.Policy), Transport: rec.Config.Transport,
-		Status:       string(rec.Status),
+		Status: string(rec.Status), Answer: col(rec.Answer, rec.Answer != nil),
 		SlackChannel: rec.Slack.Channel, SlackThreadTS: rec.Slack.ThreadTS, SlackTS: rec.Slack.TS,
-		SlackPermalink: rec.Slack.Permalink, SlackAnswerers: []byte(answerers),
-		CallbackURL: rec.CallbackURL, CreatedAt: at(rec.CreatedAt), ResolvedAt: atPtr(rec.ResolvedAt),
-		AskedBy: rec.AskedBy,
+		SlackPermalink: rec.Slack.Permalink, SlackAnswerers: col(rec.Slack.Answerers, true),
+		CallbackURL: rec.CallbackURL, Failure: col(rec.Failure, rec.Failure != nil),
+		CreatedAt: at(rec.CreatedAt), ResolvedAt: atPtr(rec.ResolvedAt), AskedBy: rec.AskedBy,
 	}
-	if rec.Answer != nil {
-		a, err := jsonText(rec.Answer)
-		if err != nil {
-			return nil, err
-		}
-		row.Answer = []byte(a)
-	}
-	if rec.Failure != nil {
-		f, err := jsonText(rec.Failure)
-		if err != nil {
-			return nil, err
-		}
-		row.Failure = []byte(f)
-	}
-	return row, nil
-}
-
-// args lists the row's values in inquiryCols order.
-func (r *inquiryRow) args() []any {
-	return []any{r.Key, r.Namespace, r.RunID, r.ID, r.Kind, r.Question, r.Context,
-		string(r.Options), r.Multiple, r.AllowText, string(r.Default), r.ExpiresAt, r.Policy,
-		r.Transport, r.Status, nullableText(r.Answer), r.SlackChannel, r.SlackThreadTS, r.SlackTS,
-		r.SlackPermalink, string(r.SlackAnswerers), r.CallbackURL, nullableText(r.Failure),
-		r.CreatedAt, r.ResolvedAt, r.AskedBy}
-}
-
-func nullableText(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
+	return row, err
 }
 
 // record decodes the row. Creating and reading both go through it, so a record reads back
@@ -141,36 +104,21 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 		ResolvedAt:  r.ResolvedAt.Ptr(),
 		AskedBy:     r.AskedBy,
 	}
-	if err := fromJSON(r.Options, &rec.Options, "options"); err != nil {
-		return nil, err
-	}
-	if err := fromJSON(r.Default, &rec.Default, "default"); err != nil {
-		return nil, err
-	}
-	if err := fromJSON(r.SlackAnswerers, &rec.Slack.Answerers, "answerers"); err != nil {
-		return nil, err
-	}
 	if r.Answer != nil {
 		rec.Answer = new(inquiry.Answer)
-		if err := fromJSON(r.Answer, rec.Answer, "answer"); err != nil {
-			return nil, err
-		}
-		rec.Answer.AnsweredAt = norm(rec.Answer.AnsweredAt)
 	}
 	if r.Failure != nil {
 		rec.Failure = new(inquiry.Failure)
-		if err := fromJSON(r.Failure, rec.Failure, "failure"); err != nil {
-			return nil, err
-		}
+	}
+	if err := cmp.Or(fromJSON(r.Options, &rec.Options, "options"), fromJSON(r.Default, &rec.Default, "default"),
+		fromJSON(r.SlackAnswerers, &rec.Slack.Answerers, "answerers"), fromJSON(r.Answer, rec.Answer, "answer"),
+		fromJSON(r.Failure, rec.Failure, "failure")); err != nil {
+		return nil, err
+	}
+	if rec.Answer != nil {
+		rec.Answer.AnsweredAt = norm(rec.Answer.AnsweredAt)
 	}
 	return rec, nil
-}
-
-// newKey makes a server key: opaque and URL-safe.
-func newKey() string {
-	b := make([]byte, 15)
-	rand.Read(b) //nolint:errcheck // crypto/rand.Read never fails
-	return "inq_" + base64.RawURLEncoding.EncodeToString(b)
 }
 
 // CreateInquiry stores rec with its deliveries atomically: one INSERT … ON CONFLICT DO NOTHING
@@ -181,10 +129,10 @@ func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveri
 	const step = "create the inquiry"
 	in := *rec
 	if in.Key == "" {
-		in.Key = newKey()
+		in.Key = inquiry.NewKey()
 	}
 	if in.CreatedAt.IsZero() {
-		in.CreatedAt = time.Now()
+		in.CreatedAt = s.now()
 	}
 	if in.Status == "" {
 		in.Status = inquiry.StatusPending
@@ -230,18 +178,18 @@ func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveri
 func (s *Store) insertInquiry(ctx context.Context, row *inquiryRow, deliveries []inquiry.Delivery, def deliveryDefaults) (string, error) {
 	var key string
 	if s.postgres() && len(deliveries) <= maxPreparedDeliveries {
-		st, err := s.createStmt(ctx, len(deliveries))
+		st, err := s.prepared(ctx, createQueries[len(deliveries)])
 		if err != nil {
 			return "", err
 		}
-		err = st.QueryRowxContext(ctx, append(row.args(), deliveryArgs(deliveries, def)...)...).Scan(&key)
+		err = st.QueryRowxContext(ctx, append(inquiryTable.args(row), deliveryArgs(deliveries, def)...)...).Scan(&key)
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", nil
 		}
 		return key, err
 	}
 	err := s.inTx(ctx, "create the inquiry", func(tx *sqlx.Tx) error {
-		err := tx.QueryRowxContext(ctx, s.q(insertInquiryQuery), row.args()...).Scan(&key)
+		err := tx.QueryRowxContext(ctx, s.q(insertInquiryQuery), inquiryTable.args(row)...).Scan(&key)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // asked before: nothing to write
 		}
@@ -255,39 +203,24 @@ func (s *Store) insertInquiry(ctx context.Context, row *inquiryRow, deliveries [
 
 // insertInquiryQuery inserts an inquiry unless its (namespace, run_id, id) is taken; it returns
 // the key when it inserted.
-const insertInquiryQuery = `INSERT INTO inquiries (` + inquiryCols + `) VALUES (` + inquiryPlaceholders + `)
+var insertInquiryQuery = `INSERT INTO inquiries (` + inquiryTable.cols + `) VALUES (` + inquiryTable.marks + `)
 	ON CONFLICT (namespace, run_id, id) DO NOTHING RETURNING key`
 
-const inquiryPlaceholders = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
-
-// createStmt is CreateInquiry's statement on PostgreSQL for an inquiry with n deliveries,
+// createQueries[n] is CreateInquiry's statement on PostgreSQL for an inquiry with n deliveries,
 // prepared once: for a statement this size, parsing and planning cost about as much as the
 // insert itself. It is one statement, so one round trip and no BEGIN/COMMIT: the deliveries are
 // inserted by a second data-modifying CTE that reads the first one's RETURNING, so they are
 // written only when the inquiry is.
-func (s *Store) createStmt(ctx context.Context, n int) (*sqlx.Stmt, error) {
-	if st, ok := s.createStmts.Load(n); ok {
-		return st.(*sqlx.Stmt), nil
-	}
-	s.prepareMu.Lock()
-	defer s.prepareMu.Unlock()
-	if st, ok := s.createStmts.Load(n); ok {
-		return st.(*sqlx.Stmt), nil
-	}
-	query := insertInquiryQuery
-	if n > 0 {
-		query = `WITH ins AS (` + insertInquiryQuery + `), dl AS (
-			INSERT INTO deliveries (` + deliveryInsertCols + `)
-			SELECT * FROM (VALUES ` + deliveryValues(n, true) + `) AS v WHERE EXISTS (SELECT 1 FROM ins))
+var createQueries = func() (qs [maxPreparedDeliveries + 1]string) {
+	qs[0] = insertInquiryQuery
+	for n := 1; n < len(qs); n++ {
+		qs[n] = `WITH ins AS (` + insertInquiryQuery + `), dl AS (
+			INSERT INTO deliveries (` + newDeliveryTable.cols + `)
+			SELECT * FROM (VALUES ` + newDeliveryTable.values(n, true) + `) AS v WHERE EXISTS (SELECT 1 FROM ins))
 			SELECT key FROM ins`
 	}
-	st, err := s.db.PreparexContext(ctx, s.q(query))
-	if err != nil {
-		return nil, err
-	}
-	s.createStmts.Store(n, st)
-	return st, nil
-}
+	return qs
+}()
 
 // Inquiry returns the inquiry with the server key.
 func (s *Store) Inquiry(ctx context.Context, key string) (*inquiry.Record, error) {
@@ -309,10 +242,10 @@ func (s *Store) InquiryByID(ctx context.Context, namespace, runID, id string) (*
 // literally (status = 'pending', and slack_ts, slack_thread_ts not empty) for the planners to
 // use it; a UNION ALL rather than an OR because SQLite's planner will not split that OR over two
 // indexes. The few rows found are then sorted. Arguments: channel, ts, channel, ts, limit.
-const queryPendingInThread = `SELECT ` + inquiryCols + ` FROM inquiries
+var queryPendingInThread = `SELECT ` + inquiryTable.cols + ` FROM inquiries
 		WHERE status = 'pending' AND slack_channel = ? AND slack_ts = ? AND slack_ts <> '' AND slack_thread_ts = ''
 	UNION ALL
-	SELECT ` + inquiryCols + ` FROM inquiries
+	SELECT ` + inquiryTable.cols + ` FROM inquiries
 		WHERE status = 'pending' AND slack_channel = ? AND slack_thread_ts = ? AND slack_thread_ts <> '' AND slack_ts <> ''
 	ORDER BY created_at DESC, key DESC LIMIT ?`
 
@@ -336,24 +269,15 @@ func (s *Store) PendingInThread(ctx context.Context, channel, threadTS string, l
 	}
 	limit = min(limit, maxThreadLimit)
 	var rows []inquiryRow
-	if err := s.db.SelectContext(ctx, &rows, s.q(queryPendingInThread), channel, threadTS, channel, threadTS, limit); err != nil {
-		return nil, translate(err, "find the questions of a Slack thread")
-	}
-	recs := make([]*inquiry.Record, len(rows))
-	for i := range rows {
-		rec, err := rows[i].record()
-		if err != nil {
-			return nil, translate(err, "find the questions of a Slack thread")
-		}
-		recs[i] = rec
-	}
-	return recs, nil
+	err := s.db.SelectContext(ctx, &rows, s.q(queryPendingInThread), channel, threadTS, channel, threadTS, limit)
+	recs, err := decode(rows, err, (*inquiryRow).record)
+	return recs, translate(err, "find the questions of a Slack thread")
 }
 
 // inquiryWhere reads one inquiry; where may end in FOR UPDATE.
 func (s *Store) inquiryWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (*inquiry.Record, error) {
 	var row inquiryRow
-	err := sqlx.GetContext(ctx, q, &row, s.q(`SELECT `+inquiryCols+` FROM inquiries WHERE `+where), args...)
+	err := sqlx.GetContext(ctx, q, &row, s.q(`SELECT `+inquiryTable.cols+` FROM inquiries WHERE `+where), args...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("no such inquiry: check the key (or id), and that it belongs to your namespace")
 	}
@@ -398,7 +322,7 @@ func (s *Store) ListInquiries(ctx context.Context, f inquiry.ListFilter) ([]*inq
 		}
 		where, args = append(where, "(created_at, key) < (?, ?)"), append(args, at(created), key)
 	}
-	query := `SELECT ` + inquiryCols + ` FROM inquiries`
+	query := `SELECT ` + inquiryTable.cols + ` FROM inquiries`
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -415,13 +339,9 @@ func (s *Store) ListInquiries(ctx context.Context, f inquiry.ListFilter) ([]*inq
 		last := rows[limit-1]
 		next = encodeCursor(last.CreatedAt.Time, last.Key)
 	}
-	recs := make([]*inquiry.Record, len(rows))
-	for i := range rows {
-		rec, err := rows[i].record()
-		if err != nil {
-			return nil, "", translate(err, "list inquiries")
-		}
-		recs[i] = rec
+	recs, err := decode(rows, nil, (*inquiryRow).record)
+	if err != nil {
+		return nil, "", translate(err, "list inquiries")
 	}
 	return recs, next, nil
 }
@@ -439,7 +359,7 @@ func decodeCursor(c string) (time.Time, string, error) {
 		return time.Time{}, "", bad
 	}
 	micros, key, ok := strings.Cut(string(b), "|")
-	if !ok || key == "" || !printableKey(key) {
+	if !ok || key == "" || !inquiry.Printable(key) { // every key of ours is; a NUL would choke the database
 		return time.Time{}, "", bad
 	}
 	n, err := strconv.ParseInt(micros, 10, 64)
@@ -447,20 +367,6 @@ func decodeCursor(c string) (time.Time, string, error) {
 		return time.Time{}, "", bad
 	}
 	return time.UnixMicro(n).UTC(), key, nil
-}
-
-// printableKey reports whether a key read from a cursor could be one of ours: printable UTF-8.
-// Anything else (a NUL, say) is refused before it reaches the database, which would choke on it.
-func printableKey(key string) bool {
-	if !utf8.ValidString(key) {
-		return false
-	}
-	for _, r := range key {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return true
 }
 
 // Resolve moves a pending inquiry to r.Status with one conditional update; the first resolution
@@ -516,7 +422,7 @@ func (s *Store) ResolveMany(ctx context.Context, items []inquiry.ResolveItem) ([
 // resolveItem is an item of resolveMany with its answer and failure encoded.
 type resolveItem struct {
 	inquiry.ResolveItem
-	answer, failure any
+	answer, failure jsonCol
 }
 
 // resolveMany is the one copy of the resolution logic (see ResolveMany). then runs inside the
@@ -530,7 +436,7 @@ func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.Re
 			return translate(fmt.Errorf("status %q is not a resolution", r.Status), step)
 		}
 		if r.At.IsZero() {
-			r.At = time.Now()
+			r.At = s.now()
 		}
 		answer, err := jsonOrNull(r.Answer, r.Answer != nil)
 		if err != nil {
@@ -557,11 +463,11 @@ func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.Re
 		// First every inquiry row, in key order.
 		for _, it := range sorted {
 			r := it.Resolution
-			var row inquiryRow
+			var row resolvedRow
 			err := tx.GetContext(ctx, &row, s.q(`UPDATE inquiries
 				SET status = ?, answer = ?, failure = ?, resolved_at = ?
 				WHERE key = ? AND status = 'pending'
-				RETURNING `+inquiryCols+`, parked_run`), string(r.Status), it.answer, it.failure, at(r.At), it.Key)
+				RETURNING `+resolvedTable.cols), string(r.Status), it.answer, it.failure, at(r.At), it.Key)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue // not pending, or not there: another resolution came first
 			}
@@ -612,24 +518,21 @@ func (s *Store) NoteFailure(ctx context.Context, key string, f inquiry.Failure) 
 	return translate(err, "record why a delivery failed")
 }
 
-// SetPosted records where a transport showed the inquiry. Empty fields of ref keep what is stored;
-// the answerers are the asker's and are kept unless ref names some.
+// SetPosted records where a transport showed the inquiry. A ref with a message ts says where the
+// message is, thread included (an empty thread: at the top of the channel); other empty fields
+// of ref keep what is stored. The answerers are the asker's and are kept unless ref names some.
 func (s *Store) SetPosted(ctx context.Context, key string, ref inquiry.SlackRef) error {
-	var answerers any
-	if ref.Answerers != nil {
-		a, err := jsonText(ref.Answerers)
-		if err != nil {
-			return translate(err, "record where the inquiry was posted")
-		}
-		answerers = a
+	answerers, err := jsonOrNull(ref.Answerers, ref.Answerers != nil)
+	if err != nil {
+		return translate(err, "record where the inquiry was posted")
 	}
 	res, err := s.db.ExecContext(ctx, s.q(`UPDATE inquiries SET
 			slack_channel = COALESCE(NULLIF(?, ''), slack_channel),
-			slack_thread_ts = COALESCE(NULLIF(?, ''), slack_thread_ts),
+			slack_thread_ts = CASE WHEN ? = '' THEN COALESCE(NULLIF(?, ''), slack_thread_ts) ELSE ? END,
 			slack_ts = COALESCE(NULLIF(?, ''), slack_ts),
 			slack_permalink = COALESCE(NULLIF(?, ''), slack_permalink),
 			slack_answerers = COALESCE(?, slack_answerers)
-		WHERE key = ?`), ref.Channel, ref.ThreadTS, ref.TS, ref.Permalink, answerers, key)
+		WHERE key = ?`), ref.Channel, ref.TS, ref.ThreadTS, ref.ThreadTS, ref.TS, ref.Permalink, answerers, key)
 	return s.oneRow(res, err, "record where the inquiry was posted", "no such inquiry: check the key")
 }
 
@@ -651,7 +554,7 @@ func (s *Store) oneRow(res sql.Result, err error, step, missing string) error {
 // queryDue finds due inquiries. It names status = 'pending' literally so both planners use the
 // partial index inquiries_due, which holds pending rows only, ordered by expiry: the cost is that
 // of the rows returned, not of the rows pending.
-const queryDue = `SELECT ` + inquiryCols + ` FROM inquiries
+var queryDue = `SELECT ` + inquiryTable.cols + ` FROM inquiries
 	WHERE status = 'pending' AND expires_at <= ?
 	ORDER BY expires_at LIMIT ?`
 
@@ -663,18 +566,9 @@ func (s *Store) DueInquiries(ctx context.Context, now time.Time, limit int) ([]*
 		limit = defaultListLimit
 	}
 	var rows []inquiryRow
-	if err := s.db.SelectContext(ctx, &rows, s.q(queryDue), at(now), limit); err != nil {
-		return nil, translate(err, "find due inquiries")
-	}
-	recs := make([]*inquiry.Record, len(rows))
-	for i := range rows {
-		rec, err := rows[i].record()
-		if err != nil {
-			return nil, translate(err, "find due inquiries")
-		}
-		recs[i] = rec
-	}
-	return recs, nil
+	err := s.db.SelectContext(ctx, &rows, s.q(queryDue), at(now), limit)
+	recs, err := decode(rows, err, (*inquiryRow).record)
+	return recs, translate(err, "find due inquiries")
 }
 
 // DeleteResolvedBefore deletes inquiries resolved before t, and with them the finished (done or

@@ -10,21 +10,21 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-const runCols = `namespace, id, status, config, resume_url, heartbeat_at, answers, waiting_on, created_at, updated_at`
-
-// runRow is a runs row as SQL sees it.
+// runRow is a runs row as SQL sees it: its tags are the run columns.
 type runRow struct {
-	Namespace   string `db:"namespace"`
-	ID          string `db:"id"`
-	Status      string `db:"status"`
-	Config      []byte `db:"config"`
-	ResumeURL   string `db:"resume_url"`
-	HeartbeatAt dbTime `db:"heartbeat_at"`
-	Answers     []byte `db:"answers"`
-	WaitingOn   string `db:"waiting_on"`
-	CreatedAt   dbTime `db:"created_at"`
-	UpdatedAt   dbTime `db:"updated_at"`
+	Namespace   string  `db:"namespace"`
+	ID          string  `db:"id"`
+	Status      string  `db:"status"`
+	Config      jsonCol `db:"config"`
+	ResumeURL   string  `db:"resume_url"`
+	HeartbeatAt dbTime  `db:"heartbeat_at"`
+	Answers     jsonCol `db:"answers"`
+	WaitingOn   string  `db:"waiting_on"`
+	CreatedAt   dbTime  `db:"created_at"`
+	UpdatedAt   dbTime  `db:"updated_at"`
 }
+
+var runTable = tableOf[runRow]()
 
 func (r *runRow) run() (*inquiry.Run, error) {
 	run := &inquiry.Run{
@@ -69,7 +69,7 @@ func noRun(namespace, id string) error {
 
 // runWhere reads one run, locked on PostgreSQL when lock is set.
 func (s *Store) runWhere(ctx context.Context, q sqlx.QueryerContext, lock bool, namespace, id string) (*runRow, error) {
-	query := `SELECT ` + runCols + ` FROM runs WHERE namespace = ? AND id = ?`
+	query := `SELECT ` + runTable.cols + ` FROM runs WHERE namespace = ? AND id = ?`
 	if lock {
 		query += s.forUpdate()
 	}
@@ -96,20 +96,19 @@ func (s *Store) PutRun(ctx context.Context, run *inquiry.Run, now time.Time) (*i
 	if answers == nil {
 		answers = map[string]inquiry.Answer{}
 	}
-	answersText, err := jsonText(answers)
+	answersText, err := jsonOrNull(answers, true)
 	if err != nil {
 		return nil, translate(err, step)
 	}
-	var row runRow
-	err = s.db.GetContext(ctx, &row, s.q(`INSERT INTO runs (`+runCols+`)
-		VALUES (?, ?, 'running', ?, ?, ?, ?, '', ?, ?)
+	row := runRow{Namespace: run.Namespace, ID: run.ID, Status: string(inquiry.RunRunning), Config: config,
+		ResumeURL: run.ResumeURL, HeartbeatAt: at(now), Answers: answersText, CreatedAt: at(now), UpdatedAt: at(now)}
+	err = s.db.GetContext(ctx, &row, s.q(`INSERT INTO runs (`+runTable.cols+`) VALUES (`+runTable.marks+`)
 		ON CONFLICT (namespace, id) DO UPDATE SET
 			config = COALESCE(excluded.config, runs.config),
 			resume_url = CASE WHEN excluded.resume_url <> '' THEN excluded.resume_url ELSE runs.resume_url END,
 			updated_at = CASE WHEN excluded.config IS NOT NULL OR excluded.resume_url <> ''
 				THEN excluded.updated_at ELSE runs.updated_at END
-		RETURNING `+runCols),
-		run.Namespace, run.ID, config, run.ResumeURL, at(now), answersText, at(now), at(now))
+		RETURNING `+runTable.cols), runTable.args(&row)...)
 	if err != nil {
 		return nil, translate(err, step)
 	}
@@ -133,21 +132,12 @@ func (s *Store) ListRuns(ctx context.Context, namespace string, status inquiry.R
 		limit = defaultListLimit
 	}
 	limit = min(limit, maxListLimit)
-	query := `SELECT ` + runCols + ` FROM runs WHERE (? = '' OR namespace = ?) AND (? = '' OR status = ?)
+	query := `SELECT ` + runTable.cols + ` FROM runs WHERE (? = '' OR namespace = ?) AND (? = '' OR status = ?)
 		ORDER BY updated_at DESC, namespace, id LIMIT ?`
 	var rows []runRow
-	if err := s.db.SelectContext(ctx, &rows, s.q(query), namespace, namespace, string(status), string(status), limit); err != nil {
-		return nil, translate(err, "list runs")
-	}
-	runs := make([]*inquiry.Run, len(rows))
-	for i := range rows {
-		r, err := rows[i].run()
-		if err != nil {
-			return nil, translate(err, "list runs")
-		}
-		runs[i] = r
-	}
-	return runs, nil
+	err := s.db.SelectContext(ctx, &rows, s.q(query), namespace, namespace, string(status), string(status), limit)
+	runs, err := decode(rows, err, (*runRow).run)
+	return runs, translate(err, "list runs")
 }
 
 // Heartbeat moves the heartbeat to now.
@@ -169,7 +159,7 @@ func (s *Store) FinishRun(ctx context.Context, namespace, id string, status inqu
 // updateRun sets columns of one run and returns it.
 func (s *Store) updateRun(ctx context.Context, step, namespace, id, set string, args ...any) (*inquiry.Run, error) {
 	var row runRow
-	err := s.db.GetContext(ctx, &row, s.q(`UPDATE runs SET `+set+` WHERE namespace = ? AND id = ? RETURNING `+runCols),
+	err := s.db.GetContext(ctx, &row, s.q(`UPDATE runs SET `+set+` WHERE namespace = ? AND id = ? RETURNING `+runTable.cols),
 		append(args, namespace, id)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, noRun(namespace, id)
@@ -280,7 +270,7 @@ func (s *Store) recordStateAnswer(ctx context.Context, tx *sqlx.Tx, row *runRow,
 	if err != nil {
 		return err
 	}
-	answers[rec.ID] = inquiry.StateAnswerOf(inquiry.CapAnswer(*rec.Answer, inquiry.DefaultAnswerChars))
+	answers[rec.ID] = inquiry.StateOf(*rec.Answer)
 	text, err := jsonText(answers)
 	if err != nil {
 		return err

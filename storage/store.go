@@ -8,7 +8,8 @@
 // transactions on SQLite), and the PostgreSQL LISTEN/NOTIFY wake-ups that let a long-poll on one
 // replica hear of an answer recorded by another.
 //
-// Time never comes from the database: every method that needs "now" takes it, so tests can pin it.
+// Time never comes from the database: every method that needs "now" takes it, and what a caller
+// leaves without a time gets the store's injected clock (Store.Now), so tests can pin it.
 // SQL is shared between the dialects and branches only where the SQL differs.
 package storage
 
@@ -43,16 +44,16 @@ var _ inquiry.Store = (*Store)(nil)
 // Store is the sqlx implementation of inquiry.Store. It is safe for concurrent use, also by
 // several processes sharing one database.
 type Store struct {
+	// Now is the clock, for what a caller leaves without a time (a record's creation, a
+	// resolution, a delivery); nil means time.Now. Set it before the store is used.
+	Now func() time.Time
+
 	db      *sqlx.DB
 	dialect string
 	// dsn is the PostgreSQL connection string, kept for the listener's own connection.
 	dsn string
 
-	// createStmts holds CreateInquiry's prepared statements on PostgreSQL, by number of
-	// deliveries (see createStmt). database/sql prepares each on a connection when first used
-	// there.
-	createStmts sync.Map // int -> *sqlx.Stmt
-	// stmts holds other statements prepared once on PostgreSQL, by query (see prepared).
+	// stmts holds the statements prepared once on PostgreSQL, by query (see prepared).
 	stmts     sync.Map // string -> *sqlx.Stmt
 	prepareMu sync.Mutex
 }
@@ -148,17 +149,23 @@ func postgresDSN(databaseURL string) (string, error) {
 	return u.String(), nil
 }
 
+// now reads the clock.
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
 // Dialect reports "postgres" or "sqlite".
 func (s *Store) Dialect() string { return s.dialect }
 
 // Close closes the prepared statements and the connection pool.
 func (s *Store) Close() error {
-	closeStmt := func(_, st any) bool {
+	s.stmts.Range(func(_, st any) bool {
 		st.(*sqlx.Stmt).Close()
 		return true
-	}
-	s.createStmts.Range(closeStmt)
-	s.stmts.Range(closeStmt)
+	})
 	return s.db.Close()
 }
 

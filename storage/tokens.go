@@ -11,9 +11,8 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-const tokenCols = `id, name, namespace, scopes, secret_hash, created_at, revoked_at, namespace_bound`
-
-// tokenRow is a tokens row as SQL sees it. Scopes are stored comma-separated.
+// tokenRow is a tokens row as SQL sees it: its tags are the token columns. Scopes are stored
+// comma-separated.
 type tokenRow struct {
 	ID         string   `db:"id"`
 	Name       string   `db:"name"`
@@ -24,6 +23,8 @@ type tokenRow struct {
 	RevokedAt  nullTime `db:"revoked_at"`
 	Bound      bool     `db:"namespace_bound"`
 }
+
+var tokenTable = tableOf[tokenRow]()
 
 func (r *tokenRow) token() *inquiry.Token {
 	t := &inquiry.Token{ID: r.ID, Name: r.Name, Namespace: r.Namespace, SecretHash: r.SecretHash,
@@ -46,14 +47,16 @@ func (s *Store) CreateToken(ctx context.Context, t *inquiry.Token) error {
 	if hash == nil {
 		hash = []byte{}
 	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO tokens (`+tokenCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-		t.ID, t.Name, t.Namespace, strings.Join(scopes, ","), hash, at(t.CreatedAt), atPtr(t.RevokedAt), t.NamespaceBound)
+	row := &tokenRow{ID: t.ID, Name: t.Name, Namespace: t.Namespace, Scopes: strings.Join(scopes, ","),
+		SecretHash: hash, CreatedAt: at(t.CreatedAt), RevokedAt: atPtr(t.RevokedAt), Bound: t.NamespaceBound}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO tokens (`+tokenTable.cols+`) VALUES (`+tokenTable.marks+`)`),
+		tokenTable.args(row)...)
 	return translate(err, "create the token "+quote(t.Name))
 }
 
 func quote(s string) string { return `"` + s + `"` }
 
-const tokenByIDQuery = `SELECT ` + tokenCols + ` FROM tokens WHERE id = ?`
+var tokenByIDQuery = `SELECT ` + tokenTable.cols + ` FROM tokens WHERE id = ?`
 
 // Token returns a token by id, revoked or not. It reads the database every time (a revoked
 // token is refused at once); on PostgreSQL the query, run for every authenticated request, is
@@ -81,7 +84,7 @@ func (s *Store) Token(ctx context.Context, id string) (*inquiry.Token, error) {
 // ListTokens lists every token, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]*inquiry.Token, error) {
 	var rows []tokenRow
-	if err := s.db.SelectContext(ctx, &rows, `SELECT `+tokenCols+` FROM tokens ORDER BY created_at, name`); err != nil {
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+tokenTable.cols+` FROM tokens ORDER BY created_at, name`); err != nil {
 		return nil, translate(err, "list tokens")
 	}
 	ts := make([]*inquiry.Token, len(rows))

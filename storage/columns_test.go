@@ -1,0 +1,68 @@
+package storage_test
+
+import (
+	"context"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/storage"
+	"github.com/stretchr/testify/require"
+)
+
+// TestColumnsAreTheSchema: the row structs' tags, from which the store makes every column list,
+// name exactly the columns the migrations make, on both dialects. A column added to one and not
+// the other fails here.
+func TestColumnsAreTheSchema(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		for table, cols := range storage.Columns() {
+			rows, err := b.db.Query("SELECT * FROM " + table + " LIMIT 0")
+			require.NoError(t, err, table)
+			got, err := rows.Columns()
+			require.NoError(t, rows.Close())
+			require.NoError(t, err, table)
+			require.ElementsMatch(t, got, cols, "the columns of %s", table)
+		}
+	})
+}
+
+// TestInjectedClock: what a caller leaves without a time — a record's creation, its deliveries,
+// a resolution, deliveries enqueued on their own — gets the store's clock, and a record without a
+// key gets one of inquiry.NewKey's.
+func TestInjectedClock(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		clock := t0.Add(42*time.Minute + 7*time.Microsecond)
+		b.store.Now = func() time.Time { return clock }
+
+		rec := newRecord("ns", "run", "clocked")
+		rec.Key, rec.CreatedAt = "", time.Time{}
+		got := create(t, b.store, rec, inquiry.Delivery{Kind: inquiry.DeliverPost, Target: "https://example.com/cb"})
+		require.Equal(t, clock, got.CreatedAt)
+		require.Regexp(t, regexp.MustCompile(`^inq_[a-z2-7]{20}$`), got.Key)
+		again, err := b.store.Inquiry(ctx, got.Key)
+		require.NoError(t, err)
+		require.Equal(t, clock, again.CreatedAt)
+		ds, err := b.store.ListDeliveries(ctx, got.Key)
+		require.NoError(t, err)
+		require.Len(t, ds, 1)
+		require.Equal(t, clock, ds[0].CreatedAt)
+		require.Equal(t, clock, ds[0].NextAttemptAt)
+
+		res, err := b.store.Resolve(ctx, got.Key, inquiry.Resolution{Status: inquiry.StatusCancelled})
+		require.NoError(t, err)
+		require.NotNil(t, res.ResolvedAt)
+		require.Equal(t, clock, *res.ResolvedAt)
+
+		require.NoError(t, b.store.EnqueueDeliveries(ctx, []inquiry.Delivery{{Kind: inquiry.DeliverPost,
+			InquiryKey: "inq_enqueued", Target: "https://example.com/cb"}}))
+		ds, err = b.store.ListDeliveries(ctx, "inq_enqueued")
+		require.NoError(t, err)
+		require.Len(t, ds, 1)
+		require.Equal(t, clock, ds[0].CreatedAt)
+		require.Equal(t, clock, ds[0].UpdatedAt)
+	})
+}
