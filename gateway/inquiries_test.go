@@ -53,7 +53,10 @@ func TestAskPolicies(t *testing.T) {
 			require.Equal(t, true, e["fatal"])
 			require.Contains(t, e["message"], "Slack")
 			require.Empty(t, r.header.Get("Retry-After"), "a fatal error invites no retry")
-			require.Less(t, time.Since(start), 5*time.Second, "a transport lookup never waits")
+			t.Logf("refused after %v", time.Since(start))
+			// Bounded by the wait asked for, not by the machine's speed: a lookup that waited
+			// would sit out the 30 s.
+			require.Less(t, time.Since(start), 30*time.Second, "a transport lookup never waits")
 			b.requireNothingStored()
 		})
 		t.Run("BOT_DEFAULT_POLICY=ask leaves it pending in the inbox", func(t *testing.T) {
@@ -334,7 +337,8 @@ func TestLongPoll(t *testing.T) {
 		// A resolved inquiry returns at once, whatever the wait.
 		start = time.Now()
 		require.Equal(t, "answered", b.do("GET", "/v1/inquiries/"+key+"?wait=55", b.askA, nil).json(t)["status"])
-		require.Less(t, time.Since(start), 2*time.Second)
+		t.Logf("a long-poll on a resolved inquiry returned after %v", time.Since(start))
+		require.Less(t, time.Since(start), inquiry.MaxWait, "a resolved inquiry does not sit out the wait")
 
 		// A wait that runs out returns the inquiry as it stands.
 		key2 := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
