@@ -16,11 +16,16 @@ func OpenUnmigrated(databaseURL string) (*Store, error) { return open(databaseUR
 
 // ExplainDue returns the plan of the very query DueInquiries runs.
 func ExplainDue(ctx context.Context, s *Store, now time.Time, limit int) (string, error) {
-	explain := "EXPLAIN QUERY PLAN "
+	return explain(ctx, s, queryDue, at(now), limit)
+}
+
+// explain returns the plan of query with args, one line a row, in the dialect's own words.
+func explain(ctx context.Context, s *Store, query string, args ...any) (string, error) {
+	prefix := "EXPLAIN QUERY PLAN "
 	if s.postgres() {
-		explain = "EXPLAIN "
+		prefix = "EXPLAIN "
 	}
-	rows, err := s.db.QueryContext(ctx, s.q(explain+queryDue), at(now), limit)
+	rows, err := s.db.QueryContext(ctx, s.q(prefix+query), args...)
 	if err != nil {
 		return "", err
 	}
@@ -58,41 +63,7 @@ func TimeArg(t time.Time) any { return at(t) }
 
 // ExplainPendingInThread returns the plan of the very query PendingInThread runs.
 func ExplainPendingInThread(ctx context.Context, s *Store, channel, threadTS string, limit int) (string, error) {
-	explain := "EXPLAIN QUERY PLAN "
-	if s.postgres() {
-		explain = "EXPLAIN "
-	}
-	rows, err := s.db.QueryContext(ctx, s.q(explain+queryPendingInThread), channel, threadTS, channel, threadTS, limit)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return "", err
-	}
-	var lines []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return "", err
-		}
-		var parts []string
-		for _, v := range vals {
-			switch v := v.(type) {
-			case []byte:
-				parts = append(parts, string(v))
-			case string:
-				parts = append(parts, v)
-			}
-		}
-		lines = append(lines, strings.Join(parts, " "))
-	}
-	return strings.Join(lines, "\n"), rows.Err()
+	return explain(ctx, s, queryPendingInThread, channel, threadTS, channel, threadTS, limit)
 }
 
 // Columns are the columns the store reads and writes, by table, as its row structs' tags name them.
