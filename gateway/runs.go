@@ -116,17 +116,17 @@ func (s *Server) registerRun(c *gin.Context) {
 			return
 		}
 	}
-	ctx, ns := c.Request.Context(), token(c).Namespace
+	ctx := c.Request.Context()
 	status := http.StatusOK
 	if b.ID != "" && printable(b.ID) { // an id that is not is refused by RegisterRun with its rule
-		if _, err := s.svc.GetRun(ctx, ns, b.ID); inquiry.ErrorCode(err) == inquiry.CodeNotFound {
+		if _, err := s.svc.GetRun(ctx, b.ID); inquiry.ErrorCode(err) == inquiry.CodeNotFound {
 			status = http.StatusCreated
 		} else if err != nil {
 			s.abort(c, err)
 			return
 		}
 	}
-	run, err := s.svc.RegisterRun(ctx, ns, b.ID, b.Config, b.ResumeURL)
+	run, err := s.svc.RegisterRun(ctx, b.ID, b.Config, b.ResumeURL)
 	if err == nil {
 		c.Header("Location", "/v1/runs/"+run.ID)
 	}
@@ -134,13 +134,8 @@ func (s *Server) registerRun(c *gin.Context) {
 }
 
 // listRuns lists runs, most recently updated first: an ask token's own namespace; an admin
-// token's every namespace, or the one named by ?namespace=.
+// token's every namespace, or the one named by ?namespace= (the service decides).
 func (s *Server) listRuns(c *gin.Context) {
-	tok := token(c)
-	ns := tok.Namespace
-	if tok.Has(inquiry.ScopeAdmin) {
-		ns = c.Query("namespace")
-	}
 	status := inquiry.RunStatus(c.Query("status"))
 	if status != "" && !status.Valid() {
 		s.abort(c, inquiry.FieldErrorf(inquiry.CodeBadRequest, "status", "status %q is not one of running, waiting, completed, failed or abandoned: use one of them, or leave it out for all", string(status)))
@@ -151,7 +146,7 @@ func (s *Server) listRuns(c *gin.Context) {
 		s.abort(c, err)
 		return
 	}
-	runs, err := s.store.ListRuns(c.Request.Context(), ns, status, limit)
+	runs, err := s.svc.ListRuns(c.Request.Context(), c.Query("namespace"), status, limit)
 	if err != nil {
 		s.abort(c, err)
 		return
@@ -169,7 +164,7 @@ func (s *Server) listRuns(c *gin.Context) {
 }
 
 func (s *Server) getRun(c *gin.Context) {
-	run, err := s.svc.GetRun(c.Request.Context(), token(c).Namespace, c.Param("id"))
+	run, err := s.svc.GetRun(c.Request.Context(), c.Param("id"))
 	s.writeRun(c, http.StatusOK, run, err)
 }
 
@@ -178,7 +173,7 @@ func (s *Server) heartbeat(c *gin.Context) {
 		s.abort(c, err)
 		return
 	}
-	run, err := s.svc.Heartbeat(c.Request.Context(), token(c).Namespace, c.Param("id"))
+	run, err := s.svc.Heartbeat(c.Request.Context(), c.Param("id"))
 	s.writeRun(c, http.StatusOK, run, err)
 }
 
@@ -201,7 +196,7 @@ func (s *Server) askInRun(c *gin.Context) {
 		s.abort(c, err)
 		return
 	}
-	out, err := s.svc.AskInRun(c.Request.Context(), token(c).Namespace, runID, req)
+	out, err := s.svc.AskInRun(c.Request.Context(), runID, req)
 	if err != nil {
 		s.abort(c, err)
 		return
@@ -231,7 +226,7 @@ func (s *Server) resumeRun(c *gin.Context) {
 	}
 	// What the caller hands back is the caller's: the service labels it (source "caller" and the
 	// token's name) whatever the body says of who answered.
-	run, err := s.svc.Resume(c.Request.Context(), token(c), c.Param("id"), b.Answers)
+	run, err := s.svc.Resume(c.Request.Context(), c.Param("id"), b.Answers)
 	s.writeRun(c, http.StatusOK, run, err)
 }
 
@@ -242,6 +237,6 @@ func (s *Server) finishRun(c *gin.Context) {
 		s.abort(c, err)
 		return
 	}
-	run, err := s.svc.FinishRun(c.Request.Context(), token(c).Namespace, c.Param("id"), b.Status)
+	run, err := s.svc.FinishRun(c.Request.Context(), c.Param("id"), b.Status)
 	s.writeRun(c, http.StatusOK, run, err)
 }

@@ -9,9 +9,27 @@ import (
 	"unicode/utf8"
 )
 
-// RegisterRun registers a run (or returns the existing one, taking any config and resume URL
-// given). The config is kept with the run so that a run resumed days later asks the same way.
-func (s *Service) RegisterRun(ctx context.Context, namespace, id string, cfg *Config, resumeURL string) (*Run, error) {
+// Runs live in the namespace of the caller in ctx (WithCaller): each run method reads it there,
+// and without a caller nobody's runs are reached (fail closed).
+
+// runCaller is the caller of a run method.
+func runCaller(ctx context.Context) (*Token, error) {
+	tok := CallerFrom(ctx)
+	if tok == nil {
+		return nil, Errorf(CodeUnauthenticated, "no caller: a run belongs to the namespace of the token that uses it; send Authorization: Bearer <token>")
+	}
+	return tok, nil
+}
+
+// RegisterRun registers a run of the caller's namespace (or returns the existing one, taking any
+// config and resume URL given). The config is kept with the run so that a run resumed days later
+// asks the same way.
+func (s *Service) RegisterRun(ctx context.Context, id string, cfg *Config, resumeURL string) (*Run, error) {
+	tok, err := runCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	namespace := tok.Namespace
 	id = Canon(id)
 	if err := checkID("id", id, "give the run a stable id such as \"deploy-42\""); err != nil {
 		return nil, err
@@ -22,22 +40,47 @@ func (s *Service) RegisterRun(ctx context.Context, namespace, id string, cfg *Co
 	return s.Store.PutRun(ctx, &Run{ID: id, Namespace: namespace, Config: cfg, ResumeURL: resumeURL}, s.Clock())
 }
 
-// GetRun returns a run of the namespace.
-func (s *Service) GetRun(ctx context.Context, namespace, id string) (*Run, error) {
-	return s.Store.Run(ctx, namespace, Canon(id))
+// GetRun returns a run of the caller's namespace.
+func (s *Service) GetRun(ctx context.Context, id string) (*Run, error) {
+	tok, err := runCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.Run(ctx, tok.Namespace, Canon(id))
+}
+
+// ListRuns lists runs, most recently updated first: the caller's namespace, or for an admin
+// token every namespace (namespace "") or the one it names.
+func (s *Service) ListRuns(ctx context.Context, namespace string, status RunStatus, limit int) ([]*Run, error) {
+	tok, err := runCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !tok.IsAdmin() {
+		namespace = tok.Namespace
+	}
+	return s.Store.ListRuns(ctx, namespace, status, limit)
 }
 
 // Heartbeat says the run's process is alive.
-func (s *Service) Heartbeat(ctx context.Context, namespace, id string) (*Run, error) {
-	return s.Store.Heartbeat(ctx, namespace, Canon(id), s.Clock())
+func (s *Service) Heartbeat(ctx context.Context, id string) (*Run, error) {
+	tok, err := runCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.Heartbeat(ctx, tok.Namespace, Canon(id), s.Clock())
 }
 
 // FinishRun ends a run with completed, failed or abandoned.
-func (s *Service) FinishRun(ctx context.Context, namespace, id string, status RunStatus) (*Run, error) {
+func (s *Service) FinishRun(ctx context.Context, id string, status RunStatus) (*Run, error) {
+	tok, err := runCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if !status.Finished() {
 		return nil, FieldErrorf(CodeBadRequest, "status", "status %q does not finish a run: use completed, failed or abandoned", string(status))
 	}
-	return s.Store.FinishRun(ctx, namespace, Canon(id), status, s.Clock())
+	return s.Store.FinishRun(ctx, tok.Namespace, Canon(id), status, s.Clock())
 }
 
 // RunAsk is the outcome of an ask inside a run: answered (with the full, capped answer) or
@@ -63,7 +106,12 @@ const (
 //  3. nobody answered in time: the run parks waiting on the inquiry.
 //
 // A run that was never registered is registered by its first ask.
-func (s *Service) AskInRun(ctx context.Context, namespace, runID string, req AskRequest) (*RunAsk, error) {
+func (s *Service) AskInRun(ctx context.Context, runID string, req AskRequest) (*RunAsk, error) {
+	tok, err := runCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	namespace := tok.Namespace
 	runID, req.Inquiry.ID = Canon(runID), Canon(req.Inquiry.ID)
 	if err := checkID("run_id", runID, "use the id of the run in the path"); err != nil {
 		return nil, err
@@ -143,13 +191,18 @@ func (s *Service) AskInRun(ctx context.Context, namespace, runID string, req Ask
 // by the id of an inquiry of this run:
 //   - the inquiry is pending: the answer is checked like any other (CheckAnswer) and resolves it
 //     — its Slack message is updated, callbacks go out — labelled SourceCaller with the token's
-//     name, or SourcePerson when tok may answer it (MayAnswer: the answer scope, never the asker);
+//     name, or SourcePerson when the caller may answer it (MayAnswer: the answer scope, never
+//     the asker);
 //   - the inquiry is resolved: an answer with the same decision records the stored answer as it
 //     is (its honest label); one that contradicts it is refused with CodeAlreadyResolved.
 //
 // An answer for an id the run never asked is recorded as SourceCaller, its value bounded like an
 // option's. Everything is checked before anything is written.
-func (s *Service) Resume(ctx context.Context, tok *Token, runID string, answers map[string]Answer) (*Run, error) {
+func (s *Service) Resume(ctx context.Context, runID string, answers map[string]Answer) (*Run, error) {
+	tok, err := runCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
 	namespace, runID := tok.Namespace, Canon(runID)
 	if _, err := s.Store.Run(ctx, namespace, runID); err != nil {
 		return nil, err

@@ -213,11 +213,11 @@ func TestExpireUsesDefaultOrDeclines(t *testing.T) {
 
 func TestRunThreeOutcomes(t *testing.T) {
 	b := setup(t)
-	_, err := b.svc.RegisterRun(b.ctx, "ns", "deploy-42", &inquiry.Config{Policy: inquiry.PolicyAsk}, "")
+	_, err := b.svc.RegisterRun(asNS(b.ctx), "deploy-42", &inquiry.Config{Policy: inquiry.PolicyAsk}, "")
 	require.NoError(t, err)
 
 	// 3. Nobody answers in time: the run parks.
-	res, err := b.svc.AskInRun(b.ctx, "ns", "deploy-42", inquiry.AskRequest{Inquiry: merge()})
+	res, err := b.svc.AskInRun(asNS(b.ctx), "deploy-42", inquiry.AskRequest{Inquiry: merge()})
 	require.NoError(t, err)
 	require.Equal(t, inquiry.RunAskWaiting, res.Status)
 	require.Equal(t, inquiry.RunWaiting, res.Run.Status)
@@ -233,13 +233,13 @@ func TestRunThreeOutcomes(t *testing.T) {
 	long := strings.Repeat("é", 3000)
 	in := merge()
 	in.ID, in.Kind, in.Options, in.Default = "deploy-42:notes", inquiry.KindText, nil, inquiry.Value{}
-	res2, err := b.svc.AskInRun(b.ctx, "ns", "deploy-42", inquiry.AskRequest{Inquiry: in})
+	res2, err := b.svc.AskInRun(asNS(b.ctx), "deploy-42", inquiry.AskRequest{Inquiry: in})
 	require.NoError(t, err)
 	_, err = b.svc.Answer(b.ctx, res.Inquiry.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
 	require.NoError(t, err)
 	_, err = b.svc.Answer(b.ctx, res2.Inquiry.Key, inquiry.Reply{Text: long}, "U1")
 	require.NoError(t, err)
-	run, err := b.svc.GetRun(b.ctx, "ns", "deploy-42")
+	run, err := b.svc.GetRun(asNS(b.ctx), "deploy-42")
 	require.NoError(t, err)
 	require.Equal(t, inquiry.RunWaiting, run.Status)
 	require.Equal(t, "merge", run.Answers["deploy-42:merge"].Value.First())
@@ -247,7 +247,7 @@ func TestRunThreeOutcomes(t *testing.T) {
 	require.True(t, run.Answers["deploy-42:notes"].Truncated)
 
 	// 1. A re-entry finds the answer in the state and asks nobody again.
-	res, err = b.svc.AskInRun(b.ctx, "ns", "deploy-42", inquiry.AskRequest{Inquiry: merge()})
+	res, err = b.svc.AskInRun(asNS(b.ctx), "deploy-42", inquiry.AskRequest{Inquiry: merge()})
 	require.NoError(t, err)
 	require.Equal(t, inquiry.RunAskAnswered, res.Status)
 	require.Equal(t, "merge", res.Answer.Value.First())
@@ -256,7 +256,7 @@ func TestRunThreeOutcomes(t *testing.T) {
 	// 2. Answered at once (policy default): recorded in the state, the full answer returned.
 	in = merge()
 	in.ID = "deploy-42:tone"
-	res, err = b.svc.AskInRun(b.ctx, "ns", "deploy-42", inquiry.AskRequest{Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyDefault}})
+	res, err = b.svc.AskInRun(asNS(b.ctx), "deploy-42", inquiry.AskRequest{Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyDefault}})
 	require.NoError(t, err)
 	require.Equal(t, inquiry.RunAskAnswered, res.Status)
 	require.Equal(t, inquiry.SourceDefault, res.Answer.Source)
@@ -266,7 +266,7 @@ func TestRunThreeOutcomes(t *testing.T) {
 
 func TestResumeMergesWithTheStateCut(t *testing.T) {
 	b := setup(t)
-	_, err := b.svc.RegisterRun(b.ctx, "ns", "r1", nil, "")
+	_, err := b.svc.RegisterRun(asNS(b.ctx), "r1", nil, "")
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
@@ -274,14 +274,14 @@ func TestResumeMergesWithTheStateCut(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			id := fmt.Sprintf("step-%d", i)
-			_, err := b.svc.Resume(b.ctx, &inquiry.Token{Name: "ns", Namespace: "ns", Scopes: []inquiry.Scope{inquiry.ScopeAsk}}, "r1", map[string]inquiry.Answer{id: {Text: strings.Repeat("x", 5000)}})
+			_, err := b.svc.Resume(inquiry.WithCaller(b.ctx, &inquiry.Token{Name: "ns", Namespace: "ns", Scopes: []inquiry.Scope{inquiry.ScopeAsk}}), "r1", map[string]inquiry.Answer{id: {Text: strings.Repeat("x", 5000)}})
 			if err != nil {
 				t.Error(err)
 			}
 		}(i)
 	}
 	wg.Wait()
-	run, err := b.svc.GetRun(b.ctx, "ns", "r1")
+	run, err := b.svc.GetRun(asNS(b.ctx), "r1")
 	require.NoError(t, err)
 	require.Len(t, run.Answers, 20, "concurrent resumes never lose a sibling's answer")
 	for id, a := range run.Answers {
@@ -376,4 +376,27 @@ func TestFatalPostFailsTheInquiry(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, inquiry.DeliveryFailed, ds[0].Status, "a fatal error is given up at once")
 	require.Equal(t, 1, int(ft.calls.Load()))
+}
+
+// asNS is ctx with an ask token of namespace "ns" as the caller: the namespace runs live in.
+func asNS(ctx context.Context) context.Context {
+	return inquiry.WithCaller(ctx, &inquiry.Token{Name: "ns", Namespace: "ns", Scopes: []inquiry.Scope{inquiry.ScopeAsk}})
+}
+
+// Runs live in the caller's namespace; without a caller nobody's runs are reached.
+func TestRunsNeedACaller(t *testing.T) {
+	b := setup(t)
+	_, err := b.svc.RegisterRun(b.ctx, "r1", nil, "")
+	require.Equal(t, inquiry.CodeUnauthenticated, inquiry.ErrorCode(err))
+	_, err = b.svc.AskInRun(b.ctx, "r1", inquiry.AskRequest{Inquiry: merge()})
+	require.Equal(t, inquiry.CodeUnauthenticated, inquiry.ErrorCode(err))
+
+	other := inquiry.WithCaller(b.ctx, &inquiry.Token{Name: "other", Namespace: "other", Scopes: []inquiry.Scope{inquiry.ScopeAsk}})
+	_, err = b.svc.RegisterRun(asNS(b.ctx), "r1", nil, "")
+	require.NoError(t, err)
+	_, err = b.svc.GetRun(other, "r1")
+	require.Equal(t, inquiry.CodeNotFound, inquiry.ErrorCode(err), "a run of another namespace is not there")
+	runs, err := b.svc.ListRuns(other, "ns", "", 10)
+	require.NoError(t, err)
+	require.Empty(t, runs, "only an admin names another namespace")
 }

@@ -125,12 +125,12 @@ func TestStaleRunsNeverTouchWaitingOnes(t *testing.T) {
 		ctx := context.Background()
 		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 		r := newReplica(t, dbURL, c)
-		_, err := r.svc.RegisterRun(ctx, "ns", "parked", &inquiry.Config{Policy: inquiry.PolicyAsk}, "")
+		_, err := r.svc.RegisterRun(asNS(ctx), "parked", &inquiry.Config{Policy: inquiry.PolicyAsk}, "")
 		require.NoError(t, err)
-		res, err := r.svc.AskInRun(ctx, "ns", "parked", choice("q", c.Now().Add(30*24*time.Hour), "hold"))
+		res, err := r.svc.AskInRun(asNS(ctx), "parked", choice("q", c.Now().Add(30*24*time.Hour), "hold"))
 		require.NoError(t, err)
 		require.Equal(t, inquiry.RunAskWaiting, res.Status)
-		_, err = r.svc.RegisterRun(ctx, "ns", "busy", nil, "")
+		_, err = r.svc.RegisterRun(asNS(ctx), "busy", nil, "")
 		require.NoError(t, err)
 
 		c.Add(7 * 24 * time.Hour) // a week: both heartbeats are far past BOT_STALE_AFTER
@@ -140,10 +140,10 @@ func TestStaleRunsNeverTouchWaitingOnes(t *testing.T) {
 			c.Add(time.Minute)
 		}
 		require.Equal(t, 1, abandoned)
-		run, err := r.svc.GetRun(ctx, "ns", "parked")
+		run, err := r.svc.GetRun(asNS(ctx), "parked")
 		require.NoError(t, err)
 		require.Equal(t, inquiry.RunWaiting, run.Status, "a waiting run is never stale")
-		run, err = r.svc.GetRun(ctx, "ns", "busy")
+		run, err = r.svc.GetRun(asNS(ctx), "busy")
 		require.NoError(t, err)
 		require.Equal(t, inquiry.RunAbandoned, run.Status)
 	})
@@ -162,15 +162,15 @@ func TestExpiryAnswersAWaitingRun(t *testing.T) {
 			resumed <- b
 		}))
 		defer recv.Close()
-		_, err := r.svc.RegisterRun(ctx, "ns", "nightly", &inquiry.Config{Policy: inquiry.PolicyAsk}, recv.URL+"/resume")
+		_, err := r.svc.RegisterRun(asNS(ctx), "nightly", &inquiry.Config{Policy: inquiry.PolicyAsk}, recv.URL+"/resume")
 		require.NoError(t, err)
-		res, err := r.svc.AskInRun(ctx, "ns", "nightly", choice("tone", c.Now().Add(time.Hour), "hold"))
+		res, err := r.svc.AskInRun(asNS(ctx), "nightly", choice("tone", c.Now().Add(time.Hour), "hold"))
 		require.NoError(t, err)
 		require.Equal(t, inquiry.RunAskWaiting, res.Status)
 
 		c.Add(2 * time.Hour)
 		require.Equal(t, 1, r.sched.Sweep(ctx).Expired)
-		run, err := r.svc.GetRun(ctx, "ns", "nightly")
+		run, err := r.svc.GetRun(asNS(ctx), "nightly")
 		require.NoError(t, err)
 		require.Equal(t, "hold", run.Answers["tone"].Value.First())
 		require.Equal(t, inquiry.SourceExpired, run.Answers["tone"].Source)
@@ -348,4 +348,9 @@ func TestRetentionDeletesOldResolvedInquiries(t *testing.T) {
 		require.NoError(t, err, "a pending inquiry is never deleted, however old")
 		require.Equal(t, inquiry.StatusPending, got.Status)
 	})
+}
+
+// asNS is ctx with an ask token of namespace "ns" as the caller: the namespace runs live in.
+func asNS(ctx context.Context) context.Context {
+	return inquiry.WithCaller(ctx, &inquiry.Token{Name: "ns", Namespace: "ns", Scopes: []inquiry.Scope{inquiry.ScopeAsk}})
 }

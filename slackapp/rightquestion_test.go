@@ -51,7 +51,8 @@ func TestNoSlackAnswerAfterTheExpiry(t *testing.T) {
 func TestAResumeUpdatesTheMessageWithTheCaller(t *testing.T) {
 	eachStoreAndMode(t, func(t *testing.T, b *bundle) {
 		in := mergeQuestion("r1:merge")
-		res, err := b.svc.AskInRun(b.ctx, "ns", "r1", inquiry.AskRequest{Inquiry: in,
+		agent := &inquiry.Token{Name: "agent-a", Namespace: "ns", Scopes: []inquiry.Scope{inquiry.ScopeAsk}}
+		res, err := b.svc.AskInRun(inquiry.WithCaller(b.ctx, agent), "r1", inquiry.AskRequest{Inquiry: in,
 			Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportSlack}})
 		require.NoError(t, err)
 		require.Equal(t, inquiry.RunAskWaiting, res.Status)
@@ -59,9 +60,8 @@ func TestAResumeUpdatesTheMessageWithTheCaller(t *testing.T) {
 
 		late, err := b.fake.ClickPayload("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Hold") // built while the buttons are there
 		require.NoError(t, err)
-		agent := &inquiry.Token{Name: "agent-a", Namespace: "ns", Scopes: []inquiry.Scope{inquiry.ScopeAsk}}
 		forged := inquiry.Answer{Value: inquiry.One("merge"), Source: inquiry.SourcePerson, AnsweredBy: "U0CTO0001"}
-		run, err := b.svc.Resume(b.ctx, agent, "r1", map[string]inquiry.Answer{"r1:merge": forged})
+		run, err := b.svc.Resume(inquiry.WithCaller(b.ctx, agent), "r1", map[string]inquiry.Answer{"r1:merge": forged})
 		require.NoError(t, err)
 		require.Equal(t, inquiry.SourceCaller, run.Answers["r1:merge"].Source)
 		require.Equal(t, "agent-a", run.Answers["r1:merge"].AnsweredBy)
