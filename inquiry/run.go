@@ -296,7 +296,7 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 	return s.Store.RecordAnswers(ctx, namespace, runID, cut, RunRunning, s.Clock())
 }
 
-// MaxRunAnswers bounds the answers one run holds.
+// MaxRunAnswers bounds the answers one resume may bring.
 const MaxRunAnswers = 1000
 
 // callerAnswer checks an answer handed back for an id the run never asked: a decision bounded
