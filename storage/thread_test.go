@@ -14,9 +14,18 @@ import (
 
 // orderedKeys lists the keys of recs in their order (resolvemany_test keysOf sorts them).
 func orderedKeys(recs []*inquiry.Record) []string {
+	return fieldOf(recs, func(r *inquiry.Record) string { return r.Key })
+}
+
+// idsOf lists the asker's ids of recs in their order.
+func idsOf(recs []*inquiry.Record) []string {
+	return fieldOf(recs, func(r *inquiry.Record) string { return r.ID })
+}
+
+func fieldOf(recs []*inquiry.Record, f func(*inquiry.Record) string) []string {
 	out := []string{}
 	for _, r := range recs {
-		out = append(out, r.Key)
+		out = append(out, f(r))
 	}
 	return out
 }
@@ -138,14 +147,6 @@ func TestPendingInThreadUsesIndexes(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{"q4242"}, idsOf(got))
 	})
-}
-
-func idsOf(recs []*inquiry.Record) []string {
-	out := []string{}
-	for _, r := range recs {
-		out = append(out, r.ID)
-	}
-	return out
 }
 
 // TestListInquiriesByChannel: the channel filter finds a channel's inquiries however many newer
