@@ -153,7 +153,7 @@ func confirmOption(in *inquiry.Inquiry, o inquiry.Option) *slack.ConfirmationBlo
 	if d := strings.TrimSpace(o.Description); d != "" {
 		answer += " (" + d + ")"
 	}
-	text := "Your answer: " + answer + "\n\nQuestion: " + oneLine(nonEmpty(in.Question, noQuestion), maxConfirmText)
+	text := "Your answer: " + answer + "\n\nQuestion: " + inquiry.OneLine(nonEmpty(in.Question, noQuestion), maxConfirmText)
 	return slack.NewConfirmationBlockObject(plain("Send this answer?"), plain(clip(text, maxConfirmText)),
 		plain("Send answer"), plain("Cancel"))
 }

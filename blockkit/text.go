@@ -128,11 +128,6 @@ func clip(s string, max int) string {
 	return strings.TrimRight(string(r[:max-1]), " ") + "…"
 }
 
-// oneLine folds blanks and line breaks into single spaces and clips to max characters.
-func oneLine(s string, max int) string {
-	return clip(strings.Join(strings.Fields(s), " "), max)
-}
-
 // nonEmpty returns s, or alt when s has nothing to show: Slack refuses an empty text.
 func nonEmpty(s, alt string) string {
 	if strings.TrimSpace(s) == "" {

@@ -82,7 +82,7 @@ func oneLine(s string) string {
 	if !strings.ContainsAny(s, "\r\n") {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	return inquiry.OneLine(s, 0)
 }
 
 // abort answers c with err and stops the handler chain. Internal errors and storage faults are

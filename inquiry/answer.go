@@ -239,7 +239,7 @@ func answerErr(field, format string, args ...any) *Error {
 // noneMsg is the sentence for words that are none of the offered answers.
 func noneMsg(in *Inquiry, typed string) string {
 	offered := quoteOptions(Offered(in))
-	typed = oneLine(typed, 80) // echo enough to recognise, not a whole essay
+	typed = OneLine(typed, 81) // 80 characters and the ellipsis: enough to recognise, not a whole essay
 	if typed == "" {
 		if in.AllowText {
 			return fmt.Sprintf("an answer needs a value or words: send one of %s as the value, or your own words as text", offered)
@@ -277,7 +277,7 @@ func LabelOf(in *Inquiry, v string) string {
 // Render is a one-line label of an inquiry for a log line or a list row.
 func Render(in *Inquiry) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %q", in.Kind, in.ID, oneLine(in.Question, 80))
+	fmt.Fprintf(&b, "%s %s %q", in.Kind, in.ID, OneLine(in.Question, 81))
 	if opts := Offered(in); in.Kind == KindChoice && len(opts) > 0 {
 		labels := make([]string, len(opts))
 		for i, o := range opts {
@@ -300,33 +300,16 @@ func Render(in *Inquiry) string {
 
 // RenderValue shows a value by its labels.
 func RenderValue(in *Inquiry, v Value) string {
-	if in.Kind == KindText {
-		return fmt.Sprintf("%q", oneLine(v.First(), 60))
-	}
-	items := v.Strings()
-	for i, s := range items {
-		items[i] = LabelOf(in, s)
-	}
-	return strings.Join(items, ", ")
+	return renderDecision(DecisionOf(in, &Answer{Value: v}))
 }
 
-// RenderAnswer is a one-line label of an answer: what was decided, and by whom or what.
+// RenderAnswer is a one-line label of an answer: what was decided (DecisionOf, the one reading
+// every edge shows), and by whom or what.
 func RenderAnswer(in *Inquiry, a *Answer) string {
 	if a == nil {
 		return "no answer"
 	}
-	var what string
-	switch {
-	case a.Declined:
-		what = "declined"
-	case a.Value.Len() > 0:
-		what = RenderValue(in, a.Value)
-		if a.Text != "" {
-			what += fmt.Sprintf(" (%q)", oneLine(a.Text, 60))
-		}
-	default:
-		what = fmt.Sprintf("%q", oneLine(a.Text, 60))
-	}
+	what := renderDecision(DecisionOf(in, a))
 	switch a.Source {
 	case SourceDefault:
 		return what + " (assumed by policy: nobody was asked)"
@@ -347,12 +330,18 @@ func RenderAnswer(in *Inquiry, a *Answer) string {
 	return what
 }
 
-func oneLine(s string, max int) string {
-	s, cut := cutRunes(strings.Join(strings.Fields(s), " "), max)
-	if cut {
-		return s + "…"
+// renderDecision is d on one line: "declined", the chosen labels with the words in brackets, or
+// the words quoted (a Text answer's value is its words: DecisionOf).
+func renderDecision(d Decision) string {
+	switch {
+	case d.Declined:
+		return "declined"
+	case len(d.Labels) > 0 && d.Words != "":
+		return fmt.Sprintf("%s (%q)", d.Chosen(), OneLine(d.Words, 61))
+	case len(d.Labels) > 0:
+		return d.Chosen()
 	}
-	return s
+	return fmt.Sprintf("%q", OneLine(d.Words, 61))
 }
 
 // SameDecision reports whether reply, read for in as CheckAnswer reads it, decides what a says:

@@ -63,3 +63,16 @@ func first(s string, bad func(rune) bool) (rune, bool) {
 	}
 	return 0, false
 }
+
+// OneLine folds s onto one line (every run of blanks and line breaks becomes one space) and,
+// when max > 0, cuts it to at most max characters, the last an ellipsis when it cut: how every
+// edge shows someone's text inside a line of its own (a log line, a list row, a sentence, a
+// Slack notice), so that a pasted essay or a newline can neither flood nor forge the line.
+func OneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if max <= 0 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	cut, _ := cutRunes(s, max-1)
+	return strings.TrimRight(cut, " ") + "…"
+}

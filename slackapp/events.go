@@ -154,7 +154,7 @@ func (a *App) handleCommand(ctx context.Context, cmd slack.SlashCommand) any {
 			if rec.Slack.Channel != cmd.ChannelID || rec.Slack.TS == "" {
 				continue
 			}
-			q := blockkit.Escape(short(rec.Question, 120))
+			q := blockkit.Escape(inquiry.OneLine(rec.Question, 120))
 			if rec.Slack.Permalink != "" {
 				q = "<" + rec.Slack.Permalink + "|" + q + ">"
 			}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/inquiry-bot/bot/blockkit"
 	"github.com/inquiry-bot/bot/inquiry"
@@ -91,7 +90,7 @@ func decision(in *inquiry.Inquiry, a *inquiry.Answer) string {
 		parts = append(parts, blockkit.Escape(d.Chosen()))
 	}
 	if d.Words != "" {
-		parts = append(parts, "“"+blockkit.Escape(short(d.Words, 200))+"”")
+		parts = append(parts, "“"+blockkit.Escape(inquiry.OneLine(d.Words, 200))+"”")
 	}
 	if len(parts) == 0 {
 		return "nothing"
@@ -120,7 +119,7 @@ func sayInvalid(rec *inquiry.Record, reply inquiry.Reply, err error) string {
 // questionLink quotes a question, escaped and shortened, linked to its message when its
 // permalink is known.
 func questionLink(rec *inquiry.Record) string {
-	q := "“" + blockkit.Escape(short(rec.Question, 120)) + "”"
+	q := "“" + blockkit.Escape(inquiry.OneLine(rec.Question, 120)) + "”"
 	if rec.Slack.Permalink != "" {
 		q = "<" + rec.Slack.Permalink + "|" + q + ">"
 	}
@@ -158,7 +157,7 @@ func plainInvalid(rec *inquiry.Record, reply inquiry.Reply, err error) string {
 	case inquiry.ErrorField(err) == "text" && in.Kind == inquiry.KindConfirm:
 		return "This question takes no note beside Yes or No: clear the note."
 	}
-	return short(inquiry.ErrorMessage(err), 300)
+	return inquiry.OneLine(inquiry.ErrorMessage(err), 300)
 }
 
 // sayNoModal is for a modal Slack would not open (the trigger_id lives three seconds).
@@ -184,14 +183,4 @@ func offeredList(in *inquiry.Inquiry) string {
 // fallback.
 func slackTime(t time.Time) string {
 	return fmt.Sprintf("<!date^%d^{date_short_pretty} at {time}|%s>", t.Unix(), t.UTC().Format("2006-01-02 15:04 UTC"))
-}
-
-// short cuts s to max characters on one line.
-func short(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
 }

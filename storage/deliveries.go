@@ -72,10 +72,13 @@ func deliveryArgs(ds []inquiry.Delivery, def deliveryDefaults) []any {
 }
 
 // insertDeliveries stores ds with multi-row INSERTs (one for the usual handful). An empty status
-// is pending; an empty NextAttemptAt is due at once (the creation time, by default the clock's).
+// is pending; an empty NextAttemptAt is due at once (at the creation time, def.now when the
+// delivery has none). The store keeps no clock of its own: a delivery without a time is refused.
 func (s *Store) insertDeliveries(ctx context.Context, x sqlx.ExecerContext, ds []inquiry.Delivery, def deliveryDefaults) error {
-	if def.now.IsZero() {
-		def.now = s.now()
+	for _, d := range ds {
+		if d.CreatedAt.IsZero() && def.now.IsZero() {
+			return errNoTime
+		}
 	}
 	for len(ds) > 0 {
 		batch := ds[:min(len(ds), deliveryBatch)]

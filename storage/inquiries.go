@@ -123,8 +123,8 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 
 // CreateInquiry stores rec with its deliveries atomically: one INSERT … ON CONFLICT DO NOTHING
 // that also inserts the deliveries when it inserted the inquiry, and a SELECT only when the
-// (namespace, run_id, id) is taken. A record without a key gets one; without a creation time, the
-// clock's.
+// (namespace, run_id, id) is taken. A record without a key gets one; one without a creation time is
+// refused (the store keeps no clock).
 func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveries []inquiry.Delivery) (*inquiry.Record, bool, error) {
 	const step = "create the inquiry"
 	in := *rec
@@ -132,7 +132,7 @@ func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveri
 		in.Key = inquiry.NewKey()
 	}
 	if in.CreatedAt.IsZero() {
-		in.CreatedAt = s.now()
+		return nil, false, translate(errNoTime, step)
 	}
 	if in.Status == "" {
 		in.Status = inquiry.StatusPending
@@ -436,7 +436,7 @@ func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.Re
 			return translate(fmt.Errorf("status %q is not a resolution", r.Status), step)
 		}
 		if r.At.IsZero() {
-			r.At = s.now()
+			return translate(errNoTime, step)
 		}
 		answer, err := jsonOrNull(r.Answer, r.Answer != nil)
 		if err != nil {

@@ -44,10 +44,6 @@ var _ inquiry.Store = (*Store)(nil)
 // Store is the sqlx implementation of inquiry.Store. It is safe for concurrent use, also by
 // several processes sharing one database.
 type Store struct {
-	// Now is the clock, for what a caller leaves without a time (a record's creation, a
-	// resolution, a delivery); nil means time.Now. Set it before the store is used.
-	Now func() time.Time
-
 	db      *sqlx.DB
 	dialect string
 	// dsn is the PostgreSQL connection string, kept for the listener's own connection.
@@ -57,6 +53,10 @@ type Store struct {
 	stmts     sync.Map // string -> *sqlx.Stmt
 	prepareMu sync.Mutex
 }
+
+// errNoTime refuses a write that carries no time: the caller's clock (the service's, which tests
+// move) is the only one, so that every stored time agrees with what the service decided.
+var errNoTime = errors.New("the store keeps no clock: the caller must give the time (a creation, a resolution)")
 
 //go:embed migrations/postgres/*.sql migrations/sqlite/*.sql
 var migrations embed.FS
@@ -147,14 +147,6 @@ func postgresDSN(databaseURL string) (string, error) {
 	}
 	u.RawQuery = q.Encode()
 	return u.String(), nil
-}
-
-// now reads the clock.
-func (s *Store) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
 }
 
 // Dialect reports "postgres" or "sqlite".

@@ -74,7 +74,7 @@ func runAnswer(ctx context.Context, e *env) error {
 	if *asJSON {
 		return writeJSON(e.stdout, answered)
 	}
-	fmt.Fprintf(e.stdout, "Recorded for %q (%s): %s\n", oneLine(answered.Question), answered.Key, inquiry.RenderAnswer(&answered.Inquiry, answered.Answer))
+	fmt.Fprintf(e.stdout, "Recorded for %q (%s): %s\n", inquiry.OneLine(answered.Question, 100), answered.Key, inquiry.RenderAnswer(&answered.Inquiry, answered.Answer))
 	return nil
 }
 

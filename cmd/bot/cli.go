@@ -93,15 +93,6 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// oneLine folds blanks and newlines and keeps a list row short.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 100 {
-		return string(r[:99]) + "…"
-	}
-	return s
-}
-
 // ago is a rough age: "12s ago", "5m ago", "3h ago", "2d ago".
 func ago(d time.Duration) string {
 	if d < time.Second {

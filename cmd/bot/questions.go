@@ -119,7 +119,7 @@ func pendingQuestions(ctx context.Context, c *client.Client) ([]*inquiry.Record,
 // writeQuestion prints one pending question with what a person needs to decide.
 func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time) {
 	in := &r.Inquiry
-	fmt.Fprintf(w, "%d. %s\n", n, oneLine(in.Question))
+	fmt.Fprintf(w, "%d. %s\n", n, inquiry.OneLine(in.Question, 100))
 	if in.Context != "" {
 		for _, line := range strings.Split(strings.TrimSpace(in.Context), "\n") {
 			fmt.Fprintf(w, "   %s\n", strings.TrimRight(line, " \t\r"))
@@ -184,7 +184,7 @@ func writeResolved(w io.Writer, r *inquiry.Record, now time.Time) {
 	default:
 		what = string(r.Status)
 	}
-	fmt.Fprintf(w, "-  %s\n", oneLine(in.Question))
+	fmt.Fprintf(w, "-  %s\n", inquiry.OneLine(in.Question, 100))
 	facts := []string{string(in.Kind), "key " + r.Key}
 	if r.Namespace != "" {
 		facts = append(facts, "from "+r.Namespace)

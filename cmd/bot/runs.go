@@ -70,7 +70,7 @@ func runRuns(ctx context.Context, e *env) error {
 	for _, r := range runs {
 		waiting := "-"
 		if r.WaitingOn != nil {
-			waiting = fmt.Sprintf("%s %q", r.WaitingOn.Key, oneLine(r.WaitingOn.Question))
+			waiting = fmt.Sprintf("%s %q", r.WaitingOn.Key, inquiry.OneLine(r.WaitingOn.Question, 100))
 		}
 		hb := "-"
 		if !r.HeartbeatAt.IsZero() {

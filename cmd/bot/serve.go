@@ -91,7 +91,6 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 
 	registry := inquiry.NewRegistry()
 	svc := inquiry.NewService(st, registry)
-	st.Now = svc.Clock // one clock: the store's times are the service's
 	svc.DefaultPolicy = cfg.DefaultPolicy
 	svc.DefaultTransport = cfg.DefaultTransport
 	svc.DefaultChannel = cfg.SlackDefaultChannel
