@@ -24,6 +24,11 @@ const (
 	CodeUnavailable        Code = "inquiry_unavailable"
 	CodeStorageUnavailable Code = "storage_unavailable"
 	CodeInternal           Code = "internal"
+	// CodeRateLimited is a caller over a limit of DESIGN §17 (creates and answers, long-polls
+	// held at once, requests without a valid token): it may retry after the answer's Retry-After.
+	CodeRateLimited Code = "rate_limited"
+	// CodeUnsupportedMediaType is a request body sent as something other than JSON.
+	CodeUnsupportedMediaType Code = "unsupported_media_type"
 	// CodeCallbackFailed is no error of a request: it is the failure an answered inquiry records
 	// when its callback (or its run's resume) was given up, so the asker can see why.
 	CodeCallbackFailed Code = "callback_failed"
@@ -47,22 +52,11 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is makes every *Error with an unavailable or declined code match the sentinels, so callers
-// test errors.Is(err, inquiry.ErrUnavailable) whatever the message.
+// Is makes every *Error match the sentinel of its code (sentinelCode), so callers test
+// errors.Is(err, inquiry.ErrUnavailable) whatever the message.
 func (e *Error) Is(target error) bool {
-	switch target {
-	case ErrUnavailable:
-		return e.Code == CodeUnavailable
-	case ErrDeclined:
-		return e.Code == CodeDeclined
-	case ErrNotFound:
-		return e.Code == CodeNotFound
-	case ErrAlreadyResolved:
-		return e.Code == CodeAlreadyResolved
-	case ErrStorageUnavailable:
-		return e.Code == CodeStorageUnavailable
-	}
-	return false
+	code, ok := sentinelCode[target]
+	return ok && e.Code == code
 }
 
 // Sentinels for conditions. ErrUnavailable is fatal: a transport that cannot serve (not
@@ -75,6 +69,16 @@ var (
 	ErrAlreadyResolved    = errors.New("already resolved")
 	ErrStorageUnavailable = errors.New("storage unavailable")
 )
+
+// sentinelCode is the code each sentinel stands for, both ways: an *Error matches its code's
+// sentinel, and a foreign error wrapping a sentinel has its code.
+var sentinelCode = map[error]Code{
+	ErrUnavailable:        CodeUnavailable,
+	ErrDeclined:           CodeDeclined,
+	ErrNotFound:           CodeNotFound,
+	ErrAlreadyResolved:    CodeAlreadyResolved,
+	ErrStorageUnavailable: CodeStorageUnavailable,
+}
 
 // Fatal reports whether err must stop every retry loop at once. Retry code consults it.
 func Fatal(err error) bool { return err != nil && errors.Is(err, ErrUnavailable) }
@@ -103,17 +107,10 @@ func ErrorCode(err error) Code {
 	if errors.As(err, &e) {
 		return e.Code
 	}
-	switch {
-	case errors.Is(err, ErrUnavailable):
-		return CodeUnavailable
-	case errors.Is(err, ErrDeclined):
-		return CodeDeclined
-	case errors.Is(err, ErrNotFound):
-		return CodeNotFound
-	case errors.Is(err, ErrAlreadyResolved):
-		return CodeAlreadyResolved
-	case errors.Is(err, ErrStorageUnavailable):
-		return CodeStorageUnavailable
+	for sentinel, code := range sentinelCode {
+		if errors.Is(err, sentinel) {
+			return code
+		}
 	}
 	return CodeInternal
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -290,11 +291,7 @@ const (
 
 // Valid reports whether s is a known status.
 func (s Status) Valid() bool {
-	switch s {
-	case StatusPending, StatusAnswered, StatusExpired, StatusCancelled, StatusFailed:
-		return true
-	}
-	return false
+	return slices.Contains([]Status{StatusPending, StatusAnswered, StatusExpired, StatusCancelled, StatusFailed}, s)
 }
 
 // Resolved reports whether s is final.
@@ -362,25 +359,25 @@ func (in *Inquiry) HasDefault() bool { return !in.Default.IsZero() }
 // context, options, multiple, allow_text and default. The expiry is left out on purpose: an asker
 // that re-enters with expires_in "2h" computes a new time on every entry, and that is still the same
 // question.
-func SameContent(a, b *Inquiry) bool {
-	if a.Kind != b.Kind || a.Question != b.Question || a.Context != b.Context ||
-		a.Multiple != b.Multiple || a.AllowText != b.AllowText || !a.Default.Equal(b.Default) ||
-		len(a.Options) != len(b.Options) {
-		return false
-	}
-	for i := range a.Options {
-		if a.Options[i] != b.Options[i] {
-			return false
-		}
-	}
-	return true
-}
+func SameContent(a, b *Inquiry) bool { return bytes.Equal(content(a), content(b)) }
 
 // Fingerprint is a short, stable digest of what SameContent compares (kind, question, context,
 // options, multiple, allow_text, default). Askers that do not choose an id (bot ask, the MCP
 // tool) derive one from it, so asking the same question again finds the same inquiry, and a
 // question whose content changed is a new inquiry rather than an id conflict.
 func Fingerprint(in *Inquiry) string {
+	sum := sha256.Sum256(content(in))
+	return hex.EncodeToString(sum[:8])
+}
+
+// content is what an inquiry asks, apart from where (its id and run) and until when: the one
+// list of the fields SameContent compares and Fingerprint digests. Its JSON is unambiguous (two
+// contents encode alike only when they are alike) and stable: derived ids depend on it.
+func content(in *Inquiry) []byte {
+	options := in.Options
+	if len(options) == 0 {
+		options = nil // no options, however they were spelt
+	}
 	b, _ := json.Marshal(struct {
 		Kind      Kind     `json:"kind"`
 		Question  string   `json:"question"`
@@ -389,9 +386,8 @@ func Fingerprint(in *Inquiry) string {
 		Multiple  bool     `json:"multiple"`
 		AllowText bool     `json:"allow_text"`
 		Default   Value    `json:"default"`
-	}{in.Kind, in.Question, in.Context, in.Options, in.Multiple, in.AllowText, in.Default})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
+	}{in.Kind, in.Question, in.Context, options, in.Multiple, in.AllowText, in.Default})
+	return b
 }
 
 // DerivedID is the id of a question asked without one (bot ask, the MCP tool): prefix, a colon,

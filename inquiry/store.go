@@ -2,6 +2,7 @@ package inquiry
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -19,11 +20,7 @@ const (
 
 // Valid reports whether s is a known run status.
 func (s RunStatus) Valid() bool {
-	switch s {
-	case RunRunning, RunWaiting, RunCompleted, RunFailed, RunAbandoned:
-		return true
-	}
-	return false
+	return slices.Contains([]RunStatus{RunRunning, RunWaiting, RunCompleted, RunFailed, RunAbandoned}, s)
 }
 
 // Finished reports whether the run is over.

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -66,6 +67,19 @@ var migrations embed.FS
 var errBadURL = errors.New("DATABASE_URL must be postgres://USER:PASSWORD@HOST:PORT/DATABASE " +
 	"(or postgresql://…) or sqlite:PATH (for example sqlite:inquiry-bot.db, or sqlite::memory:)")
 
+// RedactURL is a database URL fit for a log line or an error: its password, if any, replaced by
+// REDACTED.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "REDACTED")
+	}
+	return u.String()
+}
+
 // Open connects to the database named by databaseURL — postgres://… or postgresql://… for
 // PostgreSQL, sqlite:PATH or sqlite::memory: for SQLite — and applies the embedded migrations.
 func Open(ctx context.Context, databaseURL string) (*Store, error) {
@@ -110,6 +124,9 @@ func open(databaseURL string) (*Store, error) {
 		// wait for the lock instead of failing with SQLITE_BUSY. _txlock=immediate takes the write
 		// lock at BEGIN, so a transaction that reads then writes never finds its snapshot stale
 		// (which no busy timeout can cure) and transactions serialize like row locks would.
+		if err := createPrivate(path); err != nil {
+			return nil, err
+		}
 		dsn := path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 		db, err := sqlx.Open("sqlite", dsn)
 		if err != nil {
@@ -129,6 +146,37 @@ func open(databaseURL string) (*Store, error) {
 		return &Store{db: db, dialect: DialectSQLite}, nil
 	}
 	return nil, errBadURL
+}
+
+// createPrivate creates the SQLite database file at path (a plain path or a file: URI) empty and
+// 0600 when it is not there yet: it holds the callback secret and every token's hash, and SQLite
+// would create it 0644 (less the umask). SQLite takes an empty file for a new database and gives
+// the -wal and -shm files it creates the main file's permissions, so they are 0600 too. A file
+// that is there keeps the mode its operator gave it; :memory: has no file. The process's umask is
+// left alone: it is shared with every other file the process creates.
+func createPrivate(path string) error {
+	file := path
+	if strings.HasPrefix(path, "file:") {
+		u, err := url.Parse(path)
+		if err != nil {
+			return errBadURL
+		}
+		if file = u.Opaque; file == "" {
+			file = u.Path
+		}
+	}
+	if file == "" || file == ":memory:" {
+		return nil
+	}
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return nil
+	case err != nil:
+		return &inquiry.Error{Code: inquiry.CodeStorageUnavailable, Err: err,
+			Message: fmt.Sprintf("cannot create the SQLite database %s (%v): create its folder and let the bot write there, or set DATABASE_URL to another path", file, errors.Unwrap(err))}
+	}
+	return f.Close()
 }
 
 // postgresDSN checks the URL and turns on binary_parameters unless the operator chose: lib/pq then

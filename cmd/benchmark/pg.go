@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/inquiry-bot/bot/storage"
 	_ "github.com/lib/pq" // the admin connection and the bulk inserts
 )
 
@@ -40,7 +41,7 @@ func openPG(ctx context.Context, adminURL string) (*pg, error) {
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("PostgreSQL at %s cannot be reached (set -pg or TEST_DATABASE_URL): %w", redact(adminURL), err)
+		return nil, fmt.Errorf("PostgreSQL at %s cannot be reached (set -pg or TEST_DATABASE_URL): %w", storage.RedactURL(adminURL), err)
 	}
 	return &pg{adminURL: adminURL, admin: db}, nil
 }
@@ -93,18 +94,6 @@ func libpqURL(u string) string {
 	}
 	parsed.RawQuery = q.Encode()
 	return parsed.String()
-}
-
-// redact hides a password in a URL.
-func redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "REDACTED")
-	}
-	return u.String()
 }
 
 // The row pgbench inserts is the row a create through the gateway inserts in the create load

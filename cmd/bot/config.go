@@ -10,6 +10,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/storage"
 )
 
 // Config is the service's configuration, read from the environment (DESIGN §7).
@@ -73,7 +74,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") &&
 		!strings.HasPrefix(c.DatabaseURL, "sqlite:") {
-		return c, fmt.Errorf("DATABASE_URL %q is neither postgres://… nor sqlite:PATH: use postgres://user@host:5432/db or sqlite:inquiry-bot.db", redactURL(c.DatabaseURL))
+		return c, fmt.Errorf("DATABASE_URL %q is neither postgres://… nor sqlite:PATH: use postgres://user@host:5432/db or sqlite:inquiry-bot.db", storage.RedactURL(c.DatabaseURL))
 	}
 	if c.DatabaseURL == "sqlite:" {
 		return c, fmt.Errorf("DATABASE_URL \"sqlite:\" names no file: use sqlite:PATH such as sqlite:inquiry-bot.db")
@@ -150,18 +151,6 @@ func positiveDuration(name, v string) (time.Duration, error) {
 	return d, nil
 }
 
-// redactURL hides a password in a database URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "REDACTED")
-	}
-	return u.String()
-}
-
 // Summary is the one-line effective configuration for the start-up log, secrets redacted.
 func (c Config) Summary() string {
 	set := func(s string) string {
@@ -178,6 +167,6 @@ func (c Config) Summary() string {
 		mode = "http"
 	}
 	return fmt.Sprintf("addr=%s database=%s policy=%s transport=%s sweep=%q stale_after=%s retention=%s callback_hosts=%v callback_secret=%s public_url=%s slack=%s slack_default_channel=%s",
-		c.Addr, redactURL(c.DatabaseURL), c.DefaultPolicy, c.DefaultTransport, c.SweepSchedule, c.StaleAfter, c.Retention,
+		c.Addr, storage.RedactURL(c.DatabaseURL), c.DefaultPolicy, c.DefaultTransport, c.SweepSchedule, c.StaleAfter, c.Retention,
 		c.CallbackHosts, set(c.CallbackSecret), c.PublicURL, mode, c.SlackDefaultChannel)
 }

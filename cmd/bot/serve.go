@@ -77,7 +77,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 	cfg := m.Config
 	st, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
-		return fmt.Errorf("open DATABASE_URL %s: %w", redactURL(cfg.DatabaseURL), err)
+		return fmt.Errorf("open DATABASE_URL %s: %w", storage.RedactURL(cfg.DatabaseURL), err)
 	}
 	m.Store = st
 
@@ -265,9 +265,16 @@ func (m *Main) Run(ctx context.Context) error {
 func runServe(ctx context.Context, e *env) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: bot serve [--check]\n\nRuns the service, configured by the environment (README).\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	check := fs.Bool("check", false, "validate the configuration and exit")
-	if err := fs.Parse(e.args); err != nil {
-		return exitf(exitUsage, "")
+	if err := parseFlags(fs, e.args, e.stdout); err != nil {
+		if err == errHelpShown {
+			return nil
+		}
+		return err
 	}
 	cfg, err := LoadConfig(e.getenv)
 	if err != nil {
