@@ -25,10 +25,11 @@ type Resolver interface {
 // Guard keeps callbacks away from the server's own network: a callback or resume URL must be
 // http(s), and its host must not resolve to a loopback, private (RFC 1918, unique local),
 // link-local (169.254/16 with the cloud metadata address, fe80::/10), unspecified, carrier-grade
-// NAT, multicast or reserved address — unless its host[:port] is allow-listed
-// (BOT_CALLBACK_HOSTS). The URL is checked when the inquiry or run is created, and every
-// connection is checked again at dial time against the address actually dialled, so neither DNS
-// rebinding nor a redirect (never followed anyway) can reach a refused address.
+// NAT, multicast or reserved address, nor to an IPv6 address carrying one of those IPv4 addresses
+// (Refused) — unless its host[:port] is allow-listed (BOT_CALLBACK_HOSTS); a port it names must
+// be from 1 to 65535. The URL is checked when the inquiry or run is created, and every connection
+// is checked again at dial time against the address actually dialled, so neither DNS rebinding
+// nor a redirect (never followed anyway) can reach a refused address.
 type Guard struct {
 	hostPorts map[string]bool // "host:port", host lower-case, IPv6 in brackets
 	hosts     map[string]bool // host alone: every port
@@ -171,7 +172,17 @@ func parseCallbackURL(field, raw string) (*url.URL, error) {
 	if u.User != nil {
 		return nil, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s must not carry a user name or password (it is stored and shown with the inquiry): drop them and check the X-Inquiry-Signature header instead", field)
 	}
+	// url.Parse takes any digits as a port; one no address has would only fail every attempt.
+	if p := u.Port(); p != "" && !validPort(p) {
+		return nil, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s port %s is not a port: use one from 1 to 65535, or none for the scheme's own", field, p)
+	}
 	return u, nil
+}
+
+// validPort reports whether p is a decimal port from 1 to 65535.
+func validPort(p string) bool {
+	n, err := strconv.ParseUint(p, 10, 16)
+	return err == nil && n > 0
 }
 
 // canonicalAddr is host:port of u, with the scheme's port when it names none.
@@ -222,22 +233,59 @@ var refusedRanges = func() []refusedRange {
 	return out
 }()
 
+// IPv6 forms that carry an IPv4 address, and reach it: where each keeps it.
 var (
-	nat64   = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFo = netip.MustParsePrefix("2002::/16")
+	compatible = netip.MustParsePrefix("::/96")           // IPv4-compatible (deprecated), last 32 bits
+	translated = netip.MustParsePrefix("::ffff:0:0:0/96") // IPv4-translated (SIIT), last 32 bits
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")    // NAT64 well-known prefix, last 32 bits
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")  // NAT64 local use: wherever its prefix ends
+	sixToFour  = netip.MustParsePrefix("2002::/16")       // 6to4: bits 16..48
+	teredo     = netip.MustParsePrefix("2001::/32")       // Teredo: server bits 32..64, client last 32 inverted
 )
 
-// Refused says why callbacks may not reach ip ("" when they may).
+const whatNAT64Local = "a local-use NAT64 address (in 64:ff9b:1::/48, where the local translator alone knows which IPv4 address it reaches)"
+
+// Refused says why callbacks may not reach ip ("" when they may): ip itself is in a refused
+// range, or ip is an IPv6 form that carries a refused IPv4 address (mapped, compatible,
+// translated, NAT64, 6to4, Teredo), which a translator, tunnel or the kernel delivers to that
+// IPv4 address.
 func Refused(ip netip.Addr) string {
-	ip = ip.WithZone("").Unmap()
-	// IPv6 forms that carry an IPv4 address reach that address.
-	if nat64.Contains(ip) {
-		b := ip.As16()
-		ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
-	} else if sixToFo.Contains(ip) {
-		b := ip.As16()
-		ip = netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})
+	ip = ip.WithZone("").Unmap() // IPv4-mapped is the IPv4 address itself
+	if why := inRefusedRange(ip); why != "" {
+		return why
 	}
+	if !ip.Is6() {
+		return ""
+	}
+	if nat64Local.Contains(ip) {
+		// The prefix may be /48, /56, /64 or /96 (RFC 6052), each putting the IPv4 address
+		// elsewhere: which one the translator reads is its configuration, unknown here, and a
+		// reading the guard did not make could reach the network behind it. An operator who
+		// routes callbacks through such a translator allow-lists their hosts.
+		return whatNAT64Local
+	}
+	b := ip.As16()
+	var carried [][4]byte
+	switch {
+	case compatible.Contains(ip), translated.Contains(ip), nat64.Contains(ip):
+		carried = append(carried, [4]byte(b[12:16]))
+	case sixToFour.Contains(ip):
+		carried = append(carried, [4]byte(b[2:6]))
+	case teredo.Contains(ip):
+		client := [4]byte{^b[12], ^b[13], ^b[14], ^b[15]}
+		carried = append(carried, [4]byte(b[4:8]), client)
+	}
+	for _, v4 := range carried {
+		a := netip.AddrFrom4(v4)
+		if why := inRefusedRange(a); why != "" {
+			return why + " (" + a.String() + " written as IPv6)"
+		}
+	}
+	return ""
+}
+
+// inRefusedRange names the refused range holding ip ("" for none).
+func inRefusedRange(ip netip.Addr) string {
 	for _, r := range refusedRanges {
 		if r.prefix.Contains(ip) {
 			return r.what
@@ -250,15 +298,25 @@ func Refused(ip netip.Addr) string {
 type RefusedAddrError struct {
 	Addr string
 	Why  string
+
+	badPort bool // no address has the port: the allow-list has nothing to do with it
 }
 
 func (e *RefusedAddrError) Error() string {
+	if e.badPort {
+		return fmt.Sprintf("callback address %s has %s: correct the URL", e.Addr, e.Why)
+	}
 	return fmt.Sprintf("callback address %s is %s and not in BOT_CALLBACK_HOSTS", e.Addr, e.Why)
 }
 
 // DialContext dials addr (host:port as in the URL) checking the address actually dialled,
 // unless host:port is allow-listed.
 func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	// A stored URL whose port no address has is refused like a refused address, so that its
+	// delivery gives up at once rather than failing every retry.
+	if _, port, err := net.SplitHostPort(addr); err != nil || !validPort(port) {
+		return nil, &RefusedAddrError{Addr: addr, Why: "no port from 1 to 65535", badPort: true}
+	}
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	if !g.Allowed(addr) {
 		d.Control = func(_, address string, _ syscall.RawConn) error {

@@ -146,9 +146,21 @@ func (m *Metrics) Sweep(job string, n int, d time.Duration, _ error) {
 	m.sweepItems.WithLabelValues(job).Add(float64(n))
 }
 
-// Request records an HTTP request.
+// Request records an HTTP request. A method outside the standard set is counted as "other":
+// the method is whatever the client sent, before any authentication, and each new string would
+// otherwise be a new series for as long as the process lives.
 func (m *Metrics) Request(route, method string, status int, d time.Duration) {
+	if !standardMethods[method] {
+		method = "other"
+	}
 	m.httpSeconds.WithLabelValues(route, method, strconv.Itoa(status)).Observe(d.Seconds())
+}
+
+// standardMethods are the methods of RFC 9110 and PATCH, as the label keeps them.
+var standardMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,
+	http.MethodPatch: true, http.MethodDelete: true, http.MethodOptions: true,
+	http.MethodConnect: true, http.MethodTrace: true,
 }
 
 // SlackTransport wraps the RoundTripper of the Slack client to count every Web API call by

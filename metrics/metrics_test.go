@@ -92,3 +92,40 @@ func TestFamiliesAndGauges(t *testing.T) {
 		require.Contains(t, body, line)
 	}
 }
+
+// TestRequestMethodsFolded: the method label holds the standard methods as sent and folds any
+// other (a made-up verb, a lower-case one, 300 characters of one) into "other", so requests
+// nobody authenticated cannot mint series.
+func TestRequestMethodsFolded(t *testing.T) {
+	m := metrics.New(metrics.Gauges{})
+	standard := []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"}
+	for _, method := range standard {
+		m.Request("unmatched", method, 404, time.Millisecond)
+	}
+	long := strings.Repeat("X", 300)
+	for i, method := range []string{long, "BREW", "get", "PROPFIND", "GET ", long + "1"} {
+		for range i + 1 {
+			m.Request("unmatched", method, 404, time.Millisecond)
+		}
+	}
+	families, err := m.Registry.Gather()
+	require.NoError(t, err)
+	counts := map[string]uint64{} // by method label
+	for _, f := range families {
+		if f.GetName() != "inquiry_http_request_duration_seconds" {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "method" {
+					counts[l.GetValue()] += s.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	want := map[string]uint64{"other": 21}
+	for _, method := range standard {
+		want[method] = 1
+	}
+	require.Equal(t, want, counts, "one series per standard method, and other")
+}
