@@ -15,7 +15,8 @@ import (
 // puts the caller in the request's context (inquiry.WithCaller): each tool call asks as that
 // token, in its namespace. A request that reaches it with no caller is refused.
 //
-// The endpoint is stateless streamable HTTP: it takes POST only (GET and DELETE get 405).
+// The endpoint is stateless streamable HTTP: it takes POST only (GET and DELETE get 405), so it
+// has no stream to send a notification on, and initialize advertises no tools.listChanged.
 func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 	srv := newServer(func(req *mcp.CallToolRequest) (Backend, error) {
 		tok := tokenOf(req)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -65,8 +66,10 @@ func newServer(backend func(*mcp.CallToolRequest) (Backend, error), opts Options
 	s := mcp.NewServer(&mcp.Implementation{Name: "inquiry-bot", Title: "Inquiry bot", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       sdkLogger(opts.Logger),
-		// Tools only: no logging capability is claimed that the server does not use.
-		Capabilities: &mcp.ServerCapabilities{},
+		// Tools only: no logging capability is claimed that the server does not use. And no
+		// tools.listChanged (the SDK's default once a tool is added): the two tools are all there
+		// ever is, and over stateless HTTP (HTTPHandler) no stream exists to send the notice on.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	mcp.AddTool(s, askHumanTool(), t.askHuman)
 	mcp.AddTool(s, getAnswerTool(), t.getAnswer)
@@ -101,11 +104,11 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 
 const instructions = `Ask a person only what is genuinely theirs to answer: a decision that is not yours to make, or a fact only they know — never what you can find out by reading code, docs or logs, or by running a command. ask_human waits up to wait_seconds for the answer; when it says pending, carry on with work that does not depend on the answer and pick it up later with get_answer and the key.`
 
-const askHumanDescription = `Ask a person one question and wait (up to wait_seconds, default 50) for the answer.
+var askHumanDescription = fmt.Sprintf(`Ask a person one question and wait (up to wait_seconds, default 50) for the answer.
 
 Use it only when the question is genuinely a person's to answer: a decision that is not yours to make (approve a merge, a deploy, a spend or a risk; choose between options with real trade-offs the person owns) or a fact only they know (their preference, their intent). Do not use it for what you can discover yourself by reading code, docs or logs, or by running a command, nor to report progress or to ask leave for routine steps.
 
-Prefer kind "choice" with 2 to 12 short options, or "confirm" for yes or no: an answer you can act on at once. Use "text" only when the answer must be in words. Always give a default where one is defensible: it is assumed when nobody answers before the question expires, and when the server is set to answer by default without asking anybody.
+Prefer kind "choice" with %d to %d short options, or "confirm" for yes or no: an answer you can act on at once. Use "text" only when the answer must be in words. Always give a default where one is defensible: it is assumed when nobody answers before the question expires, and when the server is set to answer by default without asking anybody.
 
 The result's status says what happened:
 - answered: a person answered; act on the answer.
@@ -114,7 +117,7 @@ The result's status says what happened:
 - pending: nobody has answered yet. Carry on with work that does not depend on it and call get_answer with the key later. Asking the same question again finds the same inquiry (asked once, answered once); pass a new id to ask the same words afresh.
 - cancelled: the question was withdrawn. Decide yourself and say so.
 - unavailable (a tool error): no channel exists to ask a person. Do not retry; decide yourself and say that nobody could be asked.
-Other tool errors carry the server's sentence on what to fix.`
+Other tool errors carry the server's sentence on what to fix.`, inquiry.MinOptions, inquiry.MaxOptions)
 
 const getAnswerDescription = `Pick up the answer to a question that ask_human left pending, by its key. Waits up to wait_seconds (default 50) for an answer; when there is still none the status is pending again — call it again later, after doing other work, not in a tight loop. The result reads like ask_human's: answered, assumed, declined, pending, cancelled, or the tool error unavailable (do not retry; decide yourself).`
 
@@ -140,19 +143,31 @@ type getInput struct {
 
 // The schemas are written out rather than inferred: a model reads the descriptions, and the
 // types that decode themselves (an option as a string or an object, a default as a string or
-// a list) need a schema that says so. Limits the server checks (2..12 options, lengths) are
-// described, not enforced here, so that breaking one comes back as the server's sentence.
+// a list) need a schema that says so. The limits the server checks on counts and lengths are in
+// the schema too, as the OpenAPI document states them, each the constant of package inquiry, so
+// a client or a model sees them before it calls (the SDK refuses a call beyond one; JSON
+// Schema's lengths count characters, as the server does). What a schema cannot say (printable
+// ids, labels that differ whatever their case) comes back as the server's sentence.
 func askHumanTool() *mcp.Tool {
 	str := func(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: desc} }
+	bounded := func(minLen, maxLen int, desc string) *jsonschema.Schema {
+		s := str(desc)
+		if minLen > 0 {
+			s.MinLength = jsonschema.Ptr(minLen)
+		}
+		s.MaxLength = jsonschema.Ptr(maxLen)
+		return s
+	}
 	boolean := func(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "boolean", Description: desc} }
 	option := &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
-		{Type: "string", Description: "an answer in a few words, used as both its value and its label"},
+		// A bare string is both the value and the label: the shorter of their bounds holds.
+		bounded(1, min(inquiry.MaxOptionValueChars, inquiry.MaxOptionLabelChars), "an answer in a few words, used as both its value and its label"),
 		{
 			Type: "object",
 			Properties: map[string]*jsonschema.Schema{
-				"value":       str("what the answer returns when chosen (at most 150 characters; default: the label)"),
-				"label":       str("what the person sees: a few words, at most 75 characters (default: the value)"),
-				"description": str("an optional hint under the label, at most 75 characters"),
+				"value":       bounded(0, inquiry.MaxOptionValueChars, fmt.Sprintf("what the answer returns when chosen (at most %d characters; default: the label)", inquiry.MaxOptionValueChars)),
+				"label":       bounded(0, inquiry.MaxOptionLabelChars, fmt.Sprintf("what the person sees: a few words, at most %d characters (default: the value)", inquiry.MaxOptionLabelChars)),
+				"description": bounded(0, inquiry.MaxOptionDescriptionChars, fmt.Sprintf("an optional hint under the label, at most %d characters", inquiry.MaxOptionDescriptionChars)),
 			},
 			PropertyOrder:        []string{"value", "label", "description"},
 			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
@@ -161,21 +176,25 @@ func askHumanTool() *mcp.Tool {
 	in := &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
-			"question": str("The one question, in plain words a person can answer at a glance (at most 2000 characters). Put the background in context."),
+			"question": bounded(1, inquiry.MaxQuestionChars, fmt.Sprintf("The one question, in plain words a person can answer at a glance (at most %d characters). Put the background in context.", inquiry.MaxQuestionChars)),
 			"kind": {
 				Type: "string", Enum: []any{"choice", "confirm", "text"},
 				Description: `"choice": pick among options; "confirm": yes or no; "text": an answer in words. Default: "choice" when options are given, else "text".`,
 			},
 			"options": {
 				Type: "array", Items: option,
-				Description: "For a choice only: 2 to 12 answers to offer, each a string or {value, label, description}. Labels are a few words and all different, whatever their case.",
+				MinItems: jsonschema.Ptr(inquiry.MinOptions), MaxItems: jsonschema.Ptr(inquiry.MaxOptions),
+				Description: fmt.Sprintf("For a choice only: %d to %d answers to offer, each a string or {value, label, description}. Labels are a few words and all different, whatever their case.", inquiry.MinOptions, inquiry.MaxOptions),
 			},
-			"context":    str("Background the person needs to decide, in a sentence or two: what you are doing and what each answer leads to (at most 2000 characters)."),
-			"default":    {AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}}}, Description: `What to assume when nobody answers: an option's value or label (a list of them with multiple), "yes" or "no" for a confirm, words for a text question. Give one whenever one is defensible.`},
+			"context": bounded(0, inquiry.MaxContextChars, fmt.Sprintf("Background the person needs to decide, in a sentence or two: what you are doing and what each answer leads to (at most %d characters).", inquiry.MaxContextChars)),
+			"default": {AnyOf: []*jsonschema.Schema{
+				{Type: "string", MaxLength: jsonschema.Ptr(inquiry.DefaultAnswerChars)},
+				{Type: "array", MaxItems: jsonschema.Ptr(inquiry.MaxOptions), Items: &jsonschema.Schema{Type: "string", MaxLength: jsonschema.Ptr(inquiry.MaxOptionValueChars)}},
+			}, Description: `What to assume when nobody answers: an option's value or label (a list of them with multiple), "yes" or "no" for a confirm, words for a text question. Give one whenever one is defensible.`},
 			"multiple":   boolean("For a choice: the person may pick several options."),
 			"allow_text": boolean("For a choice or a confirm: the person may answer in their own words instead."),
 			"expires_in": str(`How long the question stays open, a duration such as "30m", "2h" or "24h". When it passes, the default is assumed (without a default the question is declined). Without it, the question stays open until somebody answers.`),
-			"id":         str(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to 200 printable characters). Default: derived from the question, kind, options, context, multiple, allow_text and default, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`),
+			"id":         bounded(1, inquiry.MaxIDChars, fmt.Sprintf(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to %d printable characters). Default: derived from the question, kind, options, context, multiple, allow_text and default, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`, inquiry.MaxIDChars)),
 			"wait_seconds": {
 				Type: "integer", Minimum: jsonschema.Ptr(0.0), Maximum: jsonschema.Ptr(MaxWait.Seconds()),
 				Default:     json.RawMessage(`50`),

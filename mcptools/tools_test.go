@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -189,16 +188,14 @@ func TestInvalidInquiryComesBackAsTheServersSentence(t *testing.T) {
 		b := setup(t)
 		cs := connect(b, b.asker)
 
-		options := make([]any, 13)
-		for i := range options {
-			options[i] = fmt.Sprintf("Option %d", i+1)
-		}
-		res, raw := call(t, cs, mcptools.AskHuman, map[string]any{"question": "Which one?", "options": options})
+		// Options that repeat whatever their case: a rule no JSON Schema states (the counts and
+		// lengths it does state are TestAskHumanSchemaRefusesBeyondTheLimits').
+		res, raw := call(t, cs, mcptools.AskHuman, map[string]any{"question": "Which one?", "options": []any{"Deploy", "deploy"}})
 		require.True(t, raw.IsError)
 		require.Equal(t, mcptools.StatusError, res.Status)
 		require.Equal(t, string(inquiry.CodeInvalidInquiry), res.Code)
-		require.Equal(t, "options", res.Field)
-		require.Equal(t, "a choice offers at most 12 options but has 13: keep the 12 that matter, or ask a text question instead", res.Message)
+		require.Equal(t, "options[1].value", res.Field)
+		require.Equal(t, `options[1].value "deploy" repeats options[0].value "Deploy" (values must differ whatever their case and surrounding blanks): change one`, res.Message)
 
 		// A default that is none of the options, and an expiry that is no duration.
 		res, raw = call(t, cs, mcptools.AskHuman, merge("default", "later"))
