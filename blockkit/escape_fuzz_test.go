@@ -1,7 +1,6 @@
 package blockkit_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -70,24 +69,7 @@ func FuzzRenderEscapes(f *testing.F) {
 		check := func(where, text string, v any) {
 			t.Helper()
 			safe(where+" text", text)
-			raw, err := json.Marshal(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var doc any
-			if err := json.Unmarshal(raw, &doc); err != nil {
-				t.Fatal(err)
-			}
-			walk(doc, "", func(path string, obj map[string]any) {
-				if obj["type"] != "mrkdwn" {
-					return
-				}
-				if obj["verbatim"] != true {
-					t.Errorf("%s%s: mrkdwn is not verbatim", where, path)
-				}
-				s, _ := obj["text"].(string)
-				safe(where+path, s)
-			})
+			eachMrkdwn(t, where, generic(t, v), safe)
 		}
 		render := func(where string, r *inquiry.Record) {
 			t.Helper()

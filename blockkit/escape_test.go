@@ -45,6 +45,13 @@ var (
 // must be verbatim, so Slack does not auto-link either.
 func checkSafe(t *testing.T, where string, v any) {
 	t.Helper()
+	eachMrkdwn(t, where, v, func(where, text string) { checkSafeText(t, where, text) })
+}
+
+// eachMrkdwn calls f with the place (where, then its path) and the text of every mrkdwn object
+// under v (a rendering as generic gives it), and fails where one is not verbatim.
+func eachMrkdwn(t *testing.T, where string, v any, f func(where, text string)) {
+	t.Helper()
 	walk(v, "", func(path string, obj map[string]any) {
 		if obj["type"] != "mrkdwn" {
 			return
@@ -53,7 +60,7 @@ func checkSafe(t *testing.T, where string, v any) {
 			t.Errorf("%s%s: mrkdwn is not verbatim", where, path)
 		}
 		text, _ := obj["text"].(string)
-		checkSafeText(t, where+path, text)
+		f(where+path, text)
 	})
 }
 
@@ -156,9 +163,15 @@ func TestEscapedTextSurvives(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
+// TestEscapeAndMention checks what Escape and Mention make of texts.
+func TestEscapeAndMention(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
+	type mapping struct{ in, want string }
+	for _, fn := range []struct {
+		name  string
+		f     func(string) string
+		cases []mapping
+	}{{"Escape", blockkit.Escape, []mapping{
 		{"plain", "plain"},
 		{"a & b < c > d", "a &amp; b &lt; c &gt; d"},
 		{"<!channel>", "&lt;!channel&gt;"},
@@ -169,16 +182,7 @@ func TestEscape(t *testing.T) {
 		{"mail bob@example.com", "mail bob@example.com"},
 		{"héllo ✓ 日本", "héllo ✓ 日本"},
 		{"bad \xff byte", "bad \uFFFD byte"},
-	} {
-		if got := blockkit.Escape(tc.in); got != tc.want {
-			t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestMention(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
+	}}, {"Mention", blockkit.Mention, []mapping{
 		{"U024BE7LH", "<@U024BE7LH>"},
 		{"W0123ABCD", "<@W0123ABCD>"},
 		{"U123", "<@U123>"},
@@ -188,9 +192,11 @@ func TestMention(t *testing.T) {
 		{"<!channel>", "&lt;!channel&gt;"},
 		{"ops-cli", "ops-cli"},
 		{"C0DEPLOYS1", "C0DEPLOYS1"}, // a channel is nobody
-	} {
-		if got := blockkit.Mention(tc.in); got != tc.want {
-			t.Errorf("Mention(%q) = %q, want %q", tc.in, got, tc.want)
+	}}} {
+		for _, tc := range fn.cases {
+			if got := fn.f(tc.in); got != tc.want {
+				t.Errorf("%s(%q) = %q, want %q", fn.name, tc.in, got, tc.want)
+			}
 		}
 	}
 }

@@ -31,22 +31,18 @@ func goldenCases() []goldenCase {
 	for _, n := range []int{2, 10, 11, 12} {
 		cases = append(cases, goldenCase{fmt.Sprintf("choice_multiple_%d", n), func() *inquiry.Record { return choice(n, true) }})
 	}
+	for _, c := range []struct {
+		name     string
+		n        int
+		multiple bool
+	}{{"choice_single_allow_text", 3, false}, {"choice_select_allow_text", 8, false}, {"choice_multiple_allow_text", 4, true}} {
+		cases = append(cases, goldenCase{c.name, func() *inquiry.Record {
+			rec := choice(c.n, c.multiple)
+			rec.AllowText = true
+			return rec
+		}})
+	}
 	cases = append(cases, []goldenCase{
-		{"choice_single_allow_text", func() *inquiry.Record {
-			rec := choice(3, false)
-			rec.AllowText = true
-			return rec
-		}},
-		{"choice_select_allow_text", func() *inquiry.Record {
-			rec := choice(8, false)
-			rec.AllowText = true
-			return rec
-		}},
-		{"choice_multiple_allow_text", func() *inquiry.Record {
-			rec := choice(4, true)
-			rec.AllowText = true
-			return rec
-		}},
 		{"choice_default_expiry", func() *inquiry.Record {
 			rec := choice(3, false)
 			rec.Default = inquiry.One("hold")

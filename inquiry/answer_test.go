@@ -31,121 +31,37 @@ func pureChoiceInquiry() *inquiry.Inquiry {
 	}
 }
 
-func TestCapAnswer(t *testing.T) {
-	t.Parallel()
+// answerable returns the inquiries the CheckAnswer tests answer: pureChoiceInquiry as it is,
+// with allow_text and with multiple; a confirm without and with allow_text; and a text.
+func answerable() (choice, choiceText, multiple, confirm, confirmText, text *inquiry.Inquiry) {
+	choice, choiceText, multiple = pureChoiceInquiry(), pureChoiceInquiry(), pureChoiceInquiry()
+	choiceText.AllowText = true
+	multiple.Multiple = true
+	confirm = &inquiry.Inquiry{ID: "tag", Kind: inquiry.KindConfirm, Question: "Tag the release?"}
+	confirmText = &inquiry.Inquiry{ID: "tag", Kind: inquiry.KindConfirm, Question: "Tag the release?", AllowText: true}
+	text = &inquiry.Inquiry{ID: "notes", Kind: inquiry.KindText, Question: "Release notes?"}
+	return choice, choiceText, multiple, confirm, confirmText, text
+}
 
-	long := strings.Repeat("a", 3000)
-	tests := []struct {
-		name          string
-		answer        inquiry.Answer
-		max           int
-		wantText      string
-		wantValue     inquiry.Value
-		wantTruncated bool
-	}{
-		{
-			name:          "3,000 characters come back as 2,000",
-			answer:        inquiry.Answer{Text: long},
-			wantText:      long[:2000],
-			wantTruncated: true,
-		},
-		{
-			name:          "emoji are cut on a character boundary",
-			answer:        inquiry.Answer{Text: strings.Repeat("😀", 2500)},
-			wantText:      strings.Repeat("😀", 2000),
-			wantTruncated: true,
-		},
-		{
-			name:          "CJK is cut on a character boundary",
-			answer:        inquiry.Answer{Text: strings.Repeat("漢", 2500)},
-			wantText:      strings.Repeat("漢", 2000),
-			wantTruncated: true,
-		},
-		{
-			name:          "a multi-byte character straddling the ceiling is left out whole",
-			answer:        inquiry.Answer{Text: strings.Repeat("a", 1999) + "😀😀"},
-			wantText:      strings.Repeat("a", 1999) + "😀",
-			wantTruncated: true,
-		},
-		{
-			name:     "exactly 2,000 characters are untouched",
-			answer:   inquiry.Answer{Text: strings.Repeat("é", 2000)},
-			wantText: strings.Repeat("é", 2000),
-		},
-		{
-			name:     "a short answer is untouched",
-			answer:   inquiry.Answer{Text: "ship it on Monday"},
-			wantText: "ship it on Monday",
-		},
-		{
-			name:   "an empty answer is untouched",
-			answer: inquiry.Answer{},
-		},
-		{
-			name:          "an over-long value is never shortened but raises truncated",
-			answer:        inquiry.Answer{Value: inquiry.One(strings.Repeat("v", 2500))},
-			wantValue:     inquiry.One(strings.Repeat("v", 2500)),
-			wantTruncated: true,
-		},
-		{
-			name:          "an over-long item of a list is never shortened but raises truncated",
-			answer:        inquiry.Answer{Value: inquiry.Many("merge", strings.Repeat("v", 2001))},
-			wantValue:     inquiry.Many("merge", strings.Repeat("v", 2001)),
-			wantTruncated: true,
-		},
-		{
-			name:      "a value at the ceiling counted in characters, not bytes, is not truncated",
-			answer:    inquiry.Answer{Value: inquiry.One(strings.Repeat("😀", 2000))},
-			wantValue: inquiry.One(strings.Repeat("😀", 2000)),
-		},
-		{
-			name:          "value and prose: the prose is cut, the value kept",
-			answer:        inquiry.Answer{Value: inquiry.One("hold"), Text: long},
-			wantValue:     inquiry.One("hold"),
-			wantText:      long[:2000],
-			wantTruncated: true,
-		},
-		{
-			name:     "short invalid UTF-8 comes out valid, and not truncated",
-			answer:   inquiry.Answer{Text: "ab\xffc"},
-			wantText: "ab\uFFFDc",
-		},
-		{
-			name:          "long invalid UTF-8 comes out valid and cut",
-			answer:        inquiry.Answer{Text: strings.Repeat("a", 2500) + "\xff\xfe"},
-			wantText:      strings.Repeat("a", 2000),
-			wantTruncated: true,
-		},
-		{
-			name:          "a given ceiling counts characters",
-			answer:        inquiry.Answer{Text: "héllo wörld"},
-			max:           5,
-			wantText:      "héllo",
-			wantTruncated: true,
-		},
-		{
-			name:          "a negative ceiling means the default one",
-			answer:        inquiry.Answer{Text: long},
-			max:           -1,
-			wantText:      long[:2000],
-			wantTruncated: true,
-		},
-		{
-			name:          "an answer already marked truncated stays truncated",
-			answer:        inquiry.Answer{Text: "short", Truncated: true},
-			wantText:      "short",
-			wantTruncated: true,
-		},
-	}
+// cutCase is an answer cut to a ceiling, and what must come of it.
+type cutCase struct {
+	name          string
+	answer        inquiry.Answer
+	max           int // CapAnswer's ceiling: 0 or less means the default one
+	wantText      string
+	wantValue     inquiry.Value
+	wantTruncated bool
+}
+
+// runCutCases cuts each answer with cut, which also says the ceiling it cut to, and checks the
+// text comes out valid UTF-8 within the ceiling (counted in characters) and as expected, the
+// value whole, and truncated said exactly when it should be.
+func runCutCases(t *testing.T, tests []cutCase, cut func(a inquiry.Answer, ceiling int) (got inquiry.Answer, limit int)) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := inquiry.CapAnswer(tc.answer, tc.max)
-
-			limit := tc.max
-			if limit <= 0 {
-				limit = inquiry.DefaultAnswerChars
-			}
+			got, limit := cut(tc.answer, tc.max)
 			require.True(t, utf8.ValidString(got.Text), "text must be valid UTF-8")
 			require.LessOrEqual(t, utf8.RuneCountInString(got.Text), limit)
 			require.Equal(t, utf8.RuneCountInString(tc.wantText), utf8.RuneCountInString(got.Text))
@@ -154,6 +70,36 @@ func TestCapAnswer(t *testing.T) {
 			require.Equal(t, tc.wantTruncated, got.Truncated)
 		})
 	}
+}
+
+func TestCapAnswer(t *testing.T) {
+	t.Parallel()
+
+	long := strings.Repeat("a", 3000)
+	runCutCases(t, []cutCase{
+		{name: "3,000 characters come back as 2,000", answer: inquiry.Answer{Text: long}, wantText: long[:2000], wantTruncated: true},
+		{name: "emoji are cut on a character boundary", answer: inquiry.Answer{Text: strings.Repeat("😀", 2500)}, wantText: strings.Repeat("😀", 2000), wantTruncated: true},
+		{name: "CJK is cut on a character boundary", answer: inquiry.Answer{Text: strings.Repeat("漢", 2500)}, wantText: strings.Repeat("漢", 2000), wantTruncated: true},
+		{name: "a multi-byte character straddling the ceiling is left out whole", answer: inquiry.Answer{Text: strings.Repeat("a", 1999) + "😀😀"}, wantText: strings.Repeat("a", 1999) + "😀", wantTruncated: true},
+		{name: "exactly 2,000 characters are untouched", answer: inquiry.Answer{Text: strings.Repeat("é", 2000)}, wantText: strings.Repeat("é", 2000)},
+		{name: "a short answer is untouched", answer: inquiry.Answer{Text: "ship it on Monday"}, wantText: "ship it on Monday"},
+		{name: "an empty answer is untouched", answer: inquiry.Answer{}},
+		{name: "an over-long value is never shortened but raises truncated", answer: inquiry.Answer{Value: inquiry.One(strings.Repeat("v", 2500))}, wantValue: inquiry.One(strings.Repeat("v", 2500)), wantTruncated: true},
+		{name: "an over-long item of a list is never shortened but raises truncated", answer: inquiry.Answer{Value: inquiry.Many("merge", strings.Repeat("v", 2001))}, wantValue: inquiry.Many("merge", strings.Repeat("v", 2001)), wantTruncated: true},
+		{name: "a value at the ceiling counted in characters, not bytes, is not truncated", answer: inquiry.Answer{Value: inquiry.One(strings.Repeat("😀", 2000))}, wantValue: inquiry.One(strings.Repeat("😀", 2000))},
+		{name: "value and prose: the prose is cut, the value kept", answer: inquiry.Answer{Value: inquiry.One("hold"), Text: long}, wantValue: inquiry.One("hold"), wantText: long[:2000], wantTruncated: true},
+		{name: "short invalid UTF-8 comes out valid, and not truncated", answer: inquiry.Answer{Text: "ab\xffc"}, wantText: "ab\uFFFDc"},
+		{name: "long invalid UTF-8 comes out valid and cut", answer: inquiry.Answer{Text: strings.Repeat("a", 2500) + "\xff\xfe"}, wantText: strings.Repeat("a", 2000), wantTruncated: true},
+		{name: "a given ceiling counts characters", answer: inquiry.Answer{Text: "héllo wörld"}, max: 5, wantText: "héllo", wantTruncated: true},
+		{name: "a negative ceiling means the default one", answer: inquiry.Answer{Text: long}, max: -1, wantText: long[:2000], wantTruncated: true},
+		{name: "an answer already marked truncated stays truncated", answer: inquiry.Answer{Text: "short", Truncated: true}, wantText: "short", wantTruncated: true},
+	}, func(a inquiry.Answer, ceiling int) (inquiry.Answer, int) {
+		limit := ceiling
+		if limit <= 0 {
+			limit = inquiry.DefaultAnswerChars
+		}
+		return inquiry.CapAnswer(a, ceiling), limit
+	})
 }
 
 func TestCapAnswerKeepsWhoAndHow(t *testing.T) {
@@ -182,65 +128,17 @@ func TestCapAnswerKeepsWhoAndHow(t *testing.T) {
 func TestStateAnswerOf(t *testing.T) {
 	t.Parallel()
 
-	tests := []struct {
-		name          string
-		answer        inquiry.Answer
-		wantText      string
-		wantValue     inquiry.Value
-		wantTruncated bool
-	}{
-		{
-			name:          "prose is cut to 200 characters",
-			answer:        inquiry.Answer{Text: strings.Repeat("a", 201)},
-			wantText:      strings.Repeat("a", 200),
-			wantTruncated: true,
-		},
-		{
-			name:     "200 characters are kept",
-			answer:   inquiry.Answer{Text: strings.Repeat("a", 200)},
-			wantText: strings.Repeat("a", 200),
-		},
-		{
-			name:          "emoji are cut on a character boundary",
-			answer:        inquiry.Answer{Text: strings.Repeat("😀", 300)},
-			wantText:      strings.Repeat("😀", 200),
-			wantTruncated: true,
-		},
-		{
-			name:      "the decision is kept whole, however long",
-			answer:    inquiry.Answer{Value: inquiry.One(strings.Repeat("v", 500))},
-			wantValue: inquiry.One(strings.Repeat("v", 500)),
-		},
-		{
-			name:          "a list decision is kept whole beside cut prose",
-			answer:        inquiry.Answer{Value: inquiry.Many("a", "b", "c"), Text: strings.Repeat("t", 1000)},
-			wantValue:     inquiry.Many("a", "b", "c"),
-			wantText:      strings.Repeat("t", 200),
-			wantTruncated: true,
-		},
-		{
-			name:     "invalid UTF-8 comes out valid",
-			answer:   inquiry.Answer{Text: "\xffok"},
-			wantText: "\uFFFDok",
-		},
-		{
-			name:          "a truncated answer stays truncated",
-			answer:        inquiry.Answer{Text: "short", Truncated: true},
-			wantText:      "short",
-			wantTruncated: true,
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got := inquiry.StateAnswerOf(tc.answer)
-			require.Equal(t, tc.wantText, got.Text)
-			require.True(t, utf8.ValidString(got.Text))
-			require.LessOrEqual(t, utf8.RuneCountInString(got.Text), inquiry.StateTextChars)
-			require.True(t, tc.wantValue.Equal(got.Value), "got value %q, want %q", got.Value, tc.wantValue)
-			require.Equal(t, tc.wantTruncated, got.Truncated)
-		})
-	}
+	runCutCases(t, []cutCase{
+		{name: "prose is cut to 200 characters", answer: inquiry.Answer{Text: strings.Repeat("a", 201)}, wantText: strings.Repeat("a", 200), wantTruncated: true},
+		{name: "200 characters are kept", answer: inquiry.Answer{Text: strings.Repeat("a", 200)}, wantText: strings.Repeat("a", 200)},
+		{name: "emoji are cut on a character boundary", answer: inquiry.Answer{Text: strings.Repeat("😀", 300)}, wantText: strings.Repeat("😀", 200), wantTruncated: true},
+		{name: "the decision is kept whole, however long", answer: inquiry.Answer{Value: inquiry.One(strings.Repeat("v", 500))}, wantValue: inquiry.One(strings.Repeat("v", 500))},
+		{name: "a list decision is kept whole beside cut prose", answer: inquiry.Answer{Value: inquiry.Many("a", "b", "c"), Text: strings.Repeat("t", 1000)}, wantValue: inquiry.Many("a", "b", "c"), wantText: strings.Repeat("t", 200), wantTruncated: true},
+		{name: "invalid UTF-8 comes out valid", answer: inquiry.Answer{Text: "\xffok"}, wantText: "\uFFFDok"},
+		{name: "a truncated answer stays truncated", answer: inquiry.Answer{Text: "short", Truncated: true}, wantText: "short", wantTruncated: true},
+	}, func(a inquiry.Answer, _ int) (inquiry.Answer, int) {
+		return inquiry.StateAnswerOf(a), inquiry.StateTextChars
+	})
 }
 
 func TestStateAnswerOfCapAnswer(t *testing.T) {
@@ -368,25 +266,29 @@ func TestDefaultAnswerForAfterValidate(t *testing.T) {
 	}
 }
 
+// TestAnsweredWith checks what an answer comes to: AnsweredWith's value or words, and whether
+// IsDeclined calls it a decline.
 func TestAnsweredWith(t *testing.T) {
 	t.Parallel()
 
 	tests := []struct {
-		name   string
-		answer *inquiry.Answer
-		want   string
-		wantOK bool
+		name     string
+		answer   *inquiry.Answer
+		want     string
+		wantOK   bool
+		declined bool
 	}{
-		{"no answer at all", nil, "", false},
-		{"an empty answer", &inquiry.Answer{}, "", false},
-		{"a value", &inquiry.Answer{Value: inquiry.One("merge")}, "merge", true},
-		{"the first value of a list", &inquiry.Answer{Value: inquiry.Many("close", "merge")}, "close", true},
-		{"the value before the text", &inquiry.Answer{Value: inquiry.One("hold"), Text: "until Monday"}, "hold", true},
-		{"else the text", &inquiry.Answer{Text: "rebase first"}, "rebase first", true},
-		{"an empty list, then the text", &inquiry.Answer{Value: inquiry.Many(), Text: "neither"}, "neither", true},
-		{"a decline is nothing", &inquiry.Answer{Declined: true}, "", false},
-		{"a decline with words is nothing", &inquiry.Answer{Declined: true, Text: "not my call"}, "", false},
-		{"a decline with a value is nothing", &inquiry.Answer{Declined: true, Value: inquiry.One("merge")}, "", false},
+		{"no answer at all", nil, "", false, false},
+		{"an empty answer", &inquiry.Answer{}, "", false, false},
+		{"a value", &inquiry.Answer{Value: inquiry.One("merge")}, "merge", true, false},
+		{"the first value of a list", &inquiry.Answer{Value: inquiry.Many("close", "merge")}, "close", true, false},
+		{"the value before the text", &inquiry.Answer{Value: inquiry.One("hold"), Text: "until Monday"}, "hold", true, false},
+		{"else the text", &inquiry.Answer{Text: "rebase first"}, "rebase first", true, false},
+		{"an empty list, then the text", &inquiry.Answer{Value: inquiry.Many(), Text: "neither"}, "neither", true, false},
+		{"a decline is nothing", &inquiry.Answer{Declined: true}, "", false, true},
+		{"a decline with words is nothing", &inquiry.Answer{Declined: true, Text: "not my call"}, "", false, true},
+		{"a decline with a value is nothing", &inquiry.Answer{Declined: true, Value: inquiry.One("merge")}, "", false, true},
+		{"an expiry with no default is a decline", &inquiry.Answer{Declined: true, Source: inquiry.SourceExpired}, "", false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -394,39 +296,15 @@ func TestAnsweredWith(t *testing.T) {
 			got, ok := inquiry.AnsweredWith(tc.answer)
 			require.Equal(t, tc.wantOK, ok)
 			require.Equal(t, tc.want, got)
+			require.Equal(t, tc.declined, inquiry.IsDeclined(tc.answer))
 		})
-	}
-}
-
-func TestIsDeclined(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		answer *inquiry.Answer
-		want   bool
-	}{
-		{"no answer", nil, false},
-		{"an answer", &inquiry.Answer{Value: inquiry.One("merge")}, false},
-		{"an empty answer", &inquiry.Answer{}, false},
-		{"a decline", &inquiry.Answer{Declined: true}, true},
-		{"an expiry with no default", &inquiry.Answer{Declined: true, Source: inquiry.SourceExpired}, true},
-	}
-	for _, tc := range tests {
-		require.Equal(t, tc.want, inquiry.IsDeclined(tc.answer), tc.name)
 	}
 }
 
 func TestCheckAnswer(t *testing.T) {
 	t.Parallel()
 
-	choice := pureChoiceInquiry()
-	choiceText := pureChoiceInquiry()
-	choiceText.AllowText = true
-	multiple := pureChoiceInquiry()
-	multiple.Multiple = true
-	confirm := &inquiry.Inquiry{ID: "tag", Kind: inquiry.KindConfirm, Question: "Tag the release?"}
-	confirmText := &inquiry.Inquiry{ID: "tag", Kind: inquiry.KindConfirm, Question: "Tag the release?", AllowText: true}
-	text := &inquiry.Inquiry{ID: "notes", Kind: inquiry.KindText, Question: "Release notes?"}
+	choice, choiceText, multiple, confirm, confirmText, text := answerable()
 	long := strings.Repeat("w", 3000)
 
 	tests := []struct {
@@ -486,13 +364,7 @@ func TestCheckAnswer(t *testing.T) {
 func TestCheckAnswerRefusals(t *testing.T) {
 	t.Parallel()
 
-	choice := pureChoiceInquiry()
-	choiceText := pureChoiceInquiry()
-	choiceText.AllowText = true
-	multiple := pureChoiceInquiry()
-	multiple.Multiple = true
-	confirm := &inquiry.Inquiry{ID: "tag", Kind: inquiry.KindConfirm, Question: "Tag the release?"}
-	text := &inquiry.Inquiry{ID: "notes", Kind: inquiry.KindText, Question: "Release notes?"}
+	choice, choiceText, multiple, confirm, _, text := answerable()
 	offered := `"merge" (Merge now), "hold" (Hold), "close" (Close the PR)`
 
 	tests := []struct {

@@ -12,6 +12,36 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
+// decodeCase is a JSON text and what decoding it gives: want, or a refusal.
+type decodeCase[T any] struct {
+	name    string
+	in      string
+	want    T
+	wantErr bool
+}
+
+// runDecodeCases decodes each case's text into a fresh T. A refused one must fail, its error
+// saying refusal when that is not empty; any other must decode to what same takes for want.
+func runDecodeCases[T any](t *testing.T, tests []decodeCase[T], refusal string, same func(t *testing.T, want, got T)) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got T
+			err := json.Unmarshal([]byte(tc.in), &got)
+			if tc.wantErr {
+				require.Error(t, err)
+				if refusal != "" {
+					require.Contains(t, err.Error(), refusal)
+				}
+				return
+			}
+			require.NoError(t, err)
+			same(t, tc.want, got)
+		})
+	}
+}
+
 func TestValueMarshalJSON(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -44,12 +74,7 @@ func TestValueMarshalJSON(t *testing.T) {
 
 func TestValueUnmarshalJSON(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		in      string
-		want    inquiry.Value
-		wantErr bool
-	}{
+	runDecodeCases(t, []decodeCase[inquiry.Value]{
 		{"null", `null`, inquiry.Value{}, false},
 		{"a string", `"merge"`, inquiry.One("merge"), false},
 		{"a string with blanks around the JSON", ` "merge" `, inquiry.One("merge"), false},
@@ -60,21 +85,9 @@ func TestValueUnmarshalJSON(t *testing.T) {
 		{"an object is refused", `{"value":"a"}`, inquiry.Value{}, true},
 		{"a list of numbers is refused", `[1,2]`, inquiry.Value{}, true},
 		{"a nested list is refused", `[["a"]]`, inquiry.Value{}, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var got inquiry.Value
-			err := json.Unmarshal([]byte(tc.in), &got)
-			if tc.wantErr {
-				require.Error(t, err)
-				require.Contains(t, err.Error(), "must be a string or a list of strings")
-				return
-			}
-			require.NoError(t, err)
-			require.True(t, tc.want.Equal(got), "got %#v (list %v)", got.Strings(), got.IsList())
-		})
-	}
+	}, "must be a string or a list of strings", func(t *testing.T, want, got inquiry.Value) {
+		require.True(t, want.Equal(got), "got %#v (list %v)", got.Strings(), got.IsList())
+	})
 }
 
 func TestValueInAnAnswer(t *testing.T) {
@@ -133,12 +146,7 @@ func TestValueMethods(t *testing.T) {
 
 func TestOptionUnmarshalJSON(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		in      string
-		want    inquiry.Option
-		wantErr bool
-	}{
+	runDecodeCases(t, []decodeCase[inquiry.Option]{
 		{"a bare string is value and label", `"Merge"`, inquiry.Option{Value: "Merge", Label: "Merge"}, false},
 		{"an object", `{"value":"merge","label":"Merge now","description":"after CI"}`, inquiry.Option{Value: "merge", Label: "Merge now", Description: "after CI"}, false},
 		{"a label alone is the value too", `{"label":"Hold"}`, inquiry.Option{Value: "Hold", Label: "Hold"}, false},
@@ -148,20 +156,9 @@ func TestOptionUnmarshalJSON(t *testing.T) {
 		{"a number is refused", `3`, inquiry.Option{}, true},
 		{"a list is refused", `["a"]`, inquiry.Option{}, true},
 		{"a label of the wrong type is refused", `{"value":"a","label":3}`, inquiry.Option{}, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var got inquiry.Option
-			err := json.Unmarshal([]byte(tc.in), &got)
-			if tc.wantErr {
-				require.Error(t, err)
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, tc.want, got)
-		})
-	}
+	}, "", func(t *testing.T, want, got inquiry.Option) {
+		require.Equal(t, want, got)
+	})
 }
 
 func TestOptionsMixedInAnInquiry(t *testing.T) {

@@ -45,9 +45,7 @@ func TestCreateInquiry(t *testing.T) {
 			Status: inquiry.DeliveryPending, NextAttemptAt: want.CreatedAt, CreatedAt: want.CreatedAt,
 			UpdatedAt: want.CreatedAt}, d)
 
-		n, err := b.store.CountPending(ctx)
-		require.NoError(t, err)
-		require.Equal(t, 1, n)
+		requirePending(t, b, 1)
 	})
 }
 
@@ -76,9 +74,7 @@ func TestCreateInquiryShapes(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, rec, read, rec.ID)
 		}
-		n, err := b.store.CountPending(ctx)
-		require.NoError(t, err)
-		require.Equal(t, 2, n)
+		requirePending(t, b, 2)
 	})
 }
 
@@ -204,9 +200,7 @@ func TestAskedOnceConcurrently(t *testing.T) {
 			}
 		}
 		require.Equal(t, 1, winners)
-		c, err := b.store.CountDeliveries(ctx, "")
-		require.NoError(t, err)
-		require.Equal(t, 1, c)
+		requireDeliveryCount(t, b, "", 1)
 	})
 }
 
@@ -390,9 +384,7 @@ func TestResolveFirstAnswerWins(t *testing.T) {
 		stored, err := b.store.Inquiry(ctx, rec.Key)
 		require.NoError(t, err)
 		require.Equal(t, won, stored)
-		pending, err := b.store.CountPending(ctx)
-		require.NoError(t, err)
-		require.Zero(t, pending)
+		requirePending(t, b, 0)
 	})
 }
 
@@ -475,27 +467,20 @@ func TestDueInquiriesUsesPartialIndex(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		if b.postgres() {
-			_, err := b.db.ExecContext(ctx, `INSERT INTO inquiries (key, namespace, id, kind, question, status, created_at, expires_at)
+		fillForPlanner(t, b, []sqlStep{
+			{`INSERT INTO inquiries (key, namespace, id, kind, question, status, created_at, expires_at)
 				SELECT 'bulk_' || g, 'bulk', 'q' || g, 'text', 'Why?', 'pending', $1::timestamptz, $1::timestamptz + g * interval '1 second'
-				FROM generate_series(1, 100000) AS g`, storage.TimeArg(t0))
-			require.NoError(t, err)
-			_, err = b.db.ExecContext(ctx, `INSERT INTO inquiries (key, namespace, id, kind, question, status, created_at, expires_at, resolved_at)
+				FROM generate_series(1, 100000) AS g`, []any{storage.TimeArg(t0)}},
+			{`INSERT INTO inquiries (key, namespace, id, kind, question, status, created_at, expires_at, resolved_at)
 				SELECT 'done_' || g, 'bulk', 'd' || g, 'text', 'Why?', 'answered', $1::timestamptz, $1::timestamptz, $1::timestamptz
-				FROM generate_series(1, 100000) AS g`, storage.TimeArg(t0))
-			require.NoError(t, err)
-			_, err = b.db.ExecContext(ctx, `ANALYZE inquiries`)
-			require.NoError(t, err)
-		} else {
-			_, err := b.db.ExecContext(ctx, `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 10000)
+				FROM generate_series(1, 100000) AS g`, []any{storage.TimeArg(t0)}},
+		}, []sqlStep{
+			{`WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 10000)
 				INSERT INTO inquiries (key, namespace, id, kind, question, status, created_at, expires_at)
 				SELECT 'bulk_' || n, 'bulk', 'q' || n, 'text', 'Why?', 'pending', ?,
 					strftime('%Y-%m-%dT%H:%M:%f000Z', ?, '+' || n || ' seconds')
-				FROM g`, storage.TimeArg(t0), t0.Format("2006-01-02 15:04:05"))
-			require.NoError(t, err)
-			_, err = b.db.ExecContext(ctx, `ANALYZE`)
-			require.NoError(t, err)
-		}
+				FROM g`, []any{storage.TimeArg(t0), t0.Format("2006-01-02 15:04:05")}},
+		})
 		plan, err := storage.ExplainDue(ctx, b.store, t0.Add(10*time.Second), 100)
 		require.NoError(t, err)
 		t.Logf("plan:\n%s", plan)

@@ -109,9 +109,7 @@ func TestResolveMany(t *testing.T) {
 		got, err = b.store.ResolveMany(ctx, items)
 		require.NoError(t, err)
 		require.Empty(t, got)
-		n, err := b.store.CountDeliveries(ctx, inquiry.DeliveryPending)
-		require.NoError(t, err)
-		require.Equal(t, len(pending)+2, n)
+		requireDeliveryCount(t, b, inquiry.DeliveryPending, len(pending)+2)
 
 		// An empty batch is nothing; a resolution to pending is refused.
 		got, err = b.store.ResolveMany(ctx, nil)
@@ -192,8 +190,6 @@ func TestResolveManyConcurrent(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, run.Answers, n/2/runs)
 		}
-		pending, err := b.store.CountPending(ctx)
-		require.NoError(t, err)
-		require.Zero(t, pending)
+		requirePending(t, b, 0)
 	})
 }

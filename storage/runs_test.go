@@ -20,6 +20,14 @@ func putRun(t *testing.T, b *bundle, namespace, id, resumeURL string, now time.T
 	return run
 }
 
+// resumableRun puts run runID of namespace "ns" at t0, to be resumed at https://ci/resume, and
+// asks inquiry id in it.
+func resumableRun(t *testing.T, b *bundle, runID, id string) *inquiry.Record {
+	t.Helper()
+	putRun(t, b, "ns", runID, "https://ci/resume", t0)
+	return create(t, b.store, newRecord("ns", runID, id))
+}
+
 func TestPutRun(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
@@ -112,8 +120,7 @@ func TestParkRun(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		putRun(t, b, "ns", "run", "https://ci/resume", t0)
-		rec := create(t, b.store, newRecord("ns", "run", "step-1"))
+		rec := resumableRun(t, b, "run", "step-1")
 
 		run, resolved, err := b.store.ParkRun(ctx, "ns", "run", rec.Key, t0.Add(time.Minute))
 		require.NoError(t, err)
@@ -163,8 +170,7 @@ func TestParkRunOnSeveralInquiries(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		putRun(t, b, "ns", "run", "https://ci/resume", t0)
-		a := create(t, b.store, newRecord("ns", "run", "a"))
+		a := resumableRun(t, b, "run", "a")
 		c := create(t, b.store, newRecord("ns", "run", "c"))
 		_, _, err := b.store.ParkRun(ctx, "ns", "run", a.Key, t0)
 		require.NoError(t, err)
@@ -217,8 +223,7 @@ func TestParkRunOnResolvedInquiry(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		putRun(t, b, "ns", "run", "https://ci/resume", t0)
-		rec := create(t, b.store, newRecord("ns", "run", "step"))
+		rec := resumableRun(t, b, "run", "step")
 		_, err := b.store.Resolve(ctx, rec.Key, inquiry.Resolution{Status: inquiry.StatusAnswered, Answer: personAnswer("step", "merge", t0), At: t0})
 		require.NoError(t, err)
 
@@ -260,8 +265,7 @@ func TestParkRunRacesResolve(t *testing.T) {
 		parkedFirst, resolvedFirst := 0, 0
 		for i := range rounds {
 			runID := fmt.Sprintf("run-%d", i)
-			putRun(t, b, "ns", runID, "https://ci/resume", t0)
-			rec := create(t, b.store, newRecord("ns", runID, "step"))
+			rec := resumableRun(t, b, runID, "step")
 			var wg sync.WaitGroup
 			var parkErr, resolveErr error
 			var resolved *inquiry.Record

@@ -93,6 +93,42 @@ func personAnswer(id, value string, at time.Time) *inquiry.Answer {
 		Source: inquiry.SourcePerson, AnsweredAt: at}
 }
 
+// requirePending checks the store counts want pending inquiries.
+func requirePending(t *testing.T, b *bundle, want int) {
+	t.Helper()
+	n, err := b.store.CountPending(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, want, n)
+}
+
+// requireDeliveryCount checks the store counts want deliveries of the status ("" for any).
+func requireDeliveryCount(t *testing.T, b *bundle, status inquiry.DeliveryStatus, want int, msgAndArgs ...any) {
+	t.Helper()
+	n, err := b.store.CountDeliveries(context.Background(), status)
+	require.NoError(t, err)
+	require.Equal(t, want, n, msgAndArgs...)
+}
+
+// sqlStep is one statement and its arguments.
+type sqlStep struct {
+	query string
+	args  []any
+}
+
+// fillForPlanner runs the steps of the store's dialect (bulk inserts), then ANALYZE, so that
+// the planner weighs the rows as it would a real table's.
+func fillForPlanner(t *testing.T, b *bundle, postgres, sqlite []sqlStep) {
+	t.Helper()
+	steps, analyze := sqlite, "ANALYZE"
+	if b.postgres() {
+		steps, analyze = postgres, "ANALYZE inquiries"
+	}
+	for _, s := range append(steps, sqlStep{query: analyze}) {
+		_, err := b.db.ExecContext(context.Background(), s.query, s.args...)
+		require.NoError(t, err, s.query)
+	}
+}
+
 // requireCode checks err carries code.
 func requireCode(t *testing.T, err error, code inquiry.Code) {
 	t.Helper()

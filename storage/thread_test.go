@@ -105,28 +105,22 @@ func TestPendingInThreadUsesIndexes(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		if b.postgres() {
-			_, err := b.db.ExecContext(ctx, `INSERT INTO inquiries (key, namespace, id, kind, question, status, created_at,
+		fillForPlanner(t, b, []sqlStep{
+			{`INSERT INTO inquiries (key, namespace, id, kind, question, status, created_at,
 					slack_channel, slack_ts, slack_thread_ts)
 				SELECT 'bulk_' || g, 'bulk', 'q' || g, 'text', 'Why?', 'pending', $1::timestamptz + g * interval '1 second',
 					'C' || (g % 50), '1700000000.' || lpad(g::text, 6, '0'),
 					CASE WHEN g % 2 = 0 THEN '1700000000.' || lpad((g - 1)::text, 6, '0') ELSE '' END
-				FROM generate_series(1, 100000) AS g`, storage.TimeArg(t0))
-			require.NoError(t, err)
-			_, err = b.db.ExecContext(ctx, `ANALYZE inquiries`)
-			require.NoError(t, err)
-		} else {
-			_, err := b.db.ExecContext(ctx, `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 10000)
+				FROM generate_series(1, 100000) AS g`, []any{storage.TimeArg(t0)}},
+		}, []sqlStep{
+			{`WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 10000)
 				INSERT INTO inquiries (key, namespace, id, kind, question, status, created_at, slack_channel, slack_ts, slack_thread_ts)
 				SELECT 'bulk_' || n, 'bulk', 'q' || n, 'text', 'Why?', 'pending',
 					strftime('%Y-%m-%dT%H:%M:%f000Z', ?, '+' || n || ' seconds'),
 					'C' || (n % 50), printf('1700000000.%06d', n),
 					CASE WHEN n % 2 = 0 THEN printf('1700000000.%06d', n - 1) ELSE '' END
-				FROM g`, t0.Format("2006-01-02 15:04:05"))
-			require.NoError(t, err)
-			_, err = b.db.ExecContext(ctx, `ANALYZE`)
-			require.NoError(t, err)
-		}
+				FROM g`, []any{t0.Format("2006-01-02 15:04:05")}},
+		})
 		// Row 4241 (channel C41) is a root; row 4242 (channel C42) was posted into thread 4241 of
 		// C42 — no root there. In C41 only the root is found.
 		thread := "1700000000.004241"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -74,34 +73,20 @@ func TestInvalidViewOnTheWire(t *testing.T) {
 		Blocks: slack.Blocks{BlockSet: []slack.Block{slack.NewDividerBlock()}}}
 	good := bad
 	good.Title = slack.NewTextBlockObject(slack.PlainTextType, strings.Repeat("T", 24), false, false)
-	var opened []error
-	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		var ic slack.InteractionCallback
-		if json.Unmarshal([]byte(r.PostForm.Get("payload")), &ic) != nil {
-			return
-		}
-		_, err := api.OpenViewContext(r.Context(), ic.TriggerID, bad)
-		opened = append(opened, err)
-		_, err = api.OpenViewContext(r.Context(), ic.TriggerID, good)
-		opened = append(opened, err)
-	}))
-	defer app.Close()
-	f.SetAppURL(app.URL)
+	opened := viewOpener(t, f, api, bad, good)
 
 	_, ts, err := api.PostMessageContext(context.Background(), slackfake.DefaultChannel, slack.MsgOptionText("x", false),
-		slack.MsgOptionBlocks(slack.NewActionBlock("b1", slack.NewButtonBlockElement("open", "k1",
-			slack.NewTextBlockObject(slack.PlainTextType, "Open", false, false)))))
+		slack.MsgOptionBlocks(button("open", "k1", "Open")))
 	require.NoError(t, err)
 	_, err = f.Click("U1", slackfake.DefaultChannel, ts, "Open")
 	require.NoError(t, err)
-	require.Len(t, opened, 2)
-	requireRefused(t, opened[0], "invalid_arguments", []string{
+	require.Len(t, *opened, 2)
+	requireRefused(t, (*opened)[0], "invalid_arguments", []string{
 		"[ERROR] failed to match all allowed schemas [json-pointer:/view]",
 		"[ERROR] failed to match all allowed schemas [json-pointer:/view/title]",
 		"[ERROR] must be less than 25 characters [json-pointer:/view/title/text]",
 	})
-	require.NoError(t, opened[1])
+	require.NoError(t, (*opened)[1])
 	_, ok := f.OpenView("U1")
 	require.True(t, ok)
 }

@@ -126,6 +126,9 @@ func TestLimitsAtAndOver(t *testing.T) {
 		in[k] = v
 		return modalV(in)
 	}
+	inputOptions := func(typ string) func(n int) any {
+		return func(n int) any { return []any{inputB(M{"type": typ, "action_id": "pick", "options": optionsN(n)})} }
+	}
 	el0 := "/blocks/0/elements/0"
 	cases := []limitCase{
 		{"blocks per message", 50, false,
@@ -206,10 +209,7 @@ func TestLimitsAtAndOver(t *testing.T) {
 					"option_groups": []any{M{"label": pt(rep(n)), "options": optionsN(1)}}})
 			},
 			textOver(el0+"/option_groups/0/label", 75)},
-		{"multi_static_select options", 100, false,
-			func(n int) any {
-				return []any{inputB(M{"type": "multi_static_select", "action_id": "pick", "options": optionsN(n)})}
-			},
+		{"multi_static_select options", 100, false, inputOptions("multi_static_select"),
 			[]string{errs("no more than 100 items allowed", "/blocks/0/element/options")}},
 		{"select placeholder", 150, false,
 			func(n int) any {
@@ -238,10 +238,7 @@ func TestLimitsAtAndOver(t *testing.T) {
 					"options": []any{M{"text": pt("t"), "value": "v", "url": "https://example.com/" + rep(n-20)}}})
 			},
 			[]string{errs("must be less than 3001 characters", el0+"/options/0/url")}},
-		{"checkboxes options", 10, false,
-			func(n int) any {
-				return []any{inputB(M{"type": "checkboxes", "action_id": "pick", "options": optionsN(n)})}
-			},
+		{"checkboxes options", 10, false, inputOptions("checkboxes"),
 			[]string{errs("no more than 10 items allowed", "/blocks/0/element/options")}},
 		{"radio_buttons options", 10, true,
 			func(n int) any {

@@ -35,6 +35,28 @@ func button(actionID, value, label string) slack.Block {
 		slack.NewTextBlockObject(slack.PlainTextType, label, false, false)))
 }
 
+// viewOpener is the fake's app until the test ends: on each interaction it opens every one of
+// views in turn with the interaction's trigger_id, and records what each call returned.
+func viewOpener(t *testing.T, f *slackfake.Server, api *slack.Client, views ...slack.ModalViewRequest) *[]error {
+	t.Helper()
+	var opened []error
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		var ic slack.InteractionCallback
+		if err := json.Unmarshal([]byte(r.PostForm.Get("payload")), &ic); err != nil {
+			t.Errorf("the interaction's payload: %v", err)
+			return
+		}
+		for _, v := range views {
+			_, err := api.OpenViewContext(r.Context(), ic.TriggerID, v)
+			opened = append(opened, err)
+		}
+	}))
+	t.Cleanup(app.Close)
+	f.SetAppURL(app.URL)
+	return &opened
+}
+
 func TestTokens(t *testing.T) {
 	f := slackfaketest.New(t)
 	ctx := context.Background()
@@ -150,18 +172,7 @@ func TestTriggerIDs(t *testing.T) {
 	modal := slack.ModalViewRequest{Type: slack.VTModal, Title: slack.NewTextBlockObject(slack.PlainTextType, "Hi", false, false),
 		PrivateMetadata: "k1", CallbackID: "cb",
 		Blocks: slack.Blocks{BlockSet: []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, "hello", false, false), nil, nil)}}}
-	var opened []error
-	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		var ic slack.InteractionCallback
-		require.NoError(t, json.Unmarshal([]byte(r.PostForm.Get("payload")), &ic))
-		_, err := api.OpenViewContext(r.Context(), ic.TriggerID, modal)
-		opened = append(opened, err)
-		_, err = api.OpenViewContext(r.Context(), ic.TriggerID, modal)
-		opened = append(opened, err)
-	}))
-	defer app.Close()
-	f.SetAppURL(app.URL)
+	opened := viewOpener(t, f, api, modal, modal) // the second time, with the trigger_id spent
 
 	_, ts, err := api.PostMessageContext(context.Background(), slackfake.DefaultChannel, slack.MsgOptionText("x", false),
 		slack.MsgOptionBlocks(button("open", "k1", "Open")))
@@ -169,8 +180,8 @@ func TestTriggerIDs(t *testing.T) {
 	r, err := f.Click("U1", slackfake.DefaultChannel, ts, "Open")
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, r.Status)
-	require.NoError(t, opened[0])
-	require.Equal(t, "trigger_exchanged", slackErr(t, opened[1]))
+	require.NoError(t, (*opened)[0])
+	require.Equal(t, "trigger_exchanged", slackErr(t, (*opened)[1]))
 	v, ok := f.OpenView("U1")
 	require.True(t, ok)
 	require.Equal(t, "k1", v.PrivateMetadata)

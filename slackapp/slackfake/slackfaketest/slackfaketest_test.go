@@ -61,13 +61,21 @@ func slowApp(t *testing.T, f *slackfake.Server) {
 
 func payload() []byte { return []byte(`{"type":"block_actions"}`) }
 
-// A timeout the test did not take fails the test when it ends, saying what Slack did.
-func TestUntakenTimeoutFailsTheTest(t *testing.T) {
+// unacked makes a fake with opts for a fresh recorder, gives it a slow app and sends it an
+// interaction, which the app does not ack in time.
+func unacked(t *testing.T, opts slackfake.Options) (*recorder, *slackfake.Server) {
+	t.Helper()
 	rec := &recorder{}
-	f := slackfaketest.NewWith(rec, slackfake.Options{AckTimeout: 50 * time.Millisecond})
+	f := slackfaketest.NewWith(rec, opts)
 	slowApp(t, f)
 	_, err := f.SendInteraction(payload())
 	require.ErrorIs(t, err, slackfake.ErrNotAcked)
+	return rec, f
+}
+
+// A timeout the test did not take fails the test when it ends, saying what Slack did.
+func TestUntakenTimeoutFailsTheTest(t *testing.T) {
+	rec, _ := unacked(t, slackfake.Options{AckTimeout: 50 * time.Millisecond})
 	require.Empty(t, rec.errors, "not before the test ends")
 	require.Len(t, rec.logs, 1, "logged as it happens")
 	rec.end()
@@ -77,11 +85,7 @@ func TestUntakenTimeoutFailsTheTest(t *testing.T) {
 
 // A test that expects a timeout takes it, and passes.
 func TestTakenTimeoutDoesNotFail(t *testing.T) {
-	rec := &recorder{}
-	f := slackfaketest.NewWith(rec, slackfake.Options{AckTimeout: 50 * time.Millisecond})
-	slowApp(t, f)
-	_, err := f.SendInteraction(payload())
-	require.ErrorIs(t, err, slackfake.ErrNotAcked)
+	rec, f := unacked(t, slackfake.Options{AckTimeout: 50 * time.Millisecond})
 	require.Len(t, f.TakeTimeouts(), 1)
 	rec.end()
 	require.Empty(t, rec.errors)
@@ -110,12 +114,8 @@ func TestErrorsFailTheTest(t *testing.T) {
 	rec.end()
 	require.Len(t, rec.errors, 1)
 
-	rec = &recorder{}
 	var buf strings.Builder
-	g := slackfaketest.NewWith(rec, slackfake.Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), AckTimeout: 20 * time.Millisecond})
-	slowApp(t, g)
-	_, err = g.SendInteraction(payload())
-	require.ErrorIs(t, err, slackfake.ErrNotAcked)
+	rec, _ = unacked(t, slackfake.Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), AckTimeout: 20 * time.Millisecond})
 	require.Contains(t, buf.String(), "did not ack")
 	require.Empty(t, rec.logs, "a Logger given is used, not the test's log")
 	rec.end()
