@@ -9,11 +9,16 @@ import (
 )
 
 // authenticate finds the bearer token of the request; a missing, unknown or revoked token is
-// unauthenticated, all with the same sentence. It fails closed: a store that cannot be read
-// lets nobody in (storage_unavailable).
+// unauthenticated, all with the same sentence, and charged to the client address (past its
+// limit, rate_limited instead). It fails closed: a store that cannot be read lets nobody in
+// (storage_unavailable).
 func (s *Server) authenticate(c *gin.Context) {
 	plain, ok := Bearer(c.GetHeader("Authorization"))
 	if !ok {
+		if err := s.limits.anonymous(c.ClientIP()); err != nil {
+			s.abort(c, err)
+			return
+		}
 		c.Header("WWW-Authenticate", `Bearer realm="inquiry-bot"`)
 		s.abort(c, inquiry.Errorf(inquiry.CodeUnauthenticated, "the bearer token is missing, unknown or revoked: send Authorization: Bearer <token> with a token from `bot token create`"))
 		return
@@ -21,6 +26,12 @@ func (s *Server) authenticate(c *gin.Context) {
 	tok, err := inquiry.Authenticate(c.Request.Context(), s.store, plain)
 	if err != nil {
 		if inquiry.ErrorCode(err) == inquiry.CodeUnauthenticated {
+			// A token was looked up (one indexed read) before the address is charged, so that a
+			// valid token never waits on its neighbours' mistakes.
+			if err := s.limits.anonymous(c.ClientIP()); err != nil {
+				s.abort(c, err)
+				return
+			}
 			c.Header("WWW-Authenticate", `Bearer realm="inquiry-bot", error="invalid_token"`)
 		}
 		s.abort(c, err)

@@ -249,6 +249,6 @@ func gatewayCodes() map[inquiry.Code]bool {
 		inquiry.CodeNotFound: true, inquiry.CodeIDConflict: true, inquiry.CodeAlreadyResolved: true,
 		inquiry.CodeDeclined: true, inquiry.CodeTooLarge: true, inquiry.CodeInvalidInquiry: true,
 		inquiry.CodeInvalidAnswer: true, inquiry.CodeUnavailable: true, inquiry.CodeStorageUnavailable: true,
-		inquiry.CodeInternal: true,
+		inquiry.CodeInternal: true, inquiry.CodeRateLimited: true, inquiry.CodeUnsupportedMediaType: true,
 	}
 }

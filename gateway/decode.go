@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"mime"
 	"net/http"
 	"reflect"
 	"slices"
@@ -29,15 +30,21 @@ const MaxBodyBytes = 1 << 20
 
 // decode reads the JSON object in c's body into dst, a pointer to a struct whose fields carry
 // json tags. It refuses, each with one sentence naming the fix: a body over MaxBodyBytes
-// (too_large); and, all bad_request, a body that is not UTF-8, not JSON or cut short, anything
-// but an object, a name the struct does not have spelt exactly (encoding/json would match "ID" to
-// "id"; the sentence lists the names it has) or given twice, a value of the wrong type (naming
-// the field and the type it takes), and text no field takes (NUL, a lone UTF-16 surrogate). An
-// empty body is an empty object when optional is true. dst must hold its zero value.
+// (too_large); a body not sent as JSON (unsupported_media_type, see jsonMediaType); and, all
+// bad_request, a body that is not UTF-8, not JSON or cut short, anything but an object, a name
+// the struct does not have spelt exactly (encoding/json would match "ID" to "id"; the sentence
+// lists the names it has) or given twice, a value of the wrong type (naming the field and the
+// type it takes), and text no field takes (NUL, a lone UTF-16 surrogate). An empty body (with
+// any Content-Type or none) is an empty object when optional is true. dst must hold its zero
+// value.
 //
 // The body is read once against dst's type (check), which refuses what the API does not take,
 // then decoded by encoding/json, which check has made sure will take it.
 func decode(c *gin.Context, dst any, optional bool) error {
+	ct := c.GetHeader("Content-Type")
+	if ct != "" && c.Request.ContentLength != 0 && !jsonMediaType(ct) {
+		return notJSON(ct) // refused before a byte of it is read
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -46,12 +53,15 @@ func decode(c *gin.Context, dst any, optional bool) error {
 		}
 		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body could not be read: send it again")
 	}
+	if len(body) > 0 && !jsonMediaType(ct) { // no Content-Type, or a wrong one sent chunked
+		return notJSON(ct)
+	}
 	t := reflect.TypeOf(dst).Elem()
 	switch trimmed := bytes.TrimSpace(body); {
 	case len(trimmed) == 0 && optional:
 		return nil
 	case len(trimmed) == 0:
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is empty: send a JSON object with the fields %s", fieldList(t))
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is empty: %s", wanted(t))
 	case !utf8.Valid(body):
 		// encoding/json would quietly turn the bytes into U+FFFD, so that ids such as "a\xff"
 		// and "a\xfe" became the same stored id: refuse them instead.
@@ -60,17 +70,57 @@ func decode(c *gin.Context, dst any, optional bool) error {
 	case !json.Valid(body):
 		return syntaxError(body)
 	case trimmed[0] == 'n':
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is null: send a JSON object with the fields %s", fieldList(t))
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is null: %s", wanted(t))
 	case trimmed[0] != '{':
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is %s, not a JSON object: send an object with the fields %s", kindOf(trimmed[0]), fieldList(t))
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is %s, not a JSON object: %s", kindOf(trimmed[0]), wanted(t))
 	}
 	if err := check(body, t); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(body, dst); err != nil { // check takes nothing encoding/json refuses
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body does not fit this endpoint: send a JSON object with the fields %s", fieldList(t))
+		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body does not fit this endpoint: %s", wanted(t))
 	}
 	return nil
+}
+
+// wanted says what body an endpoint of type t takes: its fields, or none at all.
+func wanted(t reflect.Type) string {
+	if len(fieldsOf(t).names) == 0 {
+		return "send an empty JSON object {} or no body"
+	}
+	return "send a JSON object with the fields " + fieldList(t)
+}
+
+// jsonMediaType reports whether a Content-Type says JSON: application/json or
+// application/*+json, in UTF-8 (the only charset JSON between systems may use, RFC 8259) or
+// with no charset said. Anything else — a form, a multipart body, text/plain, which a browser
+// may send across origins without asking — is not read as JSON.
+func jsonMediaType(ct string) bool {
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || !(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return false
+	}
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
+}
+
+// notJSON is the refusal of a body whose Content-Type ct is not JSON. It names the media type
+// as parsed (bounded), never the raw header.
+func notJSON(ct string) error {
+	const fix = "send the JSON object with Content-Type: application/json"
+	mt, _, err := mime.ParseMediaType(ct)
+	switch {
+	case ct == "":
+		return inquiry.Errorf(inquiry.CodeUnsupportedMediaType, "the request body has no Content-Type: %s", fix)
+	case err != nil:
+		return inquiry.Errorf(inquiry.CodeUnsupportedMediaType, "the request body's Content-Type is no media type: %s", fix)
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return inquiry.Errorf(inquiry.CodeUnsupportedMediaType, "the request body is JSON in a charset other than UTF-8: %s (in UTF-8)", fix)
+	}
+	if len(mt) > 100 {
+		mt = mt[:100] + "…"
+	}
+	return inquiry.Errorf(inquiry.CodeUnsupportedMediaType, "the request body is sent as %q, which is not JSON: %s", mt, fix)
 }
 
 // syntaxError explains why a body (valid UTF-8) is not JSON: it stops short of a whole value,

@@ -54,6 +54,7 @@ var testEngine = gin.New()
 func decodeBody(body []byte, dst any) error {
 	c := gin.CreateTestContextOnly(httptest.NewRecorder(), testEngine)
 	c.Request = httptest.NewRequest("POST", "/", bytes.NewReader(body))
+	c.Request.Header.Set("Content-Type", "application/json")
 	return decode(c, dst, false)
 }
 

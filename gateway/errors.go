@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -14,19 +15,21 @@ import (
 // statusOf is the one table from an error code to an HTTP status. Nothing else in the gateway
 // picks a status for an error.
 var statusOf = map[inquiry.Code]int{
-	inquiry.CodeBadRequest:         http.StatusBadRequest,
-	inquiry.CodeUnauthenticated:    http.StatusUnauthorized,
-	inquiry.CodeForbidden:          http.StatusForbidden,
-	inquiry.CodeNotFound:           http.StatusNotFound,
-	inquiry.CodeIDConflict:         http.StatusConflict,
-	inquiry.CodeAlreadyResolved:    http.StatusConflict,
-	inquiry.CodeDeclined:           http.StatusConflict,
-	inquiry.CodeTooLarge:           http.StatusRequestEntityTooLarge,
-	inquiry.CodeInvalidInquiry:     http.StatusUnprocessableEntity,
-	inquiry.CodeInvalidAnswer:      http.StatusUnprocessableEntity,
-	inquiry.CodeUnavailable:        http.StatusServiceUnavailable,
-	inquiry.CodeStorageUnavailable: http.StatusServiceUnavailable,
-	inquiry.CodeInternal:           http.StatusInternalServerError,
+	inquiry.CodeBadRequest:           http.StatusBadRequest,
+	inquiry.CodeUnauthenticated:      http.StatusUnauthorized,
+	inquiry.CodeForbidden:            http.StatusForbidden,
+	inquiry.CodeNotFound:             http.StatusNotFound,
+	inquiry.CodeIDConflict:           http.StatusConflict,
+	inquiry.CodeAlreadyResolved:      http.StatusConflict,
+	inquiry.CodeDeclined:             http.StatusConflict,
+	inquiry.CodeTooLarge:             http.StatusRequestEntityTooLarge,
+	inquiry.CodeInvalidInquiry:       http.StatusUnprocessableEntity,
+	inquiry.CodeInvalidAnswer:        http.StatusUnprocessableEntity,
+	inquiry.CodeUnavailable:          http.StatusServiceUnavailable,
+	inquiry.CodeStorageUnavailable:   http.StatusServiceUnavailable,
+	inquiry.CodeInternal:             http.StatusInternalServerError,
+	inquiry.CodeRateLimited:          http.StatusTooManyRequests,
+	inquiry.CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
 }
 
 // StatusOf returns the HTTP status for an error code (500 for a code it does not know).
@@ -96,6 +99,10 @@ func (s *Server) abort(c *gin.Context, err error) {
 	case inquiry.CodeStorageUnavailable:
 		s.log.WarnContext(c.Request.Context(), "storage unavailable", "request_id", requestID(c), "err", err)
 		c.Header("Retry-After", retryAfterSeconds)
+	case inquiry.CodeRateLimited:
+		if secs := retryAfterOf(err); secs > 0 {
+			c.Header("Retry-After", strconv.Itoa(secs))
+		}
 	}
 	c.Set(ctxErrorCode, string(d.Code))
 	c.AbortWithStatusJSON(status, ErrorBody{Error: d})

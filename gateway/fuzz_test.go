@@ -194,6 +194,7 @@ func FuzzAnswerInquiry(f *testing.F) {
 		}
 		req, _ := http.NewRequest("POST", b.url+"/v1/inquiries", bytes.NewReader(raw))
 		req.Header.Set("Authorization", "Bearer "+b.askA)
+		req.Header.Set("Content-Type", "application/json")
 		res, err := fuzzClient.Do(req)
 		if err != nil {
 			panic(err)

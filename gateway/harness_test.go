@@ -19,6 +19,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
@@ -67,7 +68,9 @@ type options struct {
 	mount         func(r gin.IRoutes)
 	metrics       http.Handler
 	ready         func(context.Context) error
-	logTo         io.Writer // every log line of the server, as JSON
+	logTo         io.Writer           // every log line of the server, as JSON
+	limits        *gateway.RateLimits // nil: none (tests fire many requests from one token)
+	mcp           http.Handler
 }
 
 type option func(*options)
@@ -85,6 +88,8 @@ func withMount(f func(r gin.IRoutes)) option               { return func(o *opti
 func withMetrics(h http.Handler) option                    { return func(o *options) { o.metrics = h } }
 func withReady(f func(context.Context) error) option       { return func(o *options) { o.ready = f } }
 func withLog(w io.Writer) option                           { return func(o *options) { o.logTo = w } }
+func withLimits(l gateway.RateLimits) option               { return func(o *options) { o.limits = &l } }
+func withMCP(h http.Handler) option                        { return func(o *options) { o.mcp = h } }
 
 // each runs fn against SQLite in a temporary directory, always, and against PostgreSQL when
 // TEST_DATABASE_URL is set — which must then be reachable: it fails, never skips. fn passes db
@@ -141,6 +146,10 @@ func setup(t testing.TB, opts ...option) *bundle {
 	if o.logTo != nil {
 		log = slog.New(slog.NewJSONHandler(o.logTo, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	limits := gateway.RateLimits{Rate: rate.Inf, MaxWaiters: -1, AddressRate: rate.Inf}
+	if o.limits != nil {
+		limits = *o.limits
+	}
 	svc := inquiry.NewService(served, inquiry.NewRegistry())
 	svc.DefaultPolicy = o.policy
 	svc.Log = log
@@ -159,6 +168,8 @@ func setup(t testing.TB, opts ...option) *bundle {
 		Mount:           o.mount,
 		Metrics:         o.metrics,
 		Ready:           o.ready,
+		RateLimits:      limits,
+		MCP:             o.mcp,
 	})
 	ts := httptest.NewServer(b.srv.Handler())
 	t.Cleanup(ts.Close)

@@ -56,6 +56,11 @@ func (s *Server) createInquiry(c *gin.Context) {
 		s.abort(c, err)
 		return
 	}
+	release, ok := s.longPoll(c, waits(b.Wait))
+	if !ok {
+		return
+	}
+	defer release()
 	req, err := s.askRequest(c, &b)
 	if err != nil {
 		s.abort(c, err)
@@ -89,6 +94,11 @@ func (s *Server) getInquiry(c *gin.Context) {
 		return
 	}
 	if rec.Status == inquiry.StatusPending && wait > 0 {
+		release, ok := s.longPoll(c, true)
+		if !ok {
+			return
+		}
+		defer release()
 		rec, err = s.svc.Wait(c.Request.Context(), key, wait)
 		if err != nil {
 			s.abort(c, err)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -134,7 +135,8 @@ func (s *Server) registerRun(c *gin.Context) {
 }
 
 // listRuns lists runs, most recently updated first: an ask token's own namespace; an admin
-// token's every namespace, or the one named by ?namespace= (the service decides).
+// token's every namespace, or the one named by ?namespace= (the service decides). One page: at
+// most ?limit= runs and inquiry.MaxRunPageBytes of them.
 func (s *Server) listRuns(c *gin.Context) {
 	status := inquiry.RunStatus(c.Query("status"))
 	if status != "" && !status.Valid() {
@@ -151,12 +153,23 @@ func (s *Server) listRuns(c *gin.Context) {
 		s.abort(c, err)
 		return
 	}
+	// A page ends where its runs, as shown (the inquiries waited on too), pass
+	// inquiry.MaxRunPageBytes; the first is always shown.
 	out := RunList{Runs: make([]*RunView, 0, len(runs))}
+	size := 0
 	for _, run := range runs {
 		v, err := s.runView(c.Request.Context(), run)
 		if err != nil {
 			s.abort(c, err)
 			return
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			s.abort(c, err)
+			return
+		}
+		if size += len(raw) + 1; len(out.Runs) > 0 && size > inquiry.MaxRunPageBytes {
+			break
 		}
 		out.Runs = append(out.Runs, v)
 	}
@@ -191,6 +204,11 @@ func (s *Server) askInRun(c *gin.Context) {
 		s.abort(c, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "run_id", "run_id %q differs from the run %q in the path: leave run_id out, the path names the run", b.RunID, runID))
 		return
 	}
+	release, ok := s.longPoll(c, waits(b.Wait))
+	if !ok {
+		return
+	}
+	defer release()
 	req, err := s.askRequest(c, &b)
 	if err != nil {
 		s.abort(c, err)

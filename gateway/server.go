@@ -54,6 +54,10 @@ type Config struct {
 	CallbackTimeout time.Duration
 	// Resolver resolves callback hosts; nil means net.DefaultResolver.
 	Resolver Resolver
+	// RateLimits bound each token's creates, answers and long-polls, and each address's
+	// requests without a valid token (BOT_RATE_LIMIT, BOT_RATE_BURST, BOT_MAX_WAITERS); the zero
+	// value is the defaults of DESIGN §17.
+	RateLimits RateLimits
 }
 
 // Server is the HTTP API. Create it with New.
@@ -63,6 +67,7 @@ type Server struct {
 	store   inquiry.Store
 	log     *slog.Logger
 	guard   *Guard
+	limits  *limiter
 	client  *http.Client
 	engine  *gin.Engine
 	openapi []byte
@@ -88,6 +93,7 @@ func New(cfg Config) *Server {
 		s.cfg.CallbackTimeout = 10 * time.Second
 	}
 	s.guard = NewGuard(cfg.CallbackHosts, cfg.Resolver)
+	s.limits = newLimiter(cfg.RateLimits)
 	s.client = s.guard.Client(s.cfg.CallbackTimeout)
 	s.openapi = openAPIDocument(cfg.PublicURL)
 	s.engine = s.routes()
@@ -110,13 +116,13 @@ func (s *Server) routes() *gin.Engine {
 	r.RedirectFixedPath = false
 	// Client addresses in the log are the peer's: forwarded headers are not trusted by default.
 	_ = r.SetTrustedProxies(nil)
-	r.Use(s.requestLog, s.recovery)
+	r.Use(s.requestLog, s.recovery, s.limitAnonymous)
 
 	r.NoRoute(func(c *gin.Context) {
-		s.abort(c, inquiry.Errorf(inquiry.CodeNotFound, "no endpoint %s %s: see GET /openapi.yaml for the API", c.Request.Method, c.Request.URL.Path))
+		s.abort(c, inquiry.Errorf(inquiry.CodeNotFound, "no endpoint %s %s: see GET /openapi.yaml for the API", excerpt(c.Request.Method), excerpt(c.Request.URL.Path)))
 	})
 	r.NoMethod(func(c *gin.Context) {
-		s.abortStatus(c, http.StatusMethodNotAllowed, inquiry.Errorf(inquiry.CodeBadRequest, "%s is not allowed on %s: use %s", c.Request.Method, c.Request.URL.Path, c.Writer.Header().Get("Allow")))
+		s.abortStatus(c, http.StatusMethodNotAllowed, inquiry.Errorf(inquiry.CodeBadRequest, "%s is not allowed on %s: use %s", excerpt(c.Request.Method), excerpt(c.Request.URL.Path), c.Writer.Header().Get("Allow")))
 	})
 
 	r.GET("/healthz", s.healthz)
@@ -129,23 +135,24 @@ func (s *Server) routes() *gin.Engine {
 	}
 
 	v1 := r.Group("/v1", s.authenticate, s.saneParams)
-	v1.POST("/inquiries", s.need(inquiry.ScopeAsk), s.createInquiry)
+	v1.POST("/inquiries", s.need(inquiry.ScopeAsk), s.limitCreates, s.createInquiry)
 	v1.GET("/inquiries", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.listInquiries)
 	v1.GET("/inquiries/:key", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.getInquiry)
-	v1.POST("/inquiries/:key/answer", s.need(inquiry.ScopeAnswer), s.answerInquiry)
+	v1.POST("/inquiries/:key/answer", s.need(inquiry.ScopeAnswer), s.limitCreates, s.answerInquiry)
 	v1.POST("/inquiries/:key/cancel", s.need(inquiry.ScopeAsk), s.cancelInquiry)
 
-	v1.POST("/runs", s.need(inquiry.ScopeAsk), s.registerRun)
+	v1.POST("/runs", s.need(inquiry.ScopeAsk), s.limitCreates, s.registerRun)
 	v1.GET("/runs", s.need(inquiry.ScopeAsk), s.listRuns)
 	v1.GET("/runs/:id", s.need(inquiry.ScopeAsk), s.getRun)
 	v1.POST("/runs/:id/heartbeat", s.need(inquiry.ScopeAsk), s.heartbeat)
-	v1.POST("/runs/:id/ask", s.need(inquiry.ScopeAsk), s.askInRun)
-	v1.POST("/runs/:id/resume", s.need(inquiry.ScopeAsk), s.resumeRun)
+	v1.POST("/runs/:id/ask", s.need(inquiry.ScopeAsk), s.limitCreates, s.askInRun)
+	v1.POST("/runs/:id/resume", s.need(inquiry.ScopeAsk), s.limitCreates, s.resumeRun)
 	v1.POST("/runs/:id/finish", s.need(inquiry.ScopeAsk), s.finishRun)
+	s.tokenRoutes(v1)
 
 	if s.cfg.MCP != nil {
 		// Stateless streamable HTTP: POST is all there is.
-		r.POST("/mcp", s.authenticate, s.need(inquiry.ScopeAsk), gin.WrapH(s.cfg.MCP))
+		r.POST("/mcp", s.authenticate, s.need(inquiry.ScopeAsk), s.limitCreates, s.holdWaiter, gin.WrapH(s.cfg.MCP))
 	}
 	if s.cfg.Mount != nil {
 		s.cfg.Mount(r)
@@ -182,8 +189,8 @@ func (s *Server) requestLog(c *gin.Context) {
 	status := c.Writer.Status()
 	attrs := []any{
 		"request_id", id,
-		"method", c.Request.Method,
-		"path", c.Request.URL.Path,
+		"method", excerpt(c.Request.Method),
+		"path", excerpt(c.Request.URL.Path),
 		"route", c.FullPath(),
 		"status", status,
 		"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
@@ -205,6 +212,15 @@ func (s *Server) requestLog(c *gin.Context) {
 		s.cfg.ObserveRequest(route, c.Request.Method, status, time.Since(start))
 	}
 }
+
+// excerptChars bounds what a log line or a sentence shows of text the request supplied.
+const excerptChars = 200
+
+// excerpt is what the request log and the unrouted answers show of text a request supplied (its
+// method, its path), sent before any authentication: at most excerptChars characters on one
+// line, marked when clipped, so that a megabyte path costs neither a megabyte of log nor a
+// megabyte of answer.
+func excerpt(s string) string { return inquiry.OneLine(s, excerptChars) }
 
 func saneRequestID(id string) bool {
 	if id == "" || len(id) > 64 {

@@ -284,6 +284,7 @@ func TestRequestLog(t *testing.T) {
 
 	req, _ := http.NewRequest("POST", ts.URL+"/v1/inquiries", strings.NewReader(`{"id": "a", "kind": "text", "question": "Secret plans?", "context": "TOPSECRET"}`))
 	req.Header.Set("Authorization", "Bearer "+plain)
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(gateway.RequestIDHeader, "trace-123")
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -387,6 +388,6 @@ func TestOpenAPIServerIsThePublicURL(t *testing.T) {
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/openapi.yaml", nil))
 	require.Equal(t, 200, rec.Code)
-	require.Contains(t, rec.Body.String(), "servers:\n  - url: \"https://bot.example.com/\"\n")
+	require.Contains(t, rec.Body.String(), "servers:\n  - url: \"https://bot.example.com\"\n") // no trailing slash: paths start with one
 	require.NotContains(t, rec.Body.String(), "servers:\n  - url: /\n")
 }

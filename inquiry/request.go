@@ -75,15 +75,17 @@ func ExpiryFrom(at *time.Time, in string, now time.Time) (*time.Time, error) {
 }
 
 // WaitFrom reads how long a request may wait for an answer, given in seconds: nil is no wait,
-// and anything outside 0..MaxWait is refused (invalid_inquiry on field) with the sentence that
-// says to come back with a long-poll instead.
+// and anything outside 0..MaxWait is refused with the sentence that says to come back with a
+// long-poll instead. The refusal is bad_request on field wherever the wait is given (a body's
+// wait, a long-poll's ?wait=): a wait is how long the request holds its connection (DESIGN §5),
+// no rule of the inquiry asked (§3, invalid_inquiry).
 func WaitFrom(field string, seconds *float64) (time.Duration, error) {
 	if seconds == nil {
 		return 0, nil
 	}
 	max := MaxWait.Seconds()
-	if *seconds < 0 || *seconds > max {
-		return 0, invalid(field, "%s is %g seconds but must lie between 0 and %g: wait at most %g seconds, then ask again with GET /v1/inquiries/{key}?wait=%g", field, *seconds, max, max, max)
+	if !(*seconds >= 0 && *seconds <= max) { // so that NaN is refused too
+		return 0, FieldErrorf(CodeBadRequest, field, "%s is %g seconds but must lie between 0 and %g: wait at most %g seconds, then ask again with GET /v1/inquiries/{key}?wait=%g", field, *seconds, max, max, max)
 	}
 	return time.Duration(*seconds * float64(time.Second)), nil
 }

@@ -2,7 +2,10 @@ package inquiry
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -139,6 +142,10 @@ func (s *Service) AskInRun(ctx context.Context, runID string, req AskRequest) (*
 		}
 		return &RunAsk{Status: RunAskAnswered, Answer: &a, Inquiry: rec, Run: run}, nil
 	}
+	// A new question needs room in the run's state for its answer: a full run asks nobody.
+	if err := runHasRoom(run); err != nil {
+		return nil, err
+	}
 	req.Namespace = namespace
 	req.Inquiry.RunID = runID
 	if req.Config == nil {
@@ -204,7 +211,8 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 		return nil, err
 	}
 	namespace, runID := tok.Namespace, Canon(runID)
-	if _, err := s.Store.Run(ctx, namespace, runID); err != nil {
+	run, err := s.Store.Run(ctx, namespace, runID)
+	if err != nil {
 		return nil, err
 	}
 	if len(answers) > MaxRunAnswers {
@@ -269,6 +277,23 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 		steps = append(steps, st)
 	}
 
+	// The run's state with these answers must stay within its bound, before anything is written
+	// (the store checks again under the run's lock).
+	merged := maps.Clone(run.Answers)
+	if merged == nil {
+		merged = make(map[string]Answer, len(steps))
+	}
+	for _, st := range steps {
+		a := st.own
+		if st.rec != nil && st.rec.Status != StatusPending {
+			a = *st.rec.Answer
+		}
+		merged[st.id] = StateOf(a)
+	}
+	if err := CheckRunState(&Run{ID: runID, Config: run.Config, Answers: merged}); err != nil {
+		return nil, err
+	}
+
 	cut := make(map[string]Answer, len(steps))
 	for _, st := range steps {
 		a := st.own
@@ -296,8 +321,81 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 	return s.Store.RecordAnswers(ctx, namespace, runID, cut, RunRunning, s.Clock())
 }
 
-// MaxRunAnswers bounds the answers one resume may bring.
-const MaxRunAnswers = 1000
+// The bound of a run (DESIGN §17). A run's state is what accumulates in it: its config and its
+// answers (the state's cut of each, StateOf), as the store keeps them — the encoding/json text of
+// the config (none when the run has no config) and of the answers map, keys and all. Its id,
+// namespace, resume URL and times are bounded on their own and not counted. MaxRunStateBytes is
+// counted in bytes of that JSON, so text that JSON escapes (<, >, & and controls: six bytes each)
+// counts as it is stored. A write that would pass either bound is refused whole with
+// CodeInvalidAnswer (CheckRunState): the run is done asking, and its caller finishes it and starts
+// another. One resume brings at most MaxRunAnswers answers too, checked before any is looked up.
+const (
+	MaxRunAnswers    = 1000
+	MaxRunStateBytes = 1 << 20
+)
+
+// MaxRunPageBytes bounds a page of runs (ListRuns, GET /v1/runs) in bytes as well as in count,
+// so that a page of full runs stays well within what a client reads (16 MiB for client.Client)
+// and what the server holds for it: the store's page ends before the run whose state
+// (RunStateBytes) would take the page's past it, and the gateway's before the run whose JSON as
+// shown (the inquiry it waits on and all) would. The first run is always on the page.
+const MaxRunPageBytes = 8 << 20
+
+// runAnswerRoom is the room a new question needs left in its run's state: more than the state's
+// cut of any one answer takes (12 decisions of 150 characters and 200 of prose, under an id of
+// 200, each character six bytes at worst once JSON escapes it: about 16 kB).
+const runAnswerRoom = 32 << 10
+
+// runFixSentence ends every refusal of a run past its bound.
+const runFixSentence = ": finish this run and start another for the questions that remain"
+
+// CheckRunState refuses a run whose state passes its bound, MaxRunAnswers answers or
+// MaxRunStateBytes of state, with CodeInvalidAnswer on answers. The store calls it on every
+// write of a run's state, under the run's lock, so the bound holds whoever writes; Resume calls
+// it before it writes anything.
+func CheckRunState(run *Run) error {
+	if n := len(run.Answers); n > MaxRunAnswers {
+		return FieldErrorf(CodeInvalidAnswer, "answers", "run %q would hold %d answers but a run holds at most %d answers and 1 MiB of state"+runFixSentence, run.ID, n, MaxRunAnswers)
+	}
+	if n := RunStateBytes(run); n > MaxRunStateBytes {
+		return FieldErrorf(CodeInvalidAnswer, "answers", "run %q would hold %d bytes of state (its config and answers as JSON) but a run holds at most 1 MiB (%d bytes) and %d answers"+runFixSentence, run.ID, n, MaxRunStateBytes, MaxRunAnswers)
+	}
+	return nil
+}
+
+// runHasRoom refuses a new question in a run that could not record its answer: one that holds
+// MaxRunAnswers answers, or whose state has less than runAnswerRoom left of MaxRunStateBytes.
+func runHasRoom(run *Run) error {
+	if n := len(run.Answers); n >= MaxRunAnswers {
+		return FieldErrorf(CodeInvalidAnswer, "answers", "run %q holds %d answers and a run holds at most %d answers, so it asks nothing more"+runFixSentence, run.ID, n, MaxRunAnswers)
+	}
+	if n := RunStateBytes(run); n > MaxRunStateBytes-runAnswerRoom {
+		return FieldErrorf(CodeInvalidAnswer, "answers", "run %q holds %d bytes of state and a run holds at most 1 MiB (%d bytes), too little room for another answer"+runFixSentence, run.ID, n, MaxRunStateBytes)
+	}
+	return nil
+}
+
+// RunStateBytes is the size of a run's state as MaxRunStateBytes counts it.
+func RunStateBytes(run *Run) int {
+	n := 0
+	if run.Config != nil {
+		n += jsonLen(run.Config)
+	}
+	answers := run.Answers
+	if answers == nil {
+		answers = map[string]Answer{}
+	}
+	return n + jsonLen(answers)
+}
+
+// jsonLen is the length of v's JSON; a value JSON cannot encode counts as unbounded.
+func jsonLen(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return math.MaxInt / 2
+	}
+	return len(b)
+}
 
 // callerAnswer checks an answer handed back for an id the run never asked: a decision bounded
 // like an option's value (at most MaxOptions items of at most MaxOptionValueChars), prose capped

@@ -197,7 +197,8 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 // ephemeralTimeout bounds one ephemeral sent after the ack.
 const ephemeralTimeout = 10 * time.Second
 
-// tell sends user an ephemeral in the background: the ack must not wait for Slack.
+// tell sends user an ephemeral in the background: the ack must not wait for Slack. It is paced
+// with the channel's other messages (App.ephemeral).
 func (a *App) tell(at where, user, text string) {
 	if at.channel == "" || user == "" || text == "" {
 		return
@@ -207,11 +208,7 @@ func (a *App) tell(at where, user, text string) {
 		defer a.bg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), ephemeralTimeout)
 		defer cancel()
-		opts := []slack.MsgOption{slack.MsgOptionText(text, false)}
-		if at.threadTS != "" {
-			opts = append(opts, slack.MsgOptionTS(at.threadTS))
-		}
-		if _, err := a.client.PostEphemeralContext(ctx, at.channel, user, opts...); err != nil {
+		if err := a.ephemeral(ctx, at.channel, at.threadTS, user, slack.MsgOptionText(text, false)); err != nil {
 			a.log.Warn("send an ephemeral", "channel", at.channel, "user", user, "err", err)
 		}
 	}()

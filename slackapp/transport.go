@@ -214,6 +214,58 @@ func (a *App) ready(ctx context.Context, channel string) error {
 	return a.pace.wait(ctx, channel)
 }
 
+// ephemeralTries bounds the calls of one ephemeral: the first and two more after 429s.
+const ephemeralTries = 3
+
+// ephemeral sends user an ephemeral in channel (in the thread when threadTS is set), paced with
+// the channel's other messages. It has no dispatcher behind it to try again later, so where a
+// post is turned away it waits, within ctx: for the end of a hold Slack put on the channel (a
+// 429's Retry-After, whoever met it), for the channel's pace, and after a 429 of its own — which
+// holds the channel for every message — for that Retry-After before it calls again. A wait
+// that would end after ctx does drops the ephemeral at once: it only tells a person why a click
+// did nothing, and must not hold Slack's channel longer than Slack allows.
+func (a *App) ephemeral(ctx context.Context, channel, threadTS, user string, opts ...slack.MsgOption) error {
+	if threadTS != "" {
+		opts = append(opts, slack.MsgOptionTS(threadTS))
+	}
+	op := fmt.Sprintf("send an ephemeral to %s in channel %s", user, channel)
+	var err error
+	for range ephemeralTries {
+		if err = a.await(ctx, channel); err != nil {
+			return err
+		}
+		if _, err = a.client.PostEphemeralContext(ctx, channel, user, opts...); err == nil {
+			return nil
+		}
+		var ra *inquiry.RetryAfterError
+		if err = a.failed(op, channel, err); !errors.As(err, &ra) {
+			return err
+		}
+	}
+	return err
+}
+
+// await is ready for a message nobody will retry: it waits out the channel's hold, when it ends
+// before ctx does, instead of turning the message away, then paces it.
+func (a *App) await(ctx context.Context, channel string) error {
+	for {
+		left := a.holds.left(channel)
+		if left <= 0 {
+			return a.pace.wait(ctx, channel)
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < left {
+			return fmt.Errorf("channel %s is rate-limited by Slack for another %s, longer than the message may wait", channel, left.Round(time.Millisecond))
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 // failed classifies a Slack error and holds the channel when Slack rate-limited it.
 func (a *App) failed(op, channel string, err error) error {
 	err = classify(op, channel, err)

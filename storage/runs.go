@@ -62,6 +62,18 @@ func (r *runRow) answers() (map[string]inquiry.Answer, error) {
 	return m, nil
 }
 
+// checkState applies the run's bound (inquiry.CheckRunState) to the row holding answers.
+func (r *runRow) checkState(answers map[string]inquiry.Answer) error {
+	run := &inquiry.Run{ID: r.ID, Namespace: r.Namespace, Answers: answers}
+	if r.Config != nil {
+		run.Config = new(inquiry.Config)
+		if err := fromJSON(r.Config, run.Config, "run config"); err != nil {
+			return err
+		}
+	}
+	return inquiry.CheckRunState(run)
+}
+
 // noRun is the error for a run that is not there.
 func noRun(namespace, id string) error {
 	return notFound("no run %q in namespace %q: register it first (POST /v1/runs)", id, namespace)
@@ -102,18 +114,31 @@ func (s *Store) PutRun(ctx context.Context, run *inquiry.Run, now time.Time) (*i
 	}
 	row := runRow{Namespace: run.Namespace, ID: run.ID, Status: string(inquiry.RunRunning), Config: config,
 		ResumeURL: run.ResumeURL, HeartbeatAt: at(now), Answers: answersText, CreatedAt: at(now), UpdatedAt: at(now)}
-	err = s.db.GetContext(ctx, &row, s.q(`INSERT INTO runs (`+runTable.cols+`) VALUES (`+runTable.marks+`)
+	// In a transaction: a config taken counts in the run's state, which must stay within its bound.
+	var out *inquiry.Run
+	err = s.inTx(ctx, step, func(tx *sqlx.Tx) error {
+		err := sqlx.GetContext(ctx, tx, &row, s.q(`INSERT INTO runs (`+runTable.cols+`) VALUES (`+runTable.marks+`)
 		ON CONFLICT (namespace, id) DO UPDATE SET
 			config = COALESCE(excluded.config, runs.config),
 			resume_url = CASE WHEN excluded.resume_url <> '' THEN excluded.resume_url ELSE runs.resume_url END,
 			updated_at = CASE WHEN excluded.config IS NOT NULL OR excluded.resume_url <> ''
 				THEN excluded.updated_at ELSE runs.updated_at END
 		RETURNING `+runTable.cols), runTable.args(&row)...)
+		if err != nil {
+			return err
+		}
+		if out, err = row.run(); err != nil {
+			return err
+		}
+		if run.Config == nil && run.Answers == nil {
+			return nil // nothing of the state was written
+		}
+		return inquiry.CheckRunState(out)
+	})
 	if err != nil {
-		return nil, translate(err, step)
+		return nil, err
 	}
-	r, err := row.run()
-	return r, translate(err, step)
+	return out, nil
 }
 
 // Run returns a run of the namespace.
@@ -126,18 +151,47 @@ func (s *Store) Run(ctx context.Context, namespace, id string) (*inquiry.Run, er
 	return r, translate(err, "read the run")
 }
 
-// ListRuns lists a namespace's runs ("" for every namespace), most recently updated first.
+// ListRuns lists a namespace's runs ("" for every namespace), most recently updated first: at
+// most limit runs (defaultListLimit when 0, maxListLimit at most), and no more than
+// inquiry.MaxRunPageBytes of state — the stored config and answers, as inquiry.RunStateBytes
+// counts them — always the first run whatever its size. Rows are read one at a time, so a page
+// of large runs never holds more than that in memory, and none past the page is read.
 func (s *Store) ListRuns(ctx context.Context, namespace string, status inquiry.RunStatus, limit int) ([]*inquiry.Run, error) {
+	const step = "list runs"
 	if limit <= 0 {
 		limit = defaultListLimit
 	}
 	limit = min(limit, maxListLimit)
 	query := `SELECT ` + runTable.cols + ` FROM runs WHERE (? = '' OR namespace = ?) AND (? = '' OR status = ?)
 		ORDER BY updated_at DESC, namespace, id LIMIT ?`
-	var rows []runRow
-	err := s.db.SelectContext(ctx, &rows, s.q(query), namespace, namespace, string(status), string(status), limit)
-	runs, err := decode(rows, err, (*runRow).run)
-	return runs, translate(err, "list runs")
+	// A page that ends early cancels the query before closing its rows: lib/pq would otherwise
+	// read every row left to the end, up to maxListLimit runs of a MiB each.
+	qctx, cancel := context.WithCancel(ctx)
+	rows, err := s.db.QueryxContext(qctx, s.q(query), namespace, namespace, string(status), string(status), limit)
+	if err != nil {
+		cancel()
+		return nil, translate(err, step)
+	}
+	defer func() { cancel(); rows.Close() }()
+	var runs []*inquiry.Run
+	left := inquiry.MaxRunPageBytes
+	for rows.Next() {
+		var row runRow
+		if err := rows.StructScan(&row); err != nil {
+			return nil, translate(err, step)
+		}
+		size := len(row.Config) + len(row.Answers)
+		if len(runs) > 0 && size > left {
+			break
+		}
+		left -= size
+		run, err := row.run()
+		if err != nil {
+			return nil, translate(err, step)
+		}
+		runs = append(runs, run)
+	}
+	return runs, translate(rows.Err(), step)
 }
 
 // Heartbeat moves the heartbeat to now.
@@ -191,6 +245,11 @@ func (s *Store) RecordAnswers(ctx context.Context, namespace, id string, answers
 		}
 		for k, a := range answers {
 			merged[k] = a
+		}
+		if len(answers) > 0 {
+			if err := row.checkState(merged); err != nil {
+				return err
+			}
 		}
 		text, err := jsonText(merged)
 		if err != nil {
@@ -264,13 +323,17 @@ func (s *Store) ParkRun(ctx context.Context, namespace, id, key string, now time
 }
 
 // recordStateAnswer records what a run's state keeps of rec's answer, under the inquiry's id,
-// in the locked row, and writes it back.
+// in the locked row, and writes it back; a run it would take past its bound is left as it is
+// and the bound's refusal returned (inquiry.CheckRunState).
 func (s *Store) recordStateAnswer(ctx context.Context, tx *sqlx.Tx, row *runRow, rec *inquiry.Record, now time.Time) error {
 	answers, err := row.answers()
 	if err != nil {
 		return err
 	}
 	answers[rec.ID] = inquiry.StateOf(*rec.Answer)
+	if err := row.checkState(answers); err != nil {
+		return err
+	}
 	text, err := jsonText(answers)
 	if err != nil {
 		return err
@@ -286,7 +349,9 @@ func (s *Store) recordStateAnswer(ctx context.Context, tx *sqlx.Tx, row *runRow,
 // may have parked on several inquiries before it was resumed: each answer lands on its own. A
 // waiting run stays waiting — it has no process until it is resumed — and its resume URL is
 // called. A run resumed meanwhile still gets the answer recorded (answers accumulate), with no
-// resume; a finished run is left alone.
+// resume; a finished run is left alone. A run full to its bound (inquiry.CheckRunState) does not
+// take the answer into its state — the inquiry keeps it, and a resolution is never refused for a
+// run's sake — and a waiting one is still resumed.
 func (s *Store) answerParkedRun(ctx context.Context, tx *sqlx.Tx, rec *inquiry.Record, runID string, now time.Time) error {
 	row, err := s.runWhere(ctx, tx, true, rec.Namespace, runID)
 	if errors.Is(err, inquiry.ErrNotFound) {
@@ -299,7 +364,7 @@ func (s *Store) answerParkedRun(ctx context.Context, tx *sqlx.Tx, rec *inquiry.R
 	if status.Finished() {
 		return nil
 	}
-	if err := s.recordStateAnswer(ctx, tx, row, rec, now); err != nil {
+	if err := s.recordStateAnswer(ctx, tx, row, rec, now); err != nil && inquiry.ErrorCode(err) != inquiry.CodeInvalidAnswer {
 		return err
 	}
 	if status != inquiry.RunWaiting || row.ResumeURL == "" {

@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/storage"
 )
@@ -25,24 +28,162 @@ func openStore(ctx context.Context, e *env) (*storage.Store, Config, error) {
 	}
 	st, err := storage.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
-		return nil, cfg, fmt.Errorf("open DATABASE_URL %s: %w", redactURL(cfg.DatabaseURL), err)
+		return nil, cfg, fmt.Errorf("open DATABASE_URL %s: %w", storage.RedactURL(cfg.DatabaseURL), err)
 	}
 	return st, cfg, nil
 }
 
+const migrateHelp = `usage: bot migrate
+
+Applies the database migrations to DATABASE_URL (bot serve applies them on start too).
+`
+
 func runMigrate(ctx context.Context, e *env) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	if err := fs.Parse(e.args); err != nil {
-		return exitf(exitUsage, "")
+	fs.Usage = func() { io.WriteString(fs.Output(), migrateHelp) }
+	if err := parseFlags(fs, e.args, e.stdout); err != nil {
+		if err == errHelpShown {
+			return nil
+		}
+		return err
 	}
 	st, cfg, err := openStore(ctx, e) // Open applies the migrations
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	fmt.Fprintf(e.stdout, "migrated %s\n", redactURL(cfg.DatabaseURL))
+	fmt.Fprintf(e.stdout, "migrated %s\n", storage.RedactURL(cfg.DatabaseURL))
 	return nil
+}
+
+const tokenHelp = `usage: bot token create --name NAME [--scope ask[,answer,admin]] [--namespace NAMESPACE]
+       bot token list
+       bot token revoke NAME
+
+Makes, lists and revokes API tokens. With BOT_URL set it does so on that server, through its API,
+with an admin token (BOT_TOKEN or the token file). Without BOT_URL it works on the database of
+DATABASE_URL (default sqlite:inquiry-bot.db) directly, as on the server's own machine.
+`
+
+const tokenCreateHelp = `usage: bot token create --name NAME [--scope ask[,answer,admin]] [--namespace NAMESPACE]
+
+Makes a token and prints it as the last line of stdout; it is shown this once.
+
+Flags:
+`
+
+const tokenListHelp = `usage: bot token list
+
+Lists every token (never its secret), revoked ones too, and the callback secret.
+`
+
+const tokenRevokeHelp = `usage: bot token revoke NAME
+
+Revokes the token named NAME: every request it makes from then on is refused.
+`
+
+// tokenPlace is where bot token acts: the server at BOT_URL through its API, or the database
+// itself through the same service the API calls. Either way the rules are inquiry's.
+type tokenPlace interface {
+	CreateToken(ctx context.Context, spec inquiry.TokenSpec) (string, *inquiry.Token, error)
+	// ListTokens lists the tokens, with the callback secret line's text.
+	ListTokens(ctx context.Context) ([]*inquiry.Token, string, error)
+	RevokeToken(ctx context.Context, name string) (*inquiry.Token, error)
+	Close() error
+}
+
+// openTokenPlace picks the API when BOT_URL is set (an operator elsewhere must never get a
+// token written to a stray ./inquiry-bot.db), else the database.
+func openTokenPlace(ctx context.Context, e *env) (tokenPlace, error) {
+	if strings.TrimSpace(e.getenv("BOT_URL")) != "" {
+		c, err := newClient(e)
+		if err != nil {
+			return nil, err
+		}
+		return apiTokens{c}, nil
+	}
+	if strings.TrimSpace(e.getenv("DATABASE_URL")) == "" {
+		// Not silently: a token made here counts only for a server on this very file.
+		fmt.Fprintln(e.stderr, "bot token: neither BOT_URL nor DATABASE_URL is set: using the database sqlite:inquiry-bot.db in the current directory")
+	}
+	st, _, err := openStore(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return &dbTokens{svc: inquiry.NewService(st, inquiry.NewRegistry()), st: st, getenv: e.getenv}, nil
+}
+
+// apiTokens manages the tokens of the server at BOT_URL.
+type apiTokens struct{ c *client.Client }
+
+func (a apiTokens) CreateToken(ctx context.Context, spec inquiry.TokenSpec) (string, *inquiry.Token, error) {
+	return a.c.CreateToken(ctx, spec)
+}
+
+func (a apiTokens) ListTokens(ctx context.Context) ([]*inquiry.Token, string, error) {
+	l, err := a.c.ListTokens(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	secret := l.CallbackSecret
+	if secret == "" {
+		secret = "(none on the server: set BOT_CALLBACK_SECRET there, or restart bot serve to generate one)"
+	}
+	return l.Tokens, secret, nil
+}
+
+func (a apiTokens) RevokeToken(ctx context.Context, name string) (*inquiry.Token, error) {
+	return a.c.RevokeToken(ctx, name)
+}
+
+func (apiTokens) Close() error { return nil }
+
+// dbTokens manages the tokens of the database as the operator who can open it: it holds every
+// token already, so it acts as an admin (inquiry.Operator).
+type dbTokens struct {
+	svc    *inquiry.Service
+	st     *storage.Store
+	getenv func(string) string
+}
+
+func (d *dbTokens) as(ctx context.Context) context.Context {
+	return inquiry.WithCaller(ctx, inquiry.Operator())
+}
+
+func (d *dbTokens) CreateToken(ctx context.Context, spec inquiry.TokenSpec) (string, *inquiry.Token, error) {
+	return d.svc.CreateToken(d.as(ctx), spec)
+}
+
+func (d *dbTokens) ListTokens(ctx context.Context) ([]*inquiry.Token, string, error) {
+	tokens, err := d.svc.ListTokens(d.as(ctx))
+	if err != nil {
+		return nil, "", err
+	}
+	secret := "(not generated yet: it is made on the first start of bot serve)"
+	if s, err := d.st.Setting(ctx, callbackSecretSetting); err == nil {
+		secret = s
+	}
+	if v := d.getenv("BOT_CALLBACK_SECRET"); v != "" {
+		secret = "(from BOT_CALLBACK_SECRET)"
+	}
+	return tokens, secret, nil
+}
+
+func (d *dbTokens) RevokeToken(ctx context.Context, name string) (*inquiry.Token, error) {
+	return d.svc.RevokeToken(d.as(ctx), name)
+}
+
+func (d *dbTokens) Close() error { return d.st.Close() }
+
+// tokenFailed is failed for bot token: a gateway that cannot be reached says how to work on the
+// database instead.
+func tokenFailed(ctx context.Context, err error) error {
+	var te *client.TransportError
+	if errors.As(err, &te) {
+		return exitf(exitUsage, "%s; or unset BOT_URL to manage the tokens of DATABASE_URL directly", err.Error())
+	}
+	return failed(ctx, err, false)
 }
 
 func runToken(ctx context.Context, e *env) error {
@@ -50,58 +191,70 @@ func runToken(ctx context.Context, e *env) error {
 		return exitf(exitUsage, "say what to do: bot token create --name NAME --scope ask[,answer,admin] | bot token list | bot token revoke NAME")
 	}
 	verb, args := e.args[0], e.args[1:]
+	fs := flag.NewFlagSet("token "+verb, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var name, scope, ns *string
 	switch verb {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(e.stdout, tokenHelp)
+		return nil
 	case "create":
-		fs := flag.NewFlagSet("token create", flag.ContinueOnError)
-		fs.SetOutput(e.stderr)
-		name := fs.String("name", "", "the token's name (unique)")
-		scope := fs.String("scope", "ask", "comma-separated scopes: ask, answer, admin")
-		ns := fs.String("namespace", "", "the namespace its inquiries live in (default: the name)")
-		if err := fs.Parse(args); err != nil {
-			return exitf(exitUsage, "")
+		fs.Usage = func() { io.WriteString(fs.Output(), tokenCreateHelp); fs.PrintDefaults() }
+		name = fs.String("name", "", "the token's name (unique): letters, digits and . _ - @ : +")
+		scope = fs.String("scope", "ask", "comma-separated scopes: ask, answer, admin")
+		ns = fs.String("namespace", "", "the namespace its inquiries live in (default: the name)")
+	case "list":
+		fs.Usage = func() { io.WriteString(fs.Output(), tokenListHelp) }
+	case "revoke":
+		fs.Usage = func() { io.WriteString(fs.Output(), tokenRevokeHelp) }
+	default:
+		return exitf(exitUsage, "unknown token command %q: use create, list or revoke (bot token --help)", verb)
+	}
+	if err := parseFlags(fs, args, e.stdout); err != nil {
+		if err == errHelpShown {
+			return nil
 		}
-		if strings.TrimSpace(*name) == "" {
-			return exitf(exitUsage, "--name is required: give the token a name such as nightly-deploy")
-		}
-		scopes, err := inquiry.ParseScopes(*scope)
-		if err != nil {
+		return err
+	}
+	switch {
+	case verb == "create" && fs.NArg() > 0:
+		return exitf(exitUsage, "unexpected argument %q: bot token create takes flags only, such as --name %s", fs.Arg(0), fs.Arg(0))
+	case verb == "create" && strings.TrimSpace(*name) == "":
+		return exitf(exitUsage, "--name is required: give the token a name such as nightly-deploy")
+	case verb == "list" && fs.NArg() > 0:
+		return exitf(exitUsage, "bot token list takes no arguments")
+	case verb == "revoke" && fs.NArg() != 1:
+		return exitf(exitUsage, "name one token: bot token revoke NAME")
+	}
+	var scopes []inquiry.Scope
+	if verb == "create" {
+		var err error
+		if scopes, err = inquiry.ParseScopes(*scope); err != nil { // before anything is opened
 			return exitf(exitUsage, "%s", inquiry.ErrorMessage(err))
 		}
-		// A namespace given explicitly binds the token to it: with the answer scope it then
-		// answers that namespace only. Left out, it defaults to the name and binds nothing.
-		bound := *ns != ""
-		if !bound {
-			*ns = *name
-		}
-		st, _, err := openStore(ctx, e)
+	}
+	place, err := openTokenPlace(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer place.Close()
+
+	switch verb {
+	case "create":
+		plain, t, err := place.CreateToken(ctx, inquiry.TokenSpec{Name: *name, Scopes: scopes, Namespace: *ns})
 		if err != nil {
-			return err
-		}
-		defer st.Close()
-		plain, t := inquiry.NewToken(*name, *ns, scopes, time.Now().UTC())
-		t.NamespaceBound = bound
-		if err := st.CreateToken(ctx, t); err != nil {
-			if inquiry.ErrorCode(err) == inquiry.CodeIDConflict {
-				return exitf(exitUsage, "a token named %q exists already: pick another name, or revoke it first", *name)
-			}
-			return err
+			return tokenFailed(ctx, err)
 		}
 		limit := ""
-		if bound && t.Has(inquiry.ScopeAnswer) && !t.IsAdmin() {
+		if t.NamespaceBound && t.Has(inquiry.ScopeAnswer) && !t.IsAdmin() {
 			limit = ", answers that namespace only"
 		}
 		fmt.Fprintf(e.stderr, "created token %q (namespace %s%s, scopes %s); it is shown once:\n", t.Name, t.Namespace, limit, joinScopes(t.Scopes))
 		fmt.Fprintln(e.stdout, plain)
-		return nil
 	case "list":
-		st, _, err := openStore(ctx, e)
+		tokens, secret, err := place.ListTokens(ctx)
 		if err != nil {
-			return err
-		}
-		defer st.Close()
-		tokens, err := st.ListTokens(ctx)
-		if err != nil {
-			return err
+			return tokenFailed(ctx, err)
 		}
 		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "NAME\tNAMESPACE\tSCOPES\tCREATED\tREVOKED")
@@ -113,34 +266,15 @@ func runToken(ctx context.Context, e *env) error {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Namespace, joinScopes(t.Scopes), t.CreatedAt.Format(time.RFC3339), revoked)
 		}
 		w.Flush()
-		secret := "(not generated yet: it is made on the first start of bot serve)"
-		if s, err := st.Setting(ctx, callbackSecretSetting); err == nil {
-			secret = s
-		}
-		if v := e.getenv("BOT_CALLBACK_SECRET"); v != "" {
-			secret = "(from BOT_CALLBACK_SECRET)"
-		}
 		fmt.Fprintf(e.stdout, "\ncallback secret (verifies X-Inquiry-Signature): %s\n", secret)
-		return nil
 	case "revoke":
-		if len(args) != 1 {
-			return exitf(exitUsage, "name one token: bot token revoke NAME")
-		}
-		st, _, err := openStore(ctx, e)
+		t, err := place.RevokeToken(ctx, fs.Arg(0))
 		if err != nil {
-			return err
+			return tokenFailed(ctx, err)
 		}
-		defer st.Close()
-		if err := st.RevokeToken(ctx, args[0], time.Now().UTC()); err != nil {
-			if inquiry.ErrorCode(err) == inquiry.CodeNotFound {
-				return exitf(exitUsage, "no token named %q: see bot token list", args[0])
-			}
-			return err
-		}
-		fmt.Fprintf(e.stdout, "revoked %s\n", args[0])
-		return nil
+		fmt.Fprintf(e.stdout, "revoked %s\n", t.Name)
 	}
-	return exitf(exitUsage, "unknown token command %q: use create, list or revoke", verb)
+	return nil
 }
 
 func joinScopes(scopes []inquiry.Scope) string {

@@ -35,7 +35,7 @@ func runAnswer(ctx context.Context, e *env) error {
 	fs.Usage = func() { io.WriteString(fs.Output(), answerHelp); fs.PrintDefaults() }
 	decline := fs.Bool("decline", false, "decline to decide (the words after it, if any, say why)")
 	asJSON := fs.Bool("json", false, "print the answered inquiry as JSON")
-	pos, err := parseInterspersed(fs, e.args)
+	pos, err := parseInterspersed(fs, e.args, e.stdout)
 	if err != nil {
 		if err == errHelpShown {
 			return nil
@@ -80,10 +80,10 @@ func runAnswer(ctx context.Context, e *env) error {
 
 // parseInterspersed parses flags wherever they stand among the arguments (bot answer 1 yes
 // --decline), up to a "--" after which everything is an argument.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseInterspersed(fs *flag.FlagSet, args []string, help io.Writer) ([]string, error) {
 	var pos []string
 	for {
-		if err := parseFlags(fs, args); err != nil {
+		if err := parseFlags(fs, args, help); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()

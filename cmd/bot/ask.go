@@ -77,7 +77,7 @@ func runAsk(ctx context.Context, e *env) error {
 	fs.BoolVar(&f.allowText, "allow-text", false, "a choice or confirm may be answered in own words instead")
 	fs.BoolVar(&f.multiple, "multiple", false, "a choice may take several options")
 	fs.BoolVar(&f.json, "json", false, "print the final inquiry as JSON instead of the answer")
-	if err := parseFlags(fs, e.args); err != nil {
+	if err := parseFlags(fs, e.args, e.stdout); err != nil {
 		if err == errHelpShown {
 			return nil
 		}

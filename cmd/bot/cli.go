@@ -67,12 +67,26 @@ func errMessage(err error) string {
 	return err.Error()
 }
 
-// parseFlags parses args, printing the usage for -h and returning errHelpShown.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelpShown
-		}
+// parseFlags parses args. The usage asked for with -h or --help is printed once, to help (the
+// command's stdout), and ends the command with errHelpShown (status 0); a wrong flag prints
+// flag's sentence and the usage to the flag set's output (stderr), status 2.
+func parseFlags(fs *flag.FlagSet, args []string, help io.Writer) error {
+	usage := fs.Usage
+	if usage == nil {
+		usage = func() { fmt.Fprintf(fs.Output(), "usage: bot %s [flags]\n", fs.Name()); fs.PrintDefaults() }
+	}
+	fs.Usage = func() {} // flag would print it on either outcome, to one place: it is printed below
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		out := fs.Output()
+		fs.SetOutput(help)
+		usage()
+		fs.SetOutput(out)
+		return errHelpShown
+	case err != nil:
+		usage()
 		return exitf(exitUsage, "")
 	}
 	return nil

@@ -471,7 +471,7 @@ func TestParseInterspersed(t *testing.T) {
 	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	decline := fs.Bool("decline", false, "")
-	pos, err := parseInterspersed(fs, []string{"1", "--decline", "not", "--", "-mine"})
+	pos, err := parseInterspersed(fs, []string{"1", "--decline", "not", "--", "-mine"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

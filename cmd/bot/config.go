@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
+	"golang.org/x/time/rate"
 
+	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/storage"
 )
@@ -31,6 +34,14 @@ type Config struct {
 	SlackAppToken       string
 	SlackAPIURL         string
 	SlackDefaultChannel string
+
+	// MaxConns (BOT_MAX_CONNS) caps the connections open at once, and BodyTimeout
+	// (BOT_BODY_TIMEOUT) is how long a request body may take after its headers (DESIGN §17).
+	MaxConns    int
+	BodyTimeout time.Duration
+
+	// RateLimits are BOT_RATE_LIMIT, BOT_RATE_BURST and BOT_MAX_WAITERS (DESIGN §17).
+	RateLimits gateway.RateLimits
 }
 
 // SlackEnabled reports whether a Slack transport is configured.
@@ -42,6 +53,8 @@ var configVars = []string{
 	"BOT_STALE_AFTER", "BOT_RETENTION", "BOT_CALLBACK_HOSTS", "BOT_CALLBACK_SECRET", "BOT_PUBLIC_URL",
 	"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_DEFAULT_CHANNEL",
 	"BOT_URL", "BOT_TOKEN", "XDG_CONFIG_HOME", "BOT_LOG_FORMAT", "BOT_DELIVERY_LEASE", "BOT_MCP_POLICY",
+	"BOT_RATE_LIMIT", "BOT_RATE_BURST", "BOT_MAX_WAITERS",
+	"BOT_MAX_CONNS", "BOT_BODY_TIMEOUT",
 }
 
 // cronParser accepts five fields, an optional leading seconds field, and descriptors like
@@ -124,6 +137,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		c.PublicURL = strings.TrimRight(c.PublicURL, "/")
 	}
+	if c.RateLimits, err = rateLimits(get); err != nil {
+		return c, err
+	}
+	if c.MaxConns, err = strconv.Atoi(get("BOT_MAX_CONNS", strconv.Itoa(gateway.DefaultMaxConns))); err != nil || c.MaxConns <= 0 {
+		return c, fmt.Errorf("BOT_MAX_CONNS %q is not a whole number above 0: use one such as 4096, well under the open-file limit (ulimit -n)", getenv("BOT_MAX_CONNS"))
+	}
+	if c.BodyTimeout, err = positiveDuration("BOT_BODY_TIMEOUT", get("BOT_BODY_TIMEOUT", gateway.DefaultBodyTimeout.String())); err != nil {
+		return c, err
+	}
 	if c.SlackAPIURL != "" {
 		u, err := url.Parse(c.SlackAPIURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.HasSuffix(c.SlackAPIURL, "/") {
@@ -141,6 +163,44 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SLACK_SIGNING_SECRET is unset while Slack runs over HTTP: set it from the app's Basic Information page, or set SLACK_APP_TOKEN for Socket Mode")
 	}
 	return c, nil
+}
+
+// rateLimits reads BOT_RATE_LIMIT (<n>/s, <n>/m or off), BOT_RATE_BURST and BOT_MAX_WAITERS
+// (0: no cap).
+func rateLimits(get func(name, def string) string) (gateway.RateLimits, error) {
+	l := gateway.RateLimits{Rate: gateway.DefaultRate, Burst: gateway.DefaultBurst, MaxWaiters: gateway.DefaultMaxWaiters}
+	if v := get("BOT_RATE_LIMIT", ""); strings.EqualFold(v, "off") {
+		l.Rate = rate.Inf
+	} else if v != "" {
+		n, unit, ok := strings.Cut(v, "/")
+		per := map[string]float64{"s": 1, "m": 60}[unit]
+		count, err := strconv.Atoi(n)
+		switch {
+		case !ok || per == 0:
+			return l, fmt.Errorf("BOT_RATE_LIMIT %q is not <n>/s or <n>/m: use a rate such as 10/s or 600/m, or off for no limit", v)
+		case err != nil || count <= 0:
+			return l, fmt.Errorf("BOT_RATE_LIMIT %q does not count a whole number above 0: use a rate such as 10/s or 600/m, or off for no limit", v)
+		}
+		l.Rate = rate.Limit(float64(count) / per)
+	}
+	if v := get("BOT_RATE_BURST", ""); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return l, fmt.Errorf("BOT_RATE_BURST %q is not a whole number above 0: use one such as 100", v)
+		}
+		l.Burst = n
+	}
+	if v := get("BOT_MAX_WAITERS", ""); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return l, fmt.Errorf("BOT_MAX_WAITERS %q is not a whole number: use one such as 1000, or 0 for no cap", v)
+		}
+		l.MaxWaiters = n
+		if n == 0 {
+			l.MaxWaiters = -1 // the gateway's no cap
+		}
+	}
+	return l, nil
 }
 
 func positiveDuration(name, v string) (time.Duration, error) {

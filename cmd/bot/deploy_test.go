@@ -269,6 +269,13 @@ func TestDeployCompose(t *testing.T) {
 		if d, err := time.ParseDuration(svc.StopGracePeriod); err != nil || d <= shutdownGrace {
 			t.Errorf("bot %s: stop_grace_period %q must exceed the bot's shutdown bound %s", name, svc.StopGracePeriod, shutdownGrace)
 		}
+		// The header says every variable is listed: an operator sets one in deploy/.env only if
+		// the file passes it on (BOT_DELIVERY_LEASE was not).
+		for _, v := range serverVars() {
+			if _, ok := svc.Environment[v]; !ok {
+				t.Errorf("bot %s does not pass %s on: list it as %s: ${%s:-}", name, v, v, v)
+			}
+		}
 		for _, v := range secretVars {
 			if got, ok := svc.Environment[v]; ok && v != "DATABASE_URL" && got != "${"+v+":-}" {
 				t.Errorf("bot %s sets %s to %q: secrets come from the operator's environment as ${%s:-}", name, v, got, v)

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -63,11 +64,19 @@ func commands() []command {
 		{"migrate", "apply the database migrations", runMigrate},
 		{"mcp", "serve the ask_human and get_answer tools over MCP on stdio", runMCP},
 		{"render", "print the Block Kit JSON of an inquiry file", runRender},
-		{"version", "print the version", func(_ context.Context, e *env) error {
-			fmt.Fprintln(e.stdout, "bot", version)
-			return nil
-		}},
+		{"version", "print the version", runVersion},
 	}
+}
+
+func runVersion(_ context.Context, e *env) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), "usage: bot version\n\nPrints the version of bot.\n") }
+	if err := parseFlags(fs, e.args, e.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "bot", version)
+	return nil
 }
 
 func usage(w io.Writer) {
@@ -82,11 +91,13 @@ func usage(w io.Writer) {
 
 // run runs one command line and returns the process exit status.
 func run(ctx context.Context, e *env) int {
-	if len(e.args) == 0 || e.args[0] == "-h" || e.args[0] == "--help" || e.args[0] == "help" {
+	if len(e.args) == 0 {
 		usage(e.stderr)
-		if len(e.args) == 0 {
-			return exitUsage
-		}
+		return exitUsage
+	}
+	switch e.args[0] {
+	case "-h", "-help", "--help", "help": // asked for: stdout, status 0
+		usage(e.stdout)
 		return exitOK
 	}
 	name := e.args[0]
@@ -97,7 +108,7 @@ func run(ctx context.Context, e *env) int {
 		sub := *e
 		sub.args = e.args[1:]
 		err := c.run(ctx, &sub)
-		if err == nil {
+		if err == nil || errors.Is(err, errHelpShown) {
 			return exitOK
 		}
 		var ee *exitError

@@ -41,7 +41,7 @@ func runMCP(ctx context.Context, e *env) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() { io.WriteString(fs.Output(), mcpHelp) }
-	if err := parseFlags(fs, e.args); err != nil {
+	if err := parseFlags(fs, e.args, e.stdout); err != nil {
 		if err == errHelpShown {
 			return nil
 		}

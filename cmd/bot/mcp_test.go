@@ -132,7 +132,7 @@ func TestMCPConfiguration(t *testing.T) {
 		t.Errorf("no token: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	code, stdout, stderr = runMCPWith(map[string]string{}, "-h")
-	if code != exitOK || stdout != "" || !strings.Contains(stderr, `"args": ["mcp"]`) {
+	if code != exitOK || stderr != "" || !strings.Contains(stdout, `"args": ["mcp"]`) { // help asked for: stdout
 		t.Errorf("bot mcp -h: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	// Stdin already closed: the session ends at once, cleanly, with nothing on stdout.

@@ -30,7 +30,7 @@ func runQuestions(ctx context.Context, e *env) error {
 	fs.Usage = func() { io.WriteString(fs.Output(), questionsHelp); fs.PrintDefaults() }
 	all := fs.Bool("all", false, "also list resolved questions and their answers")
 	asJSON := fs.Bool("json", false, "print the questions as JSON (pending ones in the order of their numbers)")
-	if err := parseFlags(fs, e.args); err != nil {
+	if err := parseFlags(fs, e.args, e.stdout); err != nil {
 		if err == errHelpShown {
 			return nil
 		}

@@ -26,12 +26,17 @@ func runRender(_ context.Context, e *env) error {
 	fs := flag.NewFlagSet("render", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: bot render FILE   (an inquiry as JSON; - reads standard input)")
-		fmt.Fprintln(e.stderr, "Prints the Block Kit JSON of the message (and its modal), to paste into Slack's Block Kit Builder.")
+		fmt.Fprintln(fs.Output(), "usage: bot render FILE   (an inquiry as JSON; - reads standard input)")
+		fmt.Fprintln(fs.Output(), "Prints the Block Kit JSON of the message (and its modal), to paste into Slack's Block Kit Builder.")
 	}
-	if err := fs.Parse(e.args); err != nil || fs.NArg() != 1 {
-		fs.Usage()
-		return exitf(exitUsage, "")
+	if err := parseFlags(fs, e.args, e.stdout); err != nil {
+		if err == errHelpShown {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() != 1 {
+		return exitf(exitUsage, "name one file: bot render FILE, or bot render - to read standard input")
 	}
 	var data []byte
 	var err error

@@ -31,7 +31,7 @@ func runRuns(ctx context.Context, e *env) error {
 	namespace := fs.String("namespace", "", "only runs of this namespace (admin tokens)")
 	limit := fs.Int("limit", 100, "at most this many runs")
 	asJSON := fs.Bool("json", false, "print the runs as JSON")
-	if err := parseFlags(fs, e.args); err != nil {
+	if err := parseFlags(fs, e.args, e.stdout); err != nil {
 		if err == errHelpShown {
 			return nil
 		}

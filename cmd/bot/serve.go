@@ -143,6 +143,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		// the API's bearer tokens.
 		MCP:            mcptools.HTTPHandler(svc, mcptools.Options{Version: version, Logger: m.Log}),
 		ObserveRequest: m.Metrics.Request,
+		RateLimits:     cfg.RateLimits,
 	})
 	m.Gateway = gw
 
@@ -161,17 +162,13 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		return err
 	}
 
-	m.listener, err = net.Listen("tcp", cfg.Addr)
+	// The limits of DESIGN §17 that sit below every route: connections, heads, bodies, framing.
+	limits := gateway.Limits{MaxConns: cfg.MaxConns, BodyTimeout: cfg.BodyTimeout, Logger: m.Log}
+	m.listener, err = gateway.Listen(cfg.Addr, limits)
 	if err != nil {
 		return fmt.Errorf("listen on BOT_ADDR %s: %w", cfg.Addr, err)
 	}
-	m.server = &http.Server{
-		Handler:           gw.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		// Long-polls wait up to 55 s; leave room for the response.
-		WriteTimeout: inquiry.MaxWait + 15*time.Second,
-		IdleTimeout:  2 * time.Minute,
-	}
+	m.server = gateway.NewHTTPServer(gw.Handler(), limits)
 	return nil
 }
 

@@ -1,0 +1,305 @@
+package faulttest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
+	"github.com/inquiry-bot/bot/storage/storagetest"
+)
+
+// The abuse of connections (issue 14, items 1 and 7; DESIGN §17), against the real binary: slow
+// bodies, the connection cap, and a request framed two ways. The first two hold on the
+// listener alone, so they run on SQLite only; the database plays no part in them.
+
+// slowClients is how many slow clients TestSlowBodiesCut opens: a fifth of the issue's 1,000,
+// enough for a load, few enough for a test of seconds.
+const slowClients = 200
+
+// TestSlowBodiesCut: clients that send their headers to /slack/interactions (which must read a
+// body before it can check the signature, so no credential is needed) and then their body a
+// byte a second. /healthz answers while they hold their connections, and each is answered and
+// closed once BOT_BODY_TIMEOUT has passed after its headers. Before, none was ever closed.
+func TestSlowBodiesCut(t *testing.T) {
+	t.Parallel()
+	fake := slackfaketest.New(t)
+	proxy := newSlackProxy(t, fake)
+	// BOT_RATE_LIMIT=off: these clients stand for many addresses, not one a per-address limit
+	// would turn away.
+	b := startSlackBot(t, storagetest.SQLiteURL(t), fake, proxy, "BOT_BODY_TIMEOUT=2s", "BOT_RATE_LIMIT=off")
+	addr := strings.TrimPrefix(b.url, "http://")
+
+	type outcome struct {
+		status int
+		closed bool          // the server closed the connection after its answer
+		after  time.Duration // from the headers to the close
+		err    error
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	headersSent := make(chan struct{}, slowClients)
+	outcomes := make(chan outcome, slowClients)
+	for range slowClients {
+		go func() {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				headersSent <- struct{}{}
+				outcomes <- outcome{err: err}
+				return
+			}
+			defer c.Close()
+			_, err = io.WriteString(c, "POST /slack/interactions HTTP/1.1\r\nHost: bot\r\n"+
+				"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\np")
+			sent := time.Now()
+			headersSent <- struct{}{}
+			if err != nil {
+				outcomes <- outcome{err: err}
+				return
+			}
+			go func() { // a byte a second, until the connection is gone
+				tick := time.NewTicker(time.Second)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+						if _, err := c.Write([]byte("a")); err != nil {
+							return
+						}
+					}
+				}
+			}()
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				outcomes <- outcome{err: fmt.Errorf("no answer %s after the headers: %w", time.Since(sent).Round(time.Second), err)}
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_, err = io.Copy(io.Discard, br) // until the server closes
+			var ne net.Error
+			outcomes <- outcome{status: resp.StatusCode, closed: !(errors.As(err, &ne) && ne.Timeout()), after: time.Since(sent)}
+		}()
+	}
+	for range slowClients {
+		<-headersSent
+	}
+
+	// Every slow client is connected and has sent its headers: the bot still answers.
+	h := call(context.Background(), b.url, "", http.MethodGet, "/healthz", nil)
+	if h.err != nil || h.status != http.StatusOK {
+		t.Errorf("/healthz while %d slow bodies are held: %s", slowClients, h)
+	}
+
+	var slowest time.Duration
+	answered := 0
+	for range slowClients {
+		o := <-outcomes
+		switch {
+		case o.err != nil:
+			t.Errorf("slow client: %v", o.err)
+		case !o.closed:
+			t.Errorf("slow client answered %d but its connection was not closed", o.status)
+		case o.status != http.StatusBadRequest:
+			t.Errorf("slow client answered %d, want 400", o.status)
+		default:
+			answered++
+			slowest = max(slowest, o.after)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	t.Logf("figures: %d connections sending their body to /slack/interactions at a byte a second; /healthz answered in %s while they were held; "+
+		"all %d answered 400 and closed by the server, the last %s after its headers (BOT_BODY_TIMEOUT=2s)",
+		slowClients, h.elapsed.Round(time.Millisecond), answered, slowest.Round(100*time.Millisecond))
+}
+
+// TestConnectionCap: with BOT_MAX_CONNS connections open, the next one is not served until one
+// of them closes; then it is. Before, there was no cap.
+func TestConnectionCap(t *testing.T) {
+	t.Parallel()
+	const limit = 20
+	b := startBot(t, storagetest.SQLiteURL(t), fmt.Sprintf("BOT_MAX_CONNS=%d", limit), "BOT_RATE_LIMIT=off")
+	addr := strings.TrimPrefix(b.url, "http://")
+	healthz := "GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n"
+
+	// Connections the bot has taken (each answered once) and that stay open, idle.
+	held := make([]net.Conn, limit)
+	for i := range held {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if status, err := exchangeOn(c, healthz, 20*time.Second); err != nil || status != http.StatusOK {
+			t.Fatalf("held connection %d: %d %v", i, status, err)
+		}
+		held[i] = c
+	}
+
+	extra, err := net.Dial("tcp", addr) // the kernel takes it into the backlog
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	if _, err := io.WriteString(extra, healthz); err != nil {
+		t.Fatal(err)
+	}
+	_ = extra.SetReadDeadline(time.Now().Add(time.Second))
+	br := bufio.NewReader(extra)
+	if resp, err := http.ReadResponse(br, nil); err == nil {
+		t.Fatalf("connection %d of a cap of %d was served (%d) while %d were open", limit+1, limit, resp.StatusCode, limit)
+	}
+
+	freed := time.Now()
+	held[0].Close()
+	_ = extra.SetReadDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("connection %d, once one closed: %v %v", limit+1, resp, err)
+	}
+	t.Logf("figures: BOT_MAX_CONNS=%d with %d idle connections open: connection %d not served within 1s; served %s after one closed",
+		limit, limit, limit+1, time.Since(freed).Round(time.Millisecond))
+}
+
+// exchangeOn sends one request on c and reads its answer's status.
+func exchangeOn(c net.Conn, raw string, within time.Duration) (int, error) {
+	if _, err := io.WriteString(c, raw); err != nil {
+		return 0, err
+	}
+	_ = c.SetReadDeadline(time.Now().Add(within))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, err
+}
+
+// TestSmuggledRequestRefused: a create carrying both Content-Length and Transfer-Encoding, with a
+// second create pipelined after it, is answered 400 with Connection: close, and neither inquiry
+// exists after. Before, both were created. A request line over 8 kB is answered 414.
+func TestSmuggledRequestRefused(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		b := startBot(t, databaseURL)
+		addr := strings.TrimPrefix(b.url, "http://")
+
+		first, _ := json.Marshal(choice("smuggler", inbox))
+		second, _ := json.Marshal(choice("smuggled", inbox))
+		auth := "Authorization: Bearer " + b.admin + "\r\nContent-Type: application/json\r\n"
+		raw := "POST /v1/inquiries HTTP/1.1\r\nHost: bot\r\n" + auth +
+			fmt.Sprintf("Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(first), len(first), first) +
+			"POST /v1/inquiries HTTP/1.1\r\nHost: bot\r\n" + auth + fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(second), second)
+		replies, closed := rawExchange(t, addr, raw)
+		if len(replies) != 1 || replies[0].status != http.StatusBadRequest || !replies[0].close || !closed {
+			t.Fatalf("want one 400 with Connection: close and the connection closed; got %+v (closed %v)", replies, closed)
+		}
+		var e errorBody
+		if err := json.Unmarshal([]byte(replies[0].body), &e); err != nil || e.Error.Code != "bad_request" ||
+			!strings.Contains(e.Error.Message, "Content-Length and Transfer-Encoding") {
+			t.Errorf("the refusal is not the API's error naming both headers: %s", replies[0].body)
+		}
+		list := b.call(context.Background(), http.MethodGet, "/v1/inquiries", nil)
+		if list.err != nil || list.status != http.StatusOK {
+			t.Fatalf("list inquiries: %s", list)
+		}
+		for _, id := range []string{`"smuggler"`, `"smuggled"`} {
+			if strings.Contains(string(list.body), `"id":`+id) {
+				t.Errorf("inquiry %s was created", id)
+			}
+		}
+
+		long := "GET /" + strings.Repeat("a", 9000) + " HTTP/1.1\r\nHost: bot\r\n\r\n"
+		replies, closed = rawExchange(t, addr, long)
+		if len(replies) != 1 || replies[0].status != http.StatusRequestURITooLong || !closed {
+			t.Fatalf("a 9000-byte path: want one 414 and the connection closed; got %+v (closed %v)", replies, closed)
+		}
+		if !strings.Contains(replies[0].body, "8192 bytes") {
+			t.Errorf("the 414 does not say the limit: %s", replies[0].body)
+		}
+		t.Logf("figures: a create framed by both Content-Length and Transfer-Encoding with a create pipelined behind it: one 400 (%q), the connection closed, 0 inquiries created; a 9000-byte path: 414",
+			e.Error.Message)
+	})
+}
+
+// rawAnswer is one answer read off a raw connection.
+type rawAnswer struct {
+	status int
+	close  bool
+	body   string
+}
+
+// rawExchange sends raw on a new connection and reads answers until the server closes it (or 20
+// seconds pass: closed is then false).
+func rawExchange(t *testing.T, addr, raw string) (answers []rawAnswer, closed bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, _ = io.WriteString(c, raw)
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(c)
+	for {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			var ne net.Error
+			return answers, !(errors.As(err, &ne) && ne.Timeout())
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answers = append(answers, rawAnswer{status: resp.StatusCode, close: resp.Close, body: string(body)})
+	}
+}
+
+// TestLongPollOutlivesBodyTimeout: long-polls that wait past BOT_BODY_TIMEOUT — a create that
+// waits for its answer (its body read first) and a GET that waits — wait their whole time: the
+// body timeout bounds the reading of a body, not the request.
+func TestLongPollOutlivesBodyTimeout(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, storagetest.SQLiteURL(t), "BOT_BODY_TIMEOUT=1s", "BOT_RATE_LIMIT=off")
+	const wait = 3 * time.Second
+	pending := b.mustCall(http.MethodPost, "/v1/inquiries", choice("polled", inbox), http.StatusCreated)
+
+	var wg sync.WaitGroup
+	replies := make([]reply, 2)
+	wg.Go(func() {
+		body := choice("waiting", inbox)
+		body["wait"] = wait.Seconds()
+		replies[0] = b.call(context.Background(), http.MethodPost, "/v1/inquiries", body)
+	})
+	wg.Go(func() {
+		replies[1] = b.call(context.Background(), http.MethodGet, fmt.Sprintf("/v1/inquiries/%s?wait=%g", pending.Key, wait.Seconds()), nil)
+	})
+	wg.Wait()
+	for i, r := range replies {
+		if r.err != nil || (r.status != http.StatusOK && r.status != http.StatusCreated) {
+			t.Fatalf("long-poll %d: %s", i, r)
+		}
+		if rec := decode(t, r); rec.Status != "pending" {
+			t.Errorf("long-poll %d: %s, want pending", i, rec.Status)
+		}
+		// The server cannot answer a pending long-poll before its wait unless it was cut short.
+		if r.elapsed < wait {
+			t.Errorf("long-poll %d answered after %s, before its wait of %s: cut short", i, r.elapsed.Round(time.Millisecond), wait)
+		}
+	}
+	t.Logf("figures: with BOT_BODY_TIMEOUT=1s, a create waiting %s and a GET waiting %s answered pending after %s and %s",
+		wait, wait, replies[0].elapsed.Round(10*time.Millisecond), replies[1].elapsed.Round(10*time.Millisecond))
+}

@@ -1,0 +1,735 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Limits bound what one client can hold of the server (DESIGN §17). A zero field takes its
+// default. Serve the server of NewHTTPServer on a listener of Listen or NewListener: the limits
+// on connections, heads, bodies and framing live in the listener's connections, below every
+// route (the Slack endpoints, which must read a body before they can check its signature,
+// among them).
+type Limits struct {
+	// MaxConns caps the connections open at once (BOT_MAX_CONNS). Past it, new connections wait
+	// in the kernel's backlog until one closes, so the process keeps file descriptors for its
+	// database, Slack and callbacks however many clients connect.
+	MaxConns int
+	// HeaderTimeout bounds the reading of a request line and its headers, from their first byte
+	// (on a kept-alive connection too, where net/http's ReadHeaderTimeout only starts once four
+	// bytes have come).
+	HeaderTimeout time.Duration
+	// BodyTimeout bounds the reading of a request body, from the end of its headers
+	// (BOT_BODY_TIMEOUT). A read past it fails with an error wrapping os.ErrDeadlineExceeded, and
+	// the connection is closed once the handler has answered.
+	BodyTimeout time.Duration
+	// MaxRequestLine bounds the request line (method, path and query, protocol), in bytes:
+	// past it the request is answered 414.
+	MaxRequestLine int
+	// MaxHeaderBytes bounds the request line and headers together, in bytes: past it the request
+	// is answered 431.
+	MaxHeaderBytes int
+	// Logger hears one line for each request refused before it reaches a handler; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// The defaults of Limits.
+const (
+	DefaultMaxConns       = 4096
+	DefaultHeaderTimeout  = 10 * time.Second
+	DefaultBodyTimeout    = 10 * time.Second
+	DefaultMaxRequestLine = 8 << 10
+	// DefaultMaxHeaderBytes is nginx's default for a request's head (four 8 kB buffers).
+	DefaultMaxHeaderBytes = 32 << 10
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxConns <= 0 {
+		l.MaxConns = DefaultMaxConns
+	}
+	if l.HeaderTimeout <= 0 {
+		l.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if l.BodyTimeout <= 0 {
+		l.BodyTimeout = DefaultBodyTimeout
+	}
+	if l.MaxRequestLine <= 0 {
+		l.MaxRequestLine = DefaultMaxRequestLine
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	l.MaxHeaderBytes = max(l.MaxHeaderBytes, l.MaxRequestLine+2)
+	if l.Logger == nil {
+		l.Logger = slog.Default()
+	}
+	return l
+}
+
+// NewHTTPServer returns the server of handler h: net/http's own timeouts, with the header limit
+// as a backstop behind the listener's (net/http allows 4 KiB more than MaxHeaderBytes, so the
+// listener, which answers with a sentence, refuses first).
+func NewHTTPServer(h http.Handler, l Limits) *http.Server {
+	l = l.withDefaults()
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: l.HeaderTimeout,
+		// Long-polls wait up to 55 s; leave room for the response.
+		WriteTimeout:   inquiry.MaxWait + 15*time.Second,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: l.MaxHeaderBytes,
+		ErrorLog:       slog.NewLogLogger(l.Logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// Listen announces on the TCP address addr; see NewListener.
+func Listen(addr string, l Limits) (net.Listener, error) {
+	inner, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return NewListener(inner, l), nil
+}
+
+// NewListener wraps inner so that at most l.MaxConns of its connections are open at once, and
+// each connection holds its requests to l:
+//
+//   - a request line over MaxRequestLine is answered 414, a head over MaxHeaderBytes 431;
+//   - a request carrying both Content-Length and Transfer-Encoding, Transfer-Encoding over
+//     HTTP/1.0, or a header line folded onto the next (one starting with a space or a tab) is
+//     answered 400: proxies may read where such a request ends differently from net/http,
+//     which would then take what they think is a body for a second request ("request
+//     smuggling");
+//   - a head not in within HeaderTimeout of its first byte, or a body not in within BodyTimeout
+//     of the end of its head, fails to read and its connection is closed.
+//
+// The 400, 414 and 431 answers are the API's JSON error (bad_request, one sentence) with
+// Connection: close, and nothing after the refused request on the connection is read.
+//
+// To know where each request starts, a connection follows the framing of the requests on it as
+// net/http reads it (net/http's readRequest, readTransfer and chunked reader, Go 1.26): it hands
+// net/http a request's head only once the whole head has come and passed, so net/http never
+// reads a request the listener refused (net/http itself drops Content-Length when
+// Transfer-Encoding is present, so no handler could tell). Bodies go through at once. A
+// connection that turns out to be framed in a way the listener does not follow (a malformed
+// chunk, a head net/http will refuse anyway) ends after what net/http needs to refuse it. It
+// reads plain HTTP/1.x: TLS, where there is any, ends in front of the bot, and the server hijacks
+// no connection (a hijacked one would still be read as HTTP/1.1).
+func NewListener(inner net.Listener, l Limits) net.Listener {
+	l = l.withDefaults()
+	return &listener{Listener: inner, lim: l, slots: make(chan struct{}, l.MaxConns), done: make(chan struct{})}
+}
+
+type listener struct {
+	net.Listener
+	lim   Limits
+	slots chan struct{} // one token per open connection
+	done  chan struct{} // closed by Close, to release an Accept waiting for a slot
+	once  sync.Once
+}
+
+func (l *listener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitedConn{Conn: c, lim: &l.lim, f: framer{lim: &l.lim}, release: func() { <-l.slots }}, nil
+}
+
+func (l *listener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// readSize is the least room a read from the network is given.
+const readSize = 4 << 10
+
+// limitedConn is one connection of a listener: it reads ahead of net/http to judge each
+// request's head before net/http sees it, and bounds the time a head and a body may take.
+type limitedConn struct {
+	net.Conn
+	lim     *Limits
+	release func() // gives the connection's slot back
+	once    sync.Once
+
+	mu sync.Mutex
+	f  framer
+	// in[off:ready] has been judged and may go to net/http; in[ready:] is the start of a unit
+	// still being judged (a head, a chunk's size line, a trailer).
+	in         []byte
+	off, ready int
+	err        error     // once in[off:ready] has gone: what every read returns from then on
+	answer     []byte    // the refusal to write when net/http reaches it, if any
+	reached    bool      // net/http asked for what follows the last byte it may have
+	deadline   time.Time // the read deadline net/http set
+	applied    time.Time // the read deadline the network connection has
+}
+
+func (c *limitedConn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c.mu.Lock()
+	for {
+		if c.ready > c.off {
+			n := copy(p, c.in[c.off:c.ready])
+			c.off += n
+			c.mu.Unlock()
+			return n, nil
+		}
+		if c.err != nil {
+			c.reached = true
+			err := c.err
+			c.mu.Unlock()
+			return 0, err
+		}
+		c.makeRoom()
+		c.applyDeadline()
+		buf := c.in[len(c.in):cap(c.in)]
+		c.mu.Unlock()
+		n, err := c.Conn.Read(buf)
+		c.mu.Lock()
+		now := time.Now()
+		c.in = c.in[:len(c.in)+n]
+		c.judge(now)
+		if err == nil || c.err != nil {
+			continue
+		}
+		if stage := c.f.deadline(); isTimeout(err) && !stage.IsZero() && !now.Before(stage) &&
+			(c.deadline.IsZero() || stage.Before(c.deadline)) {
+			c.err = c.f.timeoutError()
+			continue
+		}
+		if isTimeout(err) {
+			// net/http's own deadline (its idle timeout, or its way of ending a background read):
+			// it may read again after setting another.
+			if c.ready > c.off {
+				continue
+			}
+			c.mu.Unlock()
+			return 0, err
+		}
+		c.err = err // the end of the stream: a head not yet judged is dropped
+	}
+}
+
+// judge runs the framer over the bytes not yet judged.
+func (c *limitedConn) judge(now time.Time) {
+	for c.err == nil {
+		n, v, r := c.f.step(c.in[c.ready:], now)
+		switch v {
+		case more:
+			return
+		case pass:
+			c.ready += n
+		case lost:
+			c.ready += n
+			c.err = io.EOF
+		case refuse:
+			c.err = io.EOF
+			c.answer = r.response()
+			c.lim.Logger.Warn("http request refused", "status", r.status, "reason", r.reason, "remote", c.RemoteAddr().String())
+		}
+	}
+}
+
+// makeRoom leaves at least readSize bytes free after in, keeping what is not yet handed over.
+func (c *limitedConn) makeRoom() {
+	if c.off == len(c.in) {
+		if cap(c.in) > 2*readSize {
+			c.in = nil // after a large head: do not keep its buffer for the connection's life
+		}
+		c.in, c.off, c.ready = c.in[:0], 0, 0
+	}
+	if cap(c.in)-len(c.in) >= readSize {
+		return
+	}
+	if c.off > 0 {
+		n := copy(c.in, c.in[c.off:])
+		c.in, c.ready, c.off = c.in[:n], c.ready-c.off, 0
+	}
+	if cap(c.in)-len(c.in) < readSize {
+		grown := make([]byte, len(c.in), len(c.in)+max(readSize, len(c.in)))
+		copy(grown, c.in)
+		c.in = grown
+	}
+}
+
+// applyDeadline gives the network connection the earlier of net/http's read deadline and the
+// framer's, the one of the head or body being read.
+func (c *limitedConn) applyDeadline() {
+	if d := c.effectiveDeadline(); !d.Equal(c.applied) {
+		_ = c.Conn.SetReadDeadline(d)
+		c.applied = d
+	}
+}
+
+func (c *limitedConn) effectiveDeadline() time.Time {
+	d := c.deadline
+	if stage := c.f.deadline(); !stage.IsZero() && (d.IsZero() || stage.Before(d)) {
+		d = stage
+	}
+	return d
+}
+
+// SetReadDeadline takes effect at once, on a read in progress too: net/http ends its background
+// read that way.
+func (c *limitedConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deadline = t
+	c.applied = c.effectiveDeadline()
+	return c.Conn.SetReadDeadline(c.applied)
+}
+
+func (c *limitedConn) SetDeadline(t time.Time) error {
+	if err := c.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// CloseWrite lets net/http half-close the connection, as it does before closing one whose
+// request it did not read to the end, so that its answer is not lost to a reset.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// Close writes the pending refusal, if net/http came as far as the refused request (then every
+// answer before it has been written), and gives the connection's slot back.
+func (c *limitedConn) Close() error {
+	err := net.ErrClosed
+	c.once.Do(func() {
+		c.mu.Lock()
+		answer := c.answer
+		if !c.reached {
+			answer = nil
+		}
+		_, cut := c.err.(*deadlineError) // net/http has answered the request whose read was cut
+		c.mu.Unlock()
+		if answer != nil {
+			_ = c.Conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			_, werr := c.Conn.Write(answer)
+			cut = werr == nil
+		}
+		if cut {
+			c.linger()
+		}
+		err = c.Conn.Close()
+		c.release()
+	})
+	return err
+}
+
+// linger half-closes a connection the listener ended, and reads what the client still sends for
+// a moment: closing a socket with unread input makes the kernel send a reset, which can destroy
+// the last answer before the client reads it (net/http's closeWriteAndWait does the same).
+func (c *limitedConn) linger() {
+	_ = c.CloseWrite()
+	_ = c.Conn.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	_, _ = io.CopyN(io.Discard, c.Conn, 256<<10)
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+// deadlineError is a deadline of the listener passing: a timeout, as net/http expects of a read
+// deadline, that says which.
+type deadlineError struct{ msg string }
+
+func (e *deadlineError) Error() string   { return e.msg }
+func (e *deadlineError) Timeout() bool   { return true }
+func (e *deadlineError) Temporary() bool { return true }
+func (e *deadlineError) Unwrap() error   { return os.ErrDeadlineExceeded }
+
+// refusal is a request the listener answers itself.
+type refusal struct {
+	status int
+	reason string // for the log
+	msg    string // the sentence
+}
+
+// response is the refusal as the API answers an error: its JSON error body, and the connection
+// closed after it.
+func (r *refusal) response() []byte {
+	body, _ := json.Marshal(ErrorBody{Error: ErrorDetail{Code: inquiry.CodeBadRequest, Message: r.msg}})
+	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		r.status, http.StatusText(r.status), len(body), body)
+}
+
+// framer follows the framing of the requests on a connection, one unit at a time: the bytes
+// net/http skips between requests, a head, a body of known length, a chunk's size line, its
+// data and the CRLF after it, the trailer. It accepts what net/http accepts and is no more
+// lenient: where net/http would fail, it stops following (lost), so that net/http never reads a
+// request the framer has not judged.
+type framer struct {
+	lim   *Limits
+	state frameState
+	post  bool      // the last request was a POST: net/http then skips up to 4 CR or LF
+	skip  int       // CR and LF skipped since
+	scan  int       // bytes of the unit already searched for a line end
+	line  int       // where the line being searched starts
+	left  uint64    // bytes left of the body or the chunk
+	extra int64     // net/http's count of chunk overhead beyond what the data earns
+	since time.Time // when the head began, or the body (the end of the head)
+}
+
+type frameState uint8
+
+const (
+	stStart     frameState = iota // between requests
+	stHead                        // in a request line and its headers
+	stBody                        // in a body of known length
+	stChunkLine                   // in a chunk's size line
+	stChunkData                   // in a chunk's data
+	stChunkEnd                    // at the CRLF after a chunk's data
+	stTrailer                     // after the last chunk: trailer fields, then a blank line
+)
+
+// verdict is what a step makes of the bytes at hand.
+type verdict uint8
+
+const (
+	more   verdict = iota // the unit is not complete yet
+	pass                  // n bytes may go to net/http
+	lost                  // n bytes may go, and nothing after them: net/http refuses or fails there
+	refuse                // nothing more may go: the listener answers the request itself
+)
+
+// maxChunkLine is net/http's bufio.Reader: a chunk's size line or a trailer must fit in it.
+const maxChunkLine = 4096
+
+func (f *framer) deadline() time.Time {
+	switch f.state {
+	case stStart:
+		return time.Time{}
+	case stHead:
+		return f.since.Add(f.lim.HeaderTimeout)
+	default:
+		return f.since.Add(f.lim.BodyTimeout)
+	}
+}
+
+func (f *framer) timeoutError() error {
+	if f.state == stHead {
+		return &deadlineError{fmt.Sprintf("the request headers did not arrive within %s of their first byte", f.lim.HeaderTimeout)}
+	}
+	return &deadlineError{fmt.Sprintf("the request body did not arrive within %s of its headers", f.lim.BodyTimeout)}
+}
+
+// next is the start of the next request.
+func (f *framer) next() {
+	f.state, f.skip, f.scan, f.line, f.since = stStart, 0, 0, 0, time.Time{}
+}
+
+// step judges the unit at the start of b.
+func (f *framer) step(b []byte, now time.Time) (int, verdict, *refusal) {
+	if len(b) == 0 {
+		return 0, more, nil
+	}
+	switch f.state {
+	case stStart:
+		// net/http's tolerance of old clients (RFC 7230 §3.5): after a POST it discards the CR
+		// and LF among the next four bytes.
+		if f.post && f.skip < 4 && (b[0] == '\r' || b[0] == '\n') {
+			f.skip++
+			return 1, pass, nil
+		}
+		f.state, f.since, f.scan, f.line = stHead, now, 0, 0
+		return f.head(b, now)
+	case stHead:
+		return f.head(b, now)
+	case stBody, stChunkData:
+		n := min(uint64(len(b)), f.left)
+		f.left -= n
+		if f.left == 0 {
+			if f.state == stBody {
+				f.next()
+			} else {
+				f.state = stChunkEnd
+			}
+		}
+		return int(n), pass, nil
+	case stChunkEnd:
+		if len(b) < 2 {
+			return 0, more, nil
+		}
+		if b[0] != '\r' || b[1] != '\n' {
+			return 0, lost, nil
+		}
+		f.state, f.scan = stChunkLine, 0
+		return 2, pass, nil
+	case stChunkLine:
+		return f.chunkLine(b)
+	default:
+		return f.trailer(b)
+	}
+}
+
+// head waits for the blank line that ends a head, refusing a request line or a head that grows
+// past its limit without waiting for its end.
+func (f *framer) head(b []byte, now time.Time) (int, verdict, *refusal) {
+	for {
+		i := bytes.IndexByte(b[f.scan:], '\n')
+		if i < 0 {
+			f.scan = len(b)
+			break
+		}
+		end := f.scan + i
+		line := trimCR(b[f.line:end])
+		switch {
+		case f.line == 0 && len(line) > f.lim.MaxRequestLine:
+			return 0, refuse, f.lineTooLong()
+		case f.line > 0 && len(line) == 0:
+			if end+1 > f.lim.MaxHeaderBytes {
+				return 0, refuse, f.headTooLarge()
+			}
+			return f.judge(b[:end+1], now)
+		}
+		f.line, f.scan = end+1, end+1
+	}
+	if f.line == 0 && len(b) > f.lim.MaxRequestLine+1 { // even were its last byte a CR
+		return 0, refuse, f.lineTooLong()
+	}
+	if len(b) > f.lim.MaxHeaderBytes {
+		return 0, refuse, f.headTooLarge()
+	}
+	return 0, more, nil
+}
+
+// judge reads a whole head as net/http will, and decides how its body is framed.
+func (f *framer) judge(head []byte, now time.Time) (int, verdict, *refusal) {
+	n := len(head)
+	reqLine, rest := cutLine(head)
+	method, rest1, ok1 := bytes.Cut(reqLine, []byte(" "))
+	_, proto, ok2 := bytes.Cut(rest1, []byte(" "))
+	major, minor, ok3 := http.ParseHTTPVersion(string(proto))
+	if !ok1 || !ok2 || !ok3 || major != 1 {
+		return n, lost, nil // net/http answers 400 or 505, or (PRI * HTTP/2.0) reads no further
+	}
+	var lengths, encodings [][]byte
+	for {
+		var line []byte
+		line, rest = cutLine(rest)
+		if len(line) == 0 {
+			break
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			return 0, refuse, &refusal{http.StatusBadRequest, "folded header line",
+				"a header line of the request starts with a space or a tab (an obsolete folding of the line before it, which proxies read differently): write each header on one line"}
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return n, lost, nil // net/http answers 400
+		}
+		value = bytes.Trim(value, " \t")
+		switch {
+		case asciiEqualFold(name, "Content-Length"):
+			lengths = append(lengths, value)
+		case asciiEqualFold(name, "Transfer-Encoding"):
+			encodings = append(encodings, value)
+		}
+	}
+	f.post = string(method) == "POST"
+	switch {
+	case len(encodings) > 0 && len(lengths) > 0:
+		return 0, refuse, &refusal{http.StatusBadRequest, "content-length and transfer-encoding",
+			"the request carries both Content-Length and Transfer-Encoding, so a proxy and the bot may disagree on where it ends: send only one of them"}
+	case len(encodings) > 0 && minor == 0:
+		// RFC 9112 §6.1: such a message's framing is faulty; net/http would ignore the header.
+		return 0, refuse, &refusal{http.StatusBadRequest, "transfer-encoding over http/1.0",
+			"the request carries Transfer-Encoding over HTTP/1.0, which has no chunked bodies: send HTTP/1.1, or a Content-Length instead"}
+	case len(encodings) > 0:
+		if len(encodings) != 1 || !asciiEqualFold(encodings[0], "chunked") {
+			return n, lost, nil // net/http answers 501
+		}
+		f.state, f.scan, f.extra, f.since = stChunkLine, 0, 0, now
+	case len(lengths) > 0:
+		for _, v := range lengths[1:] {
+			if !bytes.Equal(v, lengths[0]) {
+				return n, lost, nil // net/http answers 400
+			}
+		}
+		size, err := strconv.ParseUint(string(lengths[0]), 10, 63)
+		if err != nil {
+			return n, lost, nil // net/http answers 400
+		}
+		if size == 0 {
+			f.next()
+		} else {
+			f.state, f.left, f.since = stBody, size, now
+		}
+	default:
+		f.next()
+	}
+	return n, pass, nil
+}
+
+// chunkLine reads a chunk's size line as net/http's chunked reader does: a CRLF end and no other
+// CR, within its buffer, hex digits (at most 16) then optional white space and extensions, and
+// the same bound on overhead.
+func (f *framer) chunkLine(b []byte) (int, verdict, *refusal) {
+	i := bytes.IndexByte(b[f.scan:], '\n')
+	if i < 0 {
+		f.scan = len(b)
+		if len(b) >= maxChunkLine {
+			return 0, lost, nil
+		}
+		return 0, more, nil
+	}
+	n := f.scan + i + 1
+	if n > maxChunkLine || n < 2 || b[n-2] != '\r' || bytes.IndexByte(b[:n-2], '\r') >= 0 {
+		return 0, lost, nil
+	}
+	p := b[:n-2]
+	f.extra += int64(len(p)) + 2
+	p = bytes.TrimRight(p, " \t")
+	p, _, _ = bytes.Cut(p, []byte(";"))
+	size, ok := parseHex(p)
+	if !ok {
+		return 0, lost, nil
+	}
+	f.extra -= 16 + 2*int64(size)
+	f.extra = max(f.extra, 0)
+	if f.extra > 16<<10 {
+		return 0, lost, nil
+	}
+	f.scan = 0
+	if size == 0 {
+		f.state, f.line = stTrailer, 0
+	} else {
+		f.state, f.left = stChunkData, size
+	}
+	return n, pass, nil
+}
+
+// trailer reads what follows the last chunk: a CRLF, or trailer fields ending in a blank line
+// within net/http's buffer. It takes CRLF line ends only (net/http takes a bare LF too, where
+// another server may not).
+func (f *framer) trailer(b []byte) (int, verdict, *refusal) {
+	if f.scan == 0 {
+		if len(b) < 2 {
+			return 0, more, nil
+		}
+		if b[0] == '\r' && b[1] == '\n' {
+			f.next()
+			return 2, pass, nil
+		}
+	}
+	for {
+		i := bytes.IndexByte(b[f.scan:], '\n')
+		if i < 0 {
+			f.scan = len(b)
+			if len(b) >= maxChunkLine {
+				return 0, lost, nil
+			}
+			return 0, more, nil
+		}
+		end := f.scan + i
+		line := b[f.line:end]
+		if len(line) == 0 || bytes.IndexByte(line, '\r') != len(line)-1 {
+			return 0, lost, nil
+		}
+		line = line[:len(line)-1]
+		if len(line) == 0 {
+			if end+1 > maxChunkLine {
+				return 0, lost, nil
+			}
+			f.next()
+			return end + 1, pass, nil
+		}
+		if line[0] == ' ' || line[0] == '\t' || bytes.IndexByte(line, ':') < 0 {
+			return 0, lost, nil
+		}
+		f.line, f.scan = end+1, end+1
+	}
+}
+
+func (f *framer) lineTooLong() *refusal {
+	return &refusal{http.StatusRequestURITooLong, "request line too long",
+		fmt.Sprintf("the request line is over %d bytes: shorten the path and query", f.lim.MaxRequestLine)}
+}
+
+func (f *framer) headTooLarge() *refusal {
+	return &refusal{http.StatusRequestHeaderFieldsTooLarge, "headers too large",
+		fmt.Sprintf("the request line and headers are over %d bytes: send fewer or shorter headers", f.lim.MaxHeaderBytes)}
+}
+
+// cutLine cuts the first line off b, as net/http reads lines: up to an LF, less one CR before it.
+func cutLine(b []byte) (line, rest []byte) {
+	line, rest, _ = bytes.Cut(b, []byte("\n"))
+	return trimCR(line), rest
+}
+
+func trimCR(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		return b[:len(b)-1]
+	}
+	return b
+}
+
+// asciiEqualFold compares as net/http compares header names and "chunked": ASCII letters only
+// (strings.EqualFold would also fold, say, the Kelvin sign to a k).
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		if lower(b[i]) != lower(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// parseHex is net/http's parseHexUint: one to sixteen hex digits.
+func parseHex(v []byte) (uint64, bool) {
+	if len(v) == 0 || len(v) > 16 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range v {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		n = n<<4 | uint64(c)
+	}
+	return n, true
+}
