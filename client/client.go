@@ -259,13 +259,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // Temporary reports whether err is a passing fault worth retrying: the database unreachable
-// right now (storage_unavailable), or the gateway not answering (connection refused, a proxy's
-// 502/503/504). A fatal error never is.
+// right now (storage_unavailable), the caller over a rate limit (rate_limited: nothing was
+// done), or the gateway not answering (connection refused, a proxy's 502/503/504). A fatal
+// error never is. Retry no sooner than the answer's Retry-After (WaitAnswer does).
 func Temporary(err error) bool {
 	if err == nil || inquiry.Fatal(err) {
 		return false
 	}
-	if inquiry.ErrorCode(err) == inquiry.CodeStorageUnavailable {
+	if code := inquiry.ErrorCode(err); code == inquiry.CodeStorageUnavailable || code == inquiry.CodeRateLimited {
 		return true
 	}
 	var te *TransportError
@@ -300,7 +301,8 @@ func rootCause(err error) string {
 	}
 }
 
-// retryAfter is the pause a storage_unavailable answer asked for (its Retry-After), else 0.
+// retryAfter is the pause a storage_unavailable or rate_limited answer asked for (its
+// Retry-After), else 0.
 func retryAfter(err error) time.Duration {
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -324,7 +326,7 @@ type errorBody struct {
 type apiError struct {
 	err        *inquiry.Error
 	fatal      bool          // the body said "fatal": true
-	retryAfter time.Duration // Retry-After of a storage_unavailable answer
+	retryAfter time.Duration // Retry-After of a storage_unavailable or rate_limited answer
 }
 
 func (e *apiError) Error() string { return e.err.Error() }
@@ -409,7 +411,7 @@ func decodeError(resp *http.Response, raw []byte, base string) error {
 	if e.Message == "" {
 		e.Message = strings.ReplaceAll(string(e.Code), "_", " ")
 	}
-	if !eb.Error.Fatal && e.Code != inquiry.CodeStorageUnavailable {
+	if !eb.Error.Fatal && e.Code != inquiry.CodeStorageUnavailable && e.Code != inquiry.CodeRateLimited {
 		return e
 	}
 	ae := &apiError{err: e, fatal: eb.Error.Fatal}

@@ -84,6 +84,12 @@ func TestErrorDecoding(t *testing.T) {
 			temporary: true, inquiryErr: true,
 		},
 		{
+			name: "a rate limit is a passing fault", status: 429, header: map[string]string{"Retry-After": "2"},
+			body:     `{"error":{"code":"rate_limited","message":"token \"agent\" is over its limit of creates and answers (10 a second, in bursts of up to 100): retry in 2 s","fatal":false}}`,
+			wantCode: inquiry.CodeRateLimited, wantMsg: `token "agent" is over its limit of creates and answers (10 a second, in bursts of up to 100): retry in 2 s`,
+			temporary: true, inquiryErr: true,
+		},
+		{
 			name: "a fatal flag makes any code fatal", status: 409,
 			body:     `{"error":{"code":"bad_request","message":"this will never work","fatal":true}}`,
 			wantCode: inquiry.CodeBadRequest, wantMsg: "this will never work", fatal: true, unavail: true, inquiryErr: true,
@@ -316,6 +322,9 @@ func TestWaitAnswerPollsUntilResolved(t *testing.T) {
 		case 2:
 			w.Header().Set("Retry-After", "1")
 			writeJSON(w, 503, errBody("storage_unavailable", "the database cannot be reached right now", false, ""))
+		case 3:
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, 429, errBody("rate_limited", "token \"agent\" holds 1000 long-polls at once, its limit: retry in 1 s", false, ""))
 		default:
 			writeJSON(w, 200, map[string]any{"key": "inq_1", "status": "answered", "answer": map[string]any{"value": "yes"}})
 		}
@@ -324,7 +333,7 @@ func TestWaitAnswerPollsUntilResolved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Status != inquiry.StatusAnswered || calls.Load() != 3 {
+	if rec.Status != inquiry.StatusAnswered || calls.Load() != 4 {
 		t.Errorf("status %s after %d calls", rec.Status, calls.Load())
 	}
 }

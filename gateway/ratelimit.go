@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -310,6 +311,9 @@ func waits(seconds *float64) bool { return seconds != nil && *seconds > 0 }
 func (s *Server) limitAnonymous(c *gin.Context) {
 	switch p := c.FullPath(); {
 	case p == "/healthz" || p == "/readyz" || p == "/mcp" || strings.HasPrefix(p, "/v1/"):
+	case strings.HasPrefix(p, "/slack/"):
+		s.slackSigned(c)
+		return
 	default:
 		if err := s.limits.anonymous(c.ClientIP()); err != nil {
 			s.abort(c, err)
@@ -317,4 +321,17 @@ func (s *Server) limitAnonymous(c *gin.Context) {
 		}
 	}
 	c.Next()
+}
+
+// slackSigned limits Slack's endpoints by what their signature check says: a request Slack
+// signed is Slack's and never limited (a busy workspace clicks faster than any per-address rate,
+// from few addresses), and one refused (401, a bad or missing signature; 400, unreadable) is
+// charged to its address, so that a flood of them spends the budget the address has for every
+// other request without a valid token. Each is still checked, never refused unread: behind a
+// proxy Slack shares its address with everybody, and a flood must not silence Slack.
+func (s *Server) slackSigned(c *gin.Context) {
+	c.Next()
+	if st := c.Writer.Status(); st == http.StatusUnauthorized || st == http.StatusBadRequest {
+		_ = s.limits.anonymous(c.ClientIP()) // the refusal is answered already; this charges it
+	}
 }

@@ -161,26 +161,25 @@ func eventually(t *testing.T, cond func() bool) {
 
 func TestRateLimitUnauthenticated(t *testing.T) {
 	t.Parallel()
-	mount := func(r gin.IRoutes) {
-		r.POST("/slack/interactions", func(c *gin.Context) { c.Status(http.StatusNoContent) })
-	}
-	b := setup(t, withPolicy(inquiry.PolicyAsk), withMount(mount), withLimits(gateway.RateLimits{Rate: rate.Inf, AddressRate: slow, AddressBurst: 4}))
-	// A missing token, an unknown one, the document and a mounted route share the address's
-	// burst of four; the fifth request from the address is refused, whatever it asks for.
+	b := setup(t, withPolicy(inquiry.PolicyAsk), withMount(fakeSlackRoute), withLimits(gateway.RateLimits{Rate: rate.Inf, AddressRate: slow, AddressBurst: 4}))
+	// A missing token, an unknown one, the document and a Slack request refused for its
+	// signature share the address's burst of four; the fifth request from the address is
+	// refused, whatever it asks for.
 	b.do("POST", "/v1/inquiries", "", confirm("a")).errorOf(t, http.StatusUnauthorized, inquiry.CodeUnauthenticated)
 	b.do("GET", "/v1/inquiries", "bot_nope_nope", nil).errorOf(t, http.StatusUnauthorized, inquiry.CodeUnauthenticated)
 	require.Equal(t, http.StatusOK, b.do("GET", "/openapi.yaml", "", nil).status)
-	require.Equal(t, http.StatusNoContent, b.do("POST", "/slack/interactions", "", nil).status)
+	require.Equal(t, http.StatusNoContent, b.do("POST", "/slack/interactions", "signed", nil).status, "a signed request is not charged")
+	require.Equal(t, http.StatusUnauthorized, b.do("POST", "/slack/interactions", "", nil).status)
+	require.Equal(t, http.StatusNoContent, b.do("POST", "/slack/interactions", "signed", nil).status, "Slack is never limited")
 	for _, c := range []struct{ method, path, token string }{
 		{"POST", "/v1/inquiries", ""},
 		{"GET", "/v1/inquiries/inq_x", b.revoked},
 		{"GET", "/openapi.yaml", ""},
-		{"POST", "/slack/interactions", ""},
 		{"GET", "/nowhere", ""},
 	} {
 		msg := retryAfter(t, b.do(c.method, c.path, c.token, nil), 60)
 		require.Contains(t, msg, "127.0.0.1", "%s %s", c.method, c.path)
-		require.Contains(t, msg, "without a valid token")
+		require.Contains(t, msg, "without a valid")
 	}
 	// Probes are never limited, and a valid token is not charged for the address's refusals.
 	for range 3 {
@@ -189,6 +188,35 @@ func TestRateLimitUnauthenticated(t *testing.T) {
 	}
 	b.ask(b.askA, confirm("valid"), http.StatusCreated)
 	require.Equal(t, http.StatusOK, b.do("GET", "/v1/inquiries", b.askA, nil).status)
+}
+
+// fakeSlackRoute stands for the Slack app's endpoint: 204 for a request it takes as signed (here:
+// one with the bearer "signed"), 401 for one whose signature it refuses.
+func fakeSlackRoute(r gin.IRoutes) {
+	r.POST("/slack/interactions", func(c *gin.Context) {
+		if c.GetHeader("Authorization") == "Bearer signed" {
+			c.Status(http.StatusNoContent)
+			return
+		}
+		c.JSON(http.StatusUnauthorized, gin.H{"error": gin.H{"code": "unauthenticated", "message": "the signature is wrong", "fatal": false}})
+	})
+}
+
+// Requests Slack signed are Slack's: they are never limited per address, though the address is
+// over its limit — a busy workspace clicks faster than any per-address rate, from few addresses.
+// Those refused for their signature are charged to the address: a flood of them spends what it
+// has for every other request without a valid token.
+func TestRateLimitSlackBySignature(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withMount(fakeSlackRoute), withLimits(gateway.RateLimits{Rate: rate.Inf, AddressRate: slow, AddressBurst: 3}))
+	for range 3 {
+		require.Equal(t, http.StatusUnauthorized, b.do("POST", "/slack/interactions", "", nil).status)
+	}
+	b.do("GET", "/nowhere", "", nil).errorOf(t, http.StatusTooManyRequests, inquiry.CodeRateLimited)
+	b.do("POST", "/v1/inquiries", "", confirm("a")).errorOf(t, http.StatusTooManyRequests, inquiry.CodeRateLimited)
+	for range 50 {
+		require.Equal(t, http.StatusNoContent, b.do("POST", "/slack/interactions", "signed", nil).status)
+	}
 }
 
 // Each POST /mcp is a create or an answer of its token, and holds one of its long-poll places
