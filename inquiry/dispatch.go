@@ -1,10 +1,12 @@
 package inquiry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 )
@@ -28,17 +30,27 @@ func (e *RetryAfterError) Error() string {
 func (e *RetryAfterError) Unwrap() error { return e.Err }
 
 // Dispatcher carries out durable deliveries: it claims due ones with a lease, runs each lane's
-// deliveries one after another in the order they were stored (different lanes run side by side),
-// and records the outcome. A dispatcher that dies mid-way loses nothing: its lease runs out and
-// the deliveries are claimed again.
+// deliveries one after another in the order they were stored, and records the outcome. A
+// dispatcher that dies mid-way loses nothing: its lease runs out and the deliveries are claimed
+// again.
+//
+// Lanes run independently (DESIGN §17: a slow receiver holds only its own deliveries): each lane
+// claimed runs in a goroutine of its own, and the dispatcher goes on claiming while slow ones
+// run — a callback whose receiver never answers holds its own goroutine for its timeout, never a
+// Slack post. The lanes running at once are bounded per class of work (MaxLanes), so that a flood
+// of slow receivers fills only the callbacks' share.
 type Dispatcher struct {
 	Store    Store
 	Handlers map[DeliveryKind]DeliveryHandler
 	Now      func() time.Time
 	// Lease is how long a claim holds before another dispatcher may take the delivery again.
 	Lease time.Duration
-	// Batch is how many deliveries one claim takes.
+	// Batch is how many deliveries one claim takes (per class of work).
 	Batch int
+	// MaxLanes bounds the lanes of one class of work running at once in this process: deliveries
+	// through transports (posts, updates, notices) and callbacks to receivers (callbacks, resumes)
+	// have a bound each. A claim takes no more than there is room for. Default 256.
+	MaxLanes int
 	// MaxAttempts is when a delivery that keeps failing is given up (its error stays visible).
 	MaxAttempts int
 	// Poll is how often an idle dispatcher looks for due work nobody kicked it for.
@@ -49,16 +61,94 @@ type Dispatcher struct {
 
 	once sync.Once
 	wake chan struct{}
+
+	claiming sync.Mutex // one claim at a time, so that the bound of each class holds
+
+	mu      sync.Mutex
+	lanes   map[string]*lane // running in this process, by laneKey
+	running [classes]int     // lanes registered, by class
+	live    int              // lane goroutines not yet ended
+	ended   *sync.Cond       // signalled when live drops to 0
+	runs    int              // Run loops going
+}
+
+// class is a share of the dispatcher's lanes: work through transports, and callbacks to the
+// asker's receivers, which anyone who asks can point at a receiver that never answers.
+type class int
+
+const (
+	transportWork class = iota
+	callbackWork
+	classes
+)
+
+// classKinds are the kinds each class claims. A new DeliveryKind must be added to one of them, or
+// it is never claimed.
+var classKinds = [classes][]DeliveryKind{
+	transportWork: {DeliverPost, DeliverUpdate, DeliverNotice},
+	callbackWork:  {DeliverCallback, DeliverResume},
+}
+
+// lane is one lane running in this process: the delivery in flight and those claimed behind it.
+// A claim that returns more of a lane running here hands them to it (see add) rather than
+// starting the lane a second time beside itself.
+type lane struct {
+	key      string
+	class    class
+	queue    []leased      // claimed, waiting their turn, in id order (under Dispatcher.mu)
+	inFlight int64         // the delivery being carried out (under Dispatcher.mu)
+	stop     func()        // ends the lane's context: Run stops what it did not start too
+	done     chan struct{} // closed when the lane's goroutine ends
+}
+
+// leased is a claimed delivery and when the claim that holds it runs out.
+type leased struct {
+	d     Delivery
+	until time.Time
+}
+
+// laneKey names a lane; unordered work is a lane of its own, so that one slow callback never
+// holds another.
+func laneKey(d Delivery) string {
+	if d.Lane == "" {
+		return fmt.Sprintf("\x00%d", d.ID)
+	}
+	return d.Lane
+}
+
+// add puts a claimed delivery behind what the lane is doing. One already in flight is dropped:
+// its claim ran out while its attempt runs (a slow attempt, a short lease), and the attempt
+// records its outcome — it is not started twice. One already queued was claimed again because
+// its lease ran out too: the new claim's copy (its lease, its attempt count) replaces it. Nothing
+// else writes its lease meanwhile: the lane renews only what is under a lease with over a quarter
+// of it to run, which no claim can take.
+func (l *lane) add(x leased) {
+	if x.d.ID == l.inFlight {
+		return
+	}
+	for i := range l.queue {
+		if l.queue[i].d.ID == x.d.ID {
+			l.queue[i] = x
+			return
+		}
+	}
+	l.queue = append(l.queue, x)
+	slices.SortFunc(l.queue, func(a, b leased) int { return cmp.Compare(a.d.ID, b.d.ID) })
 }
 
 func (p *Dispatcher) init() {
 	p.once.Do(func() {
 		p.wake = make(chan struct{}, 1)
+		p.lanes = map[string]*lane{}
+		p.ended = sync.NewCond(&p.mu)
 		if p.Lease <= 0 {
 			p.Lease = time.Minute
 		}
 		if p.Batch <= 0 {
 			p.Batch = 100
+		}
+		if p.MaxLanes <= 0 {
+			p.MaxLanes = 256
 		}
 		if p.MaxAttempts <= 0 {
 			p.MaxAttempts = 20
@@ -88,61 +178,146 @@ func (p *Dispatcher) Kick() {
 	}
 }
 
-// Run dispatches until ctx ends.
+// Run dispatches until ctx ends; it returns once the lanes running in this process have stopped
+// (they see ctx end, and record each outcome).
 func (p *Dispatcher) Run(ctx context.Context) {
 	p.init()
+	p.mu.Lock()
+	p.runs++
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.runs--
+		// Lanes a Drain beside Run started run under the Drain's context: end them too.
+		for _, l := range p.lanes {
+			l.stop()
+		}
+		for p.live > 0 {
+			p.ended.Wait()
+		}
+	}()
 	ticker := time.NewTicker(p.Poll)
 	defer ticker.Stop()
 	for {
-		n, err := p.Drain(ctx)
+		_, _, more, err := p.claim(ctx)
 		if err != nil && ctx.Err() == nil {
 			p.Log.Warn("claim deliveries", "err", err)
 		}
-		if n >= p.Batch {
+		if more && ctx.Err() == nil {
 			continue // there may be more
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-p.wake:
+		case <-p.wake: // a kick, or a lane ended (room, or work behind it)
 		case <-ticker.C:
 		}
 	}
 }
 
-// Drain claims one batch of due deliveries and carries it out; it returns how many it claimed.
+// Drain claims due deliveries once — up to Batch of each class, as far as MaxLanes leaves room —
+// and starts them; it returns how many it claimed. Without Run it waits until they are carried
+// out (tests, a sweep in a process that does not run Run). While Run runs it does not wait: Run
+// waits for them when it stops, and the sweep that calls Drain is never held by a slow receiver.
 func (p *Dispatcher) Drain(ctx context.Context) (int, error) {
 	p.init()
-	claimed := p.now()
-	ds, err := p.Store.ClaimDeliveries(ctx, claimed, p.Lease, p.Batch)
-	if err != nil || len(ds) == 0 {
-		return 0, err
+	n, started, _, err := p.claim(ctx)
+	p.mu.Lock()
+	wait := p.runs == 0
+	p.mu.Unlock()
+	if wait {
+		for _, l := range started {
+			<-l.done
+		}
 	}
-	lanes := map[string][]Delivery{}
-	var order []string
-	for _, d := range ds {
-		if d.Lane == "" {
-			// Unordered work runs on its own: one slow callback must not hold another.
-			key := fmt.Sprintf("\x00%d", d.ID)
-			lanes[key] = []Delivery{d}
-			order = append(order, key)
+	return n, err
+}
+
+// claim claims what due work there is room for, one claim per class, and starts it. It returns
+// how many it claimed, the lanes that carry them out, and whether a class took all it asked for
+// (there may be more).
+func (p *Dispatcher) claim(ctx context.Context) (n int, lanes []*lane, more bool, err error) {
+	p.claiming.Lock()
+	defer p.claiming.Unlock()
+	for c := range classes {
+		p.mu.Lock()
+		room := min(p.Batch, p.MaxLanes-p.running[c])
+		p.mu.Unlock()
+		if room <= 0 {
+			continue // a lane that ends kicks the dispatcher
+		}
+		claimed := p.now()
+		ds, cerr := p.Store.ClaimDeliveries(ctx, claimed, p.Lease, room, classKinds[c]...)
+		if cerr != nil {
+			err = cerr
 			continue
 		}
-		if _, ok := lanes[d.Lane]; !ok {
-			order = append(order, d.Lane)
+		n += len(ds)
+		more = more || len(ds) == room
+		lanes = append(lanes, p.start(ctx, c, ds, claimed.Add(p.Lease))...)
+	}
+	return n, lanes, more, err
+}
+
+// start carries out ds, claimed until until: each lane in a goroutine of its own, or, when the lane
+// runs here already, behind what it is doing. It returns the lanes ds went to.
+//
+// The store's lease keeps a lane's later deliveries from being claimed while one of it is held,
+// so a lane already running is handed work only in two narrow cases: just as it finishes its
+// last delivery, and when an attempt outlasts its lease.
+func (p *Dispatcher) start(ctx context.Context, c class, ds []Delivery, until time.Time) []*lane {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var to []*lane
+	for _, d := range ds {
+		key := laneKey(d)
+		l := p.lanes[key]
+		if l == nil {
+			lctx, stop := context.WithCancel(ctx)
+			l = &lane{key: key, class: c, stop: stop, done: make(chan struct{})}
+			p.lanes[key] = l
+			p.running[c]++
+			p.live++
+			go p.runLane(lctx, l) // it takes its first delivery once p.mu is released
 		}
-		lanes[d.Lane] = append(lanes[d.Lane], d)
+		l.add(leased{d: d, until: until})
+		if !slices.Contains(to, l) {
+			to = append(to, l)
+		}
 	}
-	var wg sync.WaitGroup
-	for _, lane := range order {
-		wg.Add(1)
-		go func(ds []Delivery) {
-			defer wg.Done()
-			p.runLane(ctx, ds, claimed.Add(p.Lease))
-		}(lanes[lane])
+	return to
+}
+
+// next takes the lane's next delivery; when there is none, the lane leaves (ok false).
+func (p *Dispatcher) next(l *lane) (x leased, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(l.queue) == 0 {
+		p.leaveLocked(l)
+		return leased{}, false
 	}
-	wg.Wait()
-	return len(ds), nil
+	x, l.queue = l.queue[0], l.queue[1:]
+	l.inFlight = x.d.ID
+	return x, true
+}
+
+// leave takes the lane out of the running ones and returns what was queued behind it: a claim
+// after this starts the lane anew.
+func (p *Dispatcher) leave(l *lane) []leased {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.leaveLocked(l)
+}
+
+func (p *Dispatcher) leaveLocked(l *lane) []leased {
+	rest := l.queue
+	l.queue, l.inFlight = nil, 0
+	if p.lanes[l.key] == l {
+		delete(p.lanes, l.key)
+		p.running[l.class]--
+	}
+	return rest
 }
 
 // runLane carries out one lane's deliveries in order. When one must wait (rate limit, retry),
@@ -156,37 +331,76 @@ func (p *Dispatcher) Drain(ctx context.Context) (int, error) {
 // safely: the rest is left to the next claim, a delay but never a second attempt. So an attempt
 // that ends within a quarter of the lease keeps its lane going, and one that ends within half of
 // it is never repeated by another claim while it runs.
-func (p *Dispatcher) runLane(ctx context.Context, ds []Delivery, until time.Time) {
-	for i, d := range ds {
-		now := p.now()
-		if !now.Before(until.Add(-p.Lease / 4)) {
-			p.Log.Warn("the lease of a lane runs out before it is done; the next claim takes the rest",
-				"lane", d.Lane, "left", len(ds)-i, "lease", p.Lease)
+func (p *Dispatcher) runLane(ctx context.Context, l *lane) {
+	defer func() {
+		l.stop()
+		close(l.done)
+		p.mu.Lock()
+		if p.live--; p.live == 0 {
+			p.ended.Broadcast()
+		}
+		p.mu.Unlock()
+		p.Kick() // there is room again, and maybe work that waited behind this lane
+	}()
+	for {
+		x, ok := p.next(l)
+		if !ok {
 			return
 		}
-		if now.After(until.Add(-p.Lease / 2)) {
-			until = now.Add(p.Lease)
-			for j, rest := range ds[i:] {
-				at := until.Add(time.Duration(j) * time.Microsecond)
-				if err := p.Store.RetryDelivery(context.WithoutCancel(ctx), rest.ID, at, rest.LastError, now); err != nil {
-					p.Log.Warn("renew the lease of a lane; the next claim takes the rest", "id", rest.ID, "err", err)
-					return
-				}
-			}
+		d, now := x.d, p.now()
+		if !now.Before(x.until.Add(-p.Lease / 4)) {
+			rest := p.leave(l)
+			p.Log.Warn("the lease of a lane runs out before it is done; the next claim takes the rest",
+				"lane", d.Lane, "left", 1+len(rest), "lease", p.Lease)
+			return
+		}
+		if now.After(x.until.Add(-p.Lease/2)) && !p.renew(ctx, l, d, now) {
+			p.leave(l)
+			return
 		}
 		next, held := p.deliver(ctx, d)
 		if !held {
 			continue
 		}
 		// Hold the rest of the lane until just after the one that must wait.
-		for j, rest := range ds[i+1:] {
+		for j, rest := range p.leave(l) {
 			at := next.Add(time.Duration(j+1) * time.Microsecond)
-			if err := p.Store.RetryDelivery(context.WithoutCancel(ctx), rest.ID, at, "", p.now()); err != nil {
-				p.Log.Warn("hold delivery", "id", rest.ID, "err", err)
+			if err := p.Store.RetryDelivery(context.WithoutCancel(ctx), rest.d.ID, at, "", p.now()); err != nil {
+				p.Log.Warn("hold delivery", "id", rest.d.ID, "err", err)
 			}
 		}
 		return
 	}
+}
+
+// renew claims d, about to start, and what is queued behind it again for a whole lease from now;
+// false when it could not (the next claim takes the rest).
+//
+// What is queued is under a lease at least as long as d's (claimed with it or after it, or
+// renewed with it), which has over a quarter of the lease to run: no claim can take it meanwhile,
+// so the new ends recorded here are the ones the store holds.
+func (p *Dispatcher) renew(ctx context.Context, l *lane, d Delivery, now time.Time) bool {
+	p.mu.Lock()
+	rest := slices.Clone(l.queue)
+	p.mu.Unlock()
+	until := now.Add(p.Lease)
+	ids := map[int64]bool{}
+	for j, r := range append([]leased{{d: d}}, rest...) {
+		at := until.Add(time.Duration(j) * time.Microsecond)
+		if err := p.Store.RetryDelivery(context.WithoutCancel(ctx), r.d.ID, at, r.d.LastError, now); err != nil {
+			p.Log.Warn("renew the lease of a lane; the next claim takes the rest", "id", r.d.ID, "err", err)
+			return false
+		}
+		ids[r.d.ID] = true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range l.queue {
+		if ids[l.queue[i].d.ID] {
+			l.queue[i].until = until
+		}
+	}
+	return true
 }
 
 // deliver carries out one delivery and records the outcome; held reports whether the lane must
