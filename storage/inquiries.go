@@ -482,7 +482,7 @@ func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.Re
 				key: it.Key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}); err != nil {
 				return err
 			}
-			if rec.Answer != nil && row.ParkedRun != "" {
+			if row.ParkedRun != "" {
 				runs = append(runs, parked{rec: rec, run: row.ParkedRun, at: r.At})
 			}
 			if s.postgres() {

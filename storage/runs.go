@@ -348,7 +348,8 @@ func (s *Store) recordStateAnswer(ctx context.Context, tx *sqlx.Tx, row *runRow,
 // Resolve's transaction, after the inquiry row is locked (the order ParkRun locks in too). A run
 // may have parked on several inquiries before it was resumed: each answer lands on its own. A
 // waiting run stays waiting — it has no process until it is resumed — and its resume URL is
-// called. A run resumed meanwhile still gets the answer recorded (answers accumulate), with no
+// called; also when the inquiry ended without an answer (cancelled, failed), with nothing put in
+// its state, so that the run learns its question will never be answered. A run resumed meanwhile still gets the answer recorded (answers accumulate), with no
 // resume; a finished run is left alone. A run full to its bound (inquiry.CheckRunState) does not
 // take the answer into its state — the inquiry keeps it, and a resolution is never refused for a
 // run's sake — and a waiting one is still resumed.
@@ -364,8 +365,10 @@ func (s *Store) answerParkedRun(ctx context.Context, tx *sqlx.Tx, rec *inquiry.R
 	if status.Finished() {
 		return nil
 	}
-	if err := s.recordStateAnswer(ctx, tx, row, rec, now); err != nil && inquiry.ErrorCode(err) != inquiry.CodeInvalidAnswer {
-		return err
+	if rec.Answer != nil {
+		if err := s.recordStateAnswer(ctx, tx, row, rec, now); err != nil && inquiry.ErrorCode(err) != inquiry.CodeInvalidAnswer {
+			return err
+		}
 	}
 	if status != inquiry.RunWaiting || row.ResumeURL == "" {
 		return nil
