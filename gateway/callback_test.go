@@ -23,7 +23,6 @@ import (
 )
 
 func TestCallbackURL(t *testing.T) {
-	t.Parallel()
 	each(t, func(t *testing.T, db string) {
 		rcv := newReceiver(t)
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withCallbackHosts(rcv.host()))
@@ -50,7 +49,6 @@ func TestCallbackURL(t *testing.T) {
 }
 
 func TestCallbackRetries(t *testing.T) {
-	t.Parallel()
 	each(t, func(t *testing.T, db string) {
 		rcv := newReceiver(t, 500, 200)
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withCallbackHosts(rcv.host()))

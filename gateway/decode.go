@@ -28,6 +28,16 @@ import (
 // MaxBodyBytes is the largest request body the API reads: 1 MiB.
 const MaxBodyBytes = 1 << 20
 
+// bind decodes c's body into dst as decode does; on a refusal it answers with it and returns
+// false, and the handler has nothing more to do.
+func (s *Server) bind(c *gin.Context, dst any, optional bool) bool {
+	if err := decode(c, dst, optional); err != nil {
+		s.abort(c, err)
+		return false
+	}
+	return true
+}
+
 // decode reads the JSON object in c's body into dst, a pointer to a struct whose fields carry
 // json tags. It refuses, each with one sentence naming the fix: a body over MaxBodyBytes
 // (too_large); a body not sent as JSON (unsupported_media_type, see jsonMediaType); and, all

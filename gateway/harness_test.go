@@ -91,11 +91,13 @@ func withLog(w io.Writer) option                           { return func(o *opti
 func withLimits(l gateway.RateLimits) option               { return func(o *options) { o.limits = &l } }
 func withMCP(h http.Handler) option                        { return func(o *options) { o.mcp = h } }
 
-// each runs fn against SQLite in a temporary directory, always, and against PostgreSQL when
+// each runs the test in parallel (it calls t.Parallel, so the test does not) and runs fn, in
+// parallel too, against SQLite in a temporary directory, always, and against PostgreSQL when
 // TEST_DATABASE_URL is set — which must then be reachable: it fails, never skips. fn passes db
 // to setup with withDB; every setup gets a database of its own.
 func each(t *testing.T, fn func(t *testing.T, db string)) {
 	t.Helper()
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
 		fn(t, "")

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -35,48 +36,55 @@ const (
 	MaxListLimit     = 500
 )
 
-// askRequest checks what only the HTTP edge can: the callback URL's guard needs the network and
-// is checked before anything is stored. Every other rule (the expiry given two ways, the wait,
-// the Slack fields, inquiry.Validate) is the service's; the namespace and the asker are the
-// caller's.
-func (s *Server) askRequest(c *gin.Context, b *AskBody) (inquiry.AskRequest, error) {
-	if b.CallbackURL != "" {
-		if err := s.guard.Check(c.Request.Context(), "callback_url", b.CallbackURL); err != nil {
-			return inquiry.AskRequest{}, err
-		}
-	}
-	return *b, nil
-}
-
-// createInquiry asks. 201: a new pending inquiry. 200: the same inquiry asked again (as it
-// stands, answered or not), or one resolved at once by policy default or within the wait.
-func (s *Server) createInquiry(c *gin.Context) {
+// serveAsk is the ask both ask endpoints share: it decodes the body, runs check on it (nil:
+// none), holds a long-poll slot for the ask's wait, and checks what only the HTTP edge can, the
+// callback URL, whose guard needs the network, before anything is stored. Every other rule (the
+// expiry given two ways, the wait, the Slack fields, inquiry.Validate) is the service's; the
+// namespace and the asker are the caller's. Then do asks and answers; its error is the refusal.
+func (s *Server) serveAsk(c *gin.Context, check func(*AskBody) error, do func(ctx context.Context, req inquiry.AskRequest) error) {
 	var b AskBody
-	if err := decode(c, &b, false); err != nil {
-		s.abort(c, err)
+	if !s.bind(c, &b, false) {
 		return
+	}
+	if check != nil {
+		if err := check(&b); err != nil {
+			s.abort(c, err)
+			return
+		}
 	}
 	release, ok := s.longPoll(c, waits(b.Wait))
 	if !ok {
 		return
 	}
 	defer release()
-	req, err := s.askRequest(c, &b)
-	if err != nil {
+	ctx := c.Request.Context()
+	if b.CallbackURL != "" {
+		if err := s.guard.Check(ctx, "callback_url", b.CallbackURL); err != nil {
+			s.abort(c, err)
+			return
+		}
+	}
+	if err := do(ctx, b); err != nil {
 		s.abort(c, err)
-		return
 	}
-	rec, created, err := s.svc.Ask(c.Request.Context(), req)
-	if err != nil {
-		s.abort(c, err)
-		return
-	}
-	status := http.StatusOK
-	if created && rec.Status == inquiry.StatusPending {
-		status = http.StatusCreated
-	}
-	c.Header("Location", "/v1/inquiries/"+rec.Key)
-	c.JSON(status, present(rec))
+}
+
+// createInquiry asks. 201: a new pending inquiry. 200: the same inquiry asked again (as it
+// stands, answered or not), or one resolved at once by policy default or within the wait.
+func (s *Server) createInquiry(c *gin.Context) {
+	s.serveAsk(c, nil, func(ctx context.Context, req inquiry.AskRequest) error {
+		rec, created, err := s.svc.Ask(ctx, req)
+		if err != nil {
+			return err
+		}
+		status := http.StatusOK
+		if created && rec.Status == inquiry.StatusPending {
+			status = http.StatusCreated
+		}
+		c.Header("Location", "/v1/inquiries/"+rec.Key)
+		c.JSON(status, present(rec))
+		return nil
+	})
 }
 
 // getInquiry returns an inquiry; with wait it long-polls until the inquiry leaves pending. The
@@ -89,23 +97,18 @@ func (s *Server) getInquiry(c *gin.Context) {
 	}
 	key := c.Param("key")
 	rec, err := s.svc.Get(c.Request.Context(), key)
-	if err != nil {
-		s.abort(c, notFound(err, key))
-		return
-	}
-	if rec.Status == inquiry.StatusPending && wait > 0 {
+	if err == nil && rec.Status == inquiry.StatusPending && wait > 0 {
 		release, ok := s.longPoll(c, true)
 		if !ok {
 			return
 		}
 		defer release()
-		rec, err = s.svc.Wait(c.Request.Context(), key, wait)
-		if err != nil {
-			s.abort(c, err)
+		if rec, err = s.svc.Wait(c.Request.Context(), key, wait); err != nil {
+			s.abort(c, err) // the key was found: no not-found sentence of the key
 			return
 		}
 	}
-	c.JSON(http.StatusOK, present(rec))
+	s.writeInquiry(c, rec, err)
 }
 
 // listInquiries lists newest first, each as it stands now (expired past its expiry). An ask
@@ -153,30 +156,28 @@ func queryLimit(c *gin.Context) (int, error) {
 // answerInquiry records a person's (or their tool's) answer; the token's name is who answered.
 func (s *Server) answerInquiry(c *gin.Context) {
 	var b AnswerBody
-	if err := decode(c, &b, false); err != nil {
-		s.abort(c, err)
+	if !s.bind(c, &b, false) {
 		return
 	}
 	// The service decides whether this token may answer (its namespace, never the asker).
-	key := c.Param("key")
-	rec, err := s.svc.AnswerAs(c.Request.Context(), key, inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, token(c))
-	if err != nil {
-		s.abort(c, notFound(err, key))
-		return
-	}
-	c.JSON(http.StatusOK, present(rec))
+	rec, err := s.svc.AnswerAs(c.Request.Context(), c.Param("key"), inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, token(c))
+	s.writeInquiry(c, rec, err)
 }
 
 // cancelInquiry withdraws a pending inquiry of the token's own namespace (any, for admin).
 func (s *Server) cancelInquiry(c *gin.Context) {
-	if err := decode(c, &struct{}{}, true); err != nil {
-		s.abort(c, err)
+	if !s.bind(c, &struct{}{}, true) {
 		return
 	}
-	key := c.Param("key")
-	rec, err := s.svc.Cancel(c.Request.Context(), key)
+	rec, err := s.svc.Cancel(c.Request.Context(), c.Param("key"))
+	s.writeInquiry(c, rec, err)
+}
+
+// writeInquiry answers with the inquiry of the path's key, or with err, a missing key said as
+// such.
+func (s *Server) writeInquiry(c *gin.Context, rec *inquiry.Record, err error) {
 	if err != nil {
-		s.abort(c, notFound(err, key))
+		s.abort(c, notFound(err, c.Param("key")))
 		return
 	}
 	c.JSON(http.StatusOK, present(rec))

@@ -592,15 +592,11 @@ func (f *framer) judge(head []byte, now time.Time) (int, verdict, *refusal) {
 // CR, within its buffer, hex digits (at most 16) then optional white space and extensions, and
 // the same bound on overhead.
 func (f *framer) chunkLine(b []byte) (int, verdict, *refusal) {
-	i := bytes.IndexByte(b[f.scan:], '\n')
-	if i < 0 {
-		f.scan = len(b)
-		if len(b) >= maxChunkLine {
-			return 0, lost, nil
-		}
-		return 0, more, nil
+	lf, v := f.findLF(b)
+	if lf < 0 {
+		return 0, v, nil
 	}
-	n := f.scan + i + 1
+	n := lf + 1
 	if n > maxChunkLine || n < 2 || b[n-2] != '\r' || bytes.IndexByte(b[:n-2], '\r') >= 0 {
 		return 0, lost, nil
 	}
@@ -640,15 +636,10 @@ func (f *framer) trailer(b []byte) (int, verdict, *refusal) {
 		}
 	}
 	for {
-		i := bytes.IndexByte(b[f.scan:], '\n')
-		if i < 0 {
-			f.scan = len(b)
-			if len(b) >= maxChunkLine {
-				return 0, lost, nil
-			}
-			return 0, more, nil
+		end, v := f.findLF(b)
+		if end < 0 {
+			return 0, v, nil
 		}
-		end := f.scan + i
 		line := b[f.line:end]
 		if len(line) == 0 || bytes.IndexByte(line, '\r') != len(line)-1 {
 			return 0, lost, nil
@@ -666,6 +657,20 @@ func (f *framer) trailer(b []byte) (int, verdict, *refusal) {
 		}
 		f.line, f.scan = end+1, end+1
 	}
+}
+
+// findLF finds the next LF in b from f.scan on, and where there is none remembers how far it
+// has looked, so the next call scans only the new bytes: -1 and more, to wait for them, or -1
+// and lost once b is as long as a line may be (net/http gives up on it).
+func (f *framer) findLF(b []byte) (int, verdict) {
+	if i := bytes.IndexByte(b[f.scan:], '\n'); i >= 0 {
+		return f.scan + i, pass
+	}
+	f.scan = len(b)
+	if len(b) >= maxChunkLine {
+		return -1, lost
+	}
+	return -1, more
 }
 
 func (f *framer) lineTooLong() *refusal {

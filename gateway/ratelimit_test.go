@@ -40,7 +40,6 @@ func retryAfter(t *testing.T, r resp, max int) string {
 }
 
 func TestRateLimitCreatesAndAnswers(t *testing.T) {
-	t.Parallel()
 	each(t, func(t *testing.T, db string) {
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withLimits(gateway.RateLimits{Rate: slow, Burst: 3}))
 		// A burst of three creates goes through; the fourth and fifth are refused, and stored nothing.
@@ -103,7 +102,6 @@ func waitRefused(t *testing.T, b *bundle, token, path string, body any) resp {
 }
 
 func TestRateLimitWaiters(t *testing.T) {
-	t.Parallel()
 	each(t, func(t *testing.T, db string) {
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withLimits(gateway.RateLimits{Rate: rate.Inf, MaxWaiters: 2}))
 		key := str(b.ask(b.askA, confirm("held"), http.StatusCreated)["key"])

@@ -107,8 +107,7 @@ func runNotFound(err error, id, namespace string) error {
 // (taking any config and resume URL given).
 func (s *Server) registerRun(c *gin.Context) {
 	var b RunBody
-	if err := decode(c, &b, false); err != nil {
-		s.abort(c, err)
+	if !s.bind(c, &b, false) {
 		return
 	}
 	if b.ResumeURL != "" {
@@ -181,80 +180,65 @@ func (s *Server) getRun(c *gin.Context) {
 	s.writeRun(c, http.StatusOK, run, err)
 }
 
-func (s *Server) heartbeat(c *gin.Context) {
-	if err := decode(c, &struct{}{}, true); err != nil {
-		s.abort(c, err)
-		return
+// runAction is the handler of an action on the path's run: it decodes a body of T (optional: an
+// empty body is the zero T) and answers with the run do leaves.
+func runAction[T any](s *Server, optional bool, do func(ctx context.Context, id string, b T) (*inquiry.Run, error)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var b T
+		if !s.bind(c, &b, optional) {
+			return
+		}
+		run, err := do(c.Request.Context(), c.Param("id"), b)
+		s.writeRun(c, http.StatusOK, run, err)
 	}
-	run, err := s.svc.Heartbeat(c.Request.Context(), c.Param("id"))
-	s.writeRun(c, http.StatusOK, run, err)
+}
+
+// heartbeat marks a run alive; it takes no body (an empty object at most).
+func (s *Server) heartbeat(ctx context.Context, id string, _ struct{}) (*inquiry.Run, error) {
+	return s.svc.Heartbeat(ctx, id)
 }
 
 // askInRun asks inside a run, with the three outcomes of inquiry.Service.AskInRun: a re-entry
 // (200 with the state's answer), an answer within the wait (200 with the full capped answer),
 // or nobody in time (202, the run waiting).
 func (s *Server) askInRun(c *gin.Context) {
-	var b AskBody
-	if err := decode(c, &b, false); err != nil {
-		s.abort(c, err)
-		return
-	}
 	runID := c.Param("id")
-	if b.RunID != "" && b.RunID != runID {
-		s.abort(c, inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "run_id", "run_id %q differs from the run %q in the path: leave run_id out, the path names the run", b.RunID, runID))
-		return
-	}
-	release, ok := s.longPoll(c, waits(b.Wait))
-	if !ok {
-		return
-	}
-	defer release()
-	req, err := s.askRequest(c, &b)
-	if err != nil {
-		s.abort(c, err)
-		return
-	}
-	out, err := s.svc.AskInRun(c.Request.Context(), runID, req)
-	if err != nil {
-		s.abort(c, err)
-		return
-	}
-	view := RunAskView{Status: out.Status, Answer: out.Answer, Inquiry: present(out.Inquiry)}
-	if out.Run != nil {
-		if view.Run, err = s.runView(c.Request.Context(), out.Run); err != nil {
-			s.abort(c, err)
-			return
+	sameRun := func(b *AskBody) error {
+		if b.RunID != "" && b.RunID != runID {
+			return inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, "run_id", "run_id %q differs from the run %q in the path: leave run_id out, the path names the run", b.RunID, runID)
 		}
+		return nil
 	}
-	status := http.StatusOK
-	if out.Status == inquiry.RunAskWaiting {
-		status = http.StatusAccepted
-		view.Answer = nil
-	}
-	c.JSON(status, view)
+	s.serveAsk(c, sameRun, func(ctx context.Context, req inquiry.AskRequest) error {
+		out, err := s.svc.AskInRun(ctx, runID, req)
+		if err != nil {
+			return err
+		}
+		view := RunAskView{Status: out.Status, Answer: out.Answer, Inquiry: present(out.Inquiry)}
+		if out.Run != nil {
+			if view.Run, err = s.runView(ctx, out.Run); err != nil {
+				return err
+			}
+		}
+		status := http.StatusOK
+		if out.Status == inquiry.RunAskWaiting {
+			status = http.StatusAccepted
+			view.Answer = nil
+		}
+		c.JSON(status, view)
+		return nil
+	})
 }
 
 // resumeRun merges the caller's answers into the run's state (cut as on the live path), resolving
 // the run's pending inquiries they answer, and sets it running.
-func (s *Server) resumeRun(c *gin.Context) {
-	var b ResumeBody
-	if err := decode(c, &b, false); err != nil {
-		s.abort(c, err)
-		return
-	}
+func (s *Server) resumeRun(ctx context.Context, id string, b ResumeBody) (*inquiry.Run, error) {
 	// What the caller hands back is the caller's: the service labels it (source "caller" and the
 	// token's name) whatever the body says of who answered.
-	run, err := s.svc.Resume(c.Request.Context(), c.Param("id"), b.Answers)
-	s.writeRun(c, http.StatusOK, run, err)
+	return s.svc.Resume(ctx, id, b.Answers)
 }
 
 // finishRun ends a run with completed, failed or abandoned.
-func (s *Server) finishRun(c *gin.Context) {
-	var b FinishBody
-	if err := decode(c, &b, false); err != nil {
-		s.abort(c, err)
-		return
-	}
-	run, err := s.svc.FinishRun(c.Request.Context(), c.Param("id"), b.Status)
-	s.writeRun(c, http.StatusOK, run, err)
+func (s *Server) finishRun(ctx context.Context, id string, b FinishBody) (*inquiry.Run, error) {
+	return s.svc.FinishRun(ctx, id, b.Status)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/stretchr/testify/require"
 
+	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
@@ -42,7 +44,6 @@ func (b *bundle) namespaceView(ns string) string {
 // TestAskTokenStaysInItsNamespace: an ask token of team-b can neither answer nor read, cancel or
 // touch team-a's inquiries and runs, through any endpoint; team-a's things stay as they were.
 func TestAskTokenStaysInItsNamespace(t *testing.T) {
-	t.Parallel()
 	each(t, func(t *testing.T, db string) {
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
 		w := populate(t, b)
@@ -155,7 +156,6 @@ func dumpTable(t *testing.T, db *sqlx.DB, table string) []string {
 // TestTokensStoredHashed reads the database directly: no table holds a token or its secret,
 // only the SHA-256 of the secret.
 func TestTokensStoredHashed(t *testing.T) {
-	t.Parallel()
 	each(t, func(t *testing.T, db string) {
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
 		populate(t, b) // something in every table
@@ -512,7 +512,6 @@ var injections = []string{
 // and filter the API stores or looks up: each is stored and returned verbatim, finds exactly what
 // it names, and changes nothing else (tables, tokens, other inquiries).
 func TestSQLInjectionStoredVerbatim(t *testing.T) {
-	t.Parallel()
 	each(t, func(t *testing.T, db string) {
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
 		w := populate(t, b)
@@ -608,5 +607,269 @@ func TestSQLInjectionStoredVerbatim(t *testing.T) {
 		var n int
 		require.NoError(t, raw.Get(&n, "SELECT count(*) FROM tokens"))
 		require.Equal(t, 5, n)
+	})
+}
+
+// embeddedIPv4 are IPv6 addresses that carry a refused IPv4 address, by the form that carries
+// it, with what the refusal must name.
+var embeddedIPv4 = []struct{ ip, why string }{
+	{"::127.0.0.1", "loopback"}, // IPv4-compatible, ::/96
+	{"::7f00:2", "loopback"},
+	{"::169.254.169.254", "link-local"},
+	{"::10.0.0.1", "private"},
+	{"::ffff:0:127.0.0.1", "loopback"}, // IPv4-translated, ::ffff:0:0:0/96
+	{"::ffff:0:a9fe:a9fe", "link-local"},
+	{"::ffff:127.0.0.1", "loopback"},            // IPv4-mapped, ::ffff:0:0/96
+	{"64:ff9b::7f00:1", "loopback"},             // NAT64 well-known prefix, 64:ff9b::/96
+	{"64:ff9b::c0a8:101", "private"},            // 192.168.1.1
+	{"64:ff9b:1::7f00:1", "NAT64"},              // NAT64 local-use, 64:ff9b:1::/48, as a /96 prefix
+	{"64:ff9b:1::a00:1", "NAT64"},               // 10.0.0.1
+	{"64:ff9b:1:7f00:0:100::", "NAT64"},         // 127.0.0.1 behind a /48 prefix
+	{"64:ff9b:1:7f:0:1::", "NAT64"},             // … a /56 prefix
+	{"64:ff9b:1:0:7f:0:100:0", "NAT64"},         // … a /64 prefix
+	{"64:ff9b:1:abcd::808:808", "NAT64"},        // whatever the translator's prefix, it is inside
+	{"2002:7f00:1::1", "loopback"},              // 6to4, 2002::/16, bits 16..48
+	{"2002:a9fe:a9fe:1::", "link-local"},        // 169.254.169.254
+	{"2002:c0a8:101::", "private"},              // 192.168.1.1
+	{"2001:0:7f00:1::a247:27dd", "loopback"},    // Teredo server 127.0.0.1, client 93.184.216.34
+	{"2001:0:5db8:d822::f5ff:fffe", "private"},  // Teredo client 10.0.0.1 (XOR-ed)
+	{"2001:0:5db8:d822::80ff:fffe", "loopback"}, // Teredo client 127.0.0.1 (XOR-ed)
+	{"2001:0:a9fe:a9fe::a247:27dd", "link-local"},
+}
+
+// TestRefusedIPv6CarryingIPv4: every IPv6 form that carries an IPv4 address is refused when the
+// IPv4 address is, and the same forms carrying a public address are not (but for the local-use
+// NAT64 prefix 64:ff9b:1::/48, refused whole: its prefix length, and so where the IPv4 address
+// sits, is the local translator's choice, and a reading the guard did not make could reach the
+// network behind it).
+func TestRefusedIPv6CarryingIPv4(t *testing.T) {
+	t.Parallel()
+	for _, c := range embeddedIPv4 {
+		why := gateway.Refused(netip.MustParseAddr(c.ip))
+		require.Contains(t, why, c.why, c.ip)
+	}
+	for _, ip := range []string{
+		"::ffff:8.8.8.8", "::ffff:0:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1",
+		"2001:0:5db8:d822::f7f7:f7f7", // Teredo: server 93.184.216.34, client 8.8.8.8
+		"2001:db8::7f00:1",            // documentation prefix, not Teredo
+		"2606:4700::7f00:1", "2a00:1450:4001::a00:1",
+	} {
+		require.Empty(t, gateway.Refused(netip.MustParseAddr(ip)), ip)
+	}
+	// A plain IPv6 refusal keeps its own name: ::1 is loopback, though it is ::0.0.0.1 too.
+	require.Equal(t, "a loopback address", gateway.Refused(netip.MustParseAddr("::1")))
+	require.Equal(t, "an unspecified address", gateway.Refused(netip.MustParseAddr("::")))
+	require.Contains(t, gateway.Refused(netip.MustParseAddr("64:ff9b:1::808:808")), "NAT64")
+}
+
+// TestCallbackURLsInIPv6SpellingsRefused: a callback or resume URL whose host is an IPv6 spelling
+// of a refused IPv4 address, written in the URL or behind a name, is refused when given, as is a
+// port outside 1..65535; nothing is stored.
+func TestCallbackURLsInIPv6SpellingsRefused(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		dns := mapResolver{
+			"compat.example":     {"::127.0.0.1"},
+			"translated.example": {"::ffff:0:169.254.169.254"},
+			"teredo.example":     {"93.184.216.34", "2001:0:5db8:d822::f5ff:fffe"},
+		}
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withResolver(dns))
+		type refusal struct{ url, says string }
+		var cases []refusal
+		for _, c := range embeddedIPv4 {
+			cases = append(cases, refusal{"http://[" + c.ip + "]:8080/x", c.why})
+		}
+		cases = append(cases,
+			refusal{"http://compat.example/x", "loopback"},
+			refusal{"https://translated.example/x", "link-local"},
+			refusal{"http://teredo.example/x", "private"},
+			refusal{"http://public.example:65536/x", "port 65536"},
+			refusal{"http://[2606:4700::1111]:65536/x", "port 65536"},
+			refusal{"http://93.184.216.34:0/x", "port 0"},
+			refusal{"https://public.example:99999999999999999999/x", "port 99999999999999999999"},
+		)
+		for _, c := range cases {
+			for _, target := range []struct{ path, field string }{{"/v1/inquiries", "callback_url"}, {"/v1/runs", "resume_url"}} {
+				body := confirm("cb", "callback_url", c.url)
+				if target.field == "resume_url" {
+					body = map[string]any{"id": "r", "resume_url": c.url}
+				}
+				e := b.do("POST", target.path, b.askA, body).errorOf(t, 422, inquiry.CodeInvalidInquiry)
+				require.Equal(t, target.field, e["field"], c.url)
+				require.Contains(t, e["message"], c.says, c.url)
+				require.Contains(t, e["message"], target.field, c.url)
+				requireOneSentence(t, c.url, str(e["message"]))
+			}
+		}
+		b.requireNothingStored()
+		// The ports at the ends of the range are ports.
+		for i, u := range []string{"https://[2606:4700::1111]:65535/x", "http://93.184.216.34:1/x"} {
+			r := b.do("POST", "/v1/inquiries", b.askA, confirm(fmt.Sprint("ok", i), "callback_url", u))
+			require.Equal(t, http.StatusCreated, r.status, "%s: %s", u, r.body)
+		}
+	})
+}
+
+// TestDialRefusesIPv6CarryingIPv4: the dial-time check (what DNS rebinding or a stored URL
+// reaches) refuses the same forms, before any connection, and refuses a port outside 1..65535
+// as it does a refused address, so that the delivery gives up instead of being retried.
+func TestDialRefusesIPv6CarryingIPv4(t *testing.T) {
+	t.Parallel()
+	g := gateway.NewGuard(nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, c := range embeddedIPv4 {
+		addr := "[" + c.ip + "]:8080"
+		conn, err := g.DialContext(ctx, "tcp", addr)
+		if conn != nil {
+			conn.Close()
+		}
+		var refused *gateway.RefusedAddrError
+		require.ErrorAs(t, err, &refused, addr)
+		require.Contains(t, refused.Why, c.why, addr)
+	}
+	// Through the guard's client too, as a callback is sent.
+	client := g.Client(5 * time.Second)
+	for _, u := range []string{"http://[::127.0.0.1]:1/x", "http://[::ffff:0:127.0.0.1]:1/x", "http://[64:ff9b:1::7f00:1]:1/x"} {
+		_, err := client.Get(u)
+		var refused *gateway.RefusedAddrError
+		require.ErrorAs(t, err, &refused, u)
+	}
+	// A port outside the range is refused for an allow-listed host as well: no address has it.
+	allowing := gateway.NewGuard([]string{"127.0.0.1", "public.example"}, nil)
+	for _, addr := range []string{"127.0.0.1:65536", "public.example:65536", "[2606:4700::1111]:0", "127.0.0.1:-1"} {
+		for _, guard := range []*gateway.Guard{g, allowing} {
+			_, err := guard.DialContext(ctx, "tcp", addr)
+			var refused *gateway.RefusedAddrError
+			require.ErrorAs(t, err, &refused, addr)
+			require.Contains(t, refused.Why, "port", addr)
+		}
+	}
+}
+
+// TestTokensThroughTheAPI makes, lists and revokes tokens with the admin token: the plain token
+// is shown once, at create, and works at once; the list never holds a token or its secret; a
+// revoked token is refused at once.
+func TestTokensThroughTheAPI(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db))
+
+		r := b.do("POST", "/v1/tokens", b.admin, map[string]any{"name": "ci-agent", "scopes": []string{"ask"}, "namespace": "team-x"})
+		require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+		made := r.json(t)
+		plain := str(made["token"])
+		require.True(t, strings.HasPrefix(plain, "bot_"), "body: %s", r.body)
+		require.Equal(t, "ci-agent", made["name"])
+		require.Equal(t, "team-x", made["namespace"])
+		require.Equal(t, true, made["namespace_bound"])
+		require.Equal(t, []any{"ask"}, made["scopes"])
+		require.Nil(t, made["revoked_at"])
+
+		// It works at once, in its namespace.
+		r = b.do("POST", "/v1/inquiries", plain, confirm("made-by-api"))
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body) // policy default: answered at once
+		require.Equal(t, "team-x", r.json(t)["namespace"])
+
+		// Without a namespace it is the name's, and binds nothing; scopes are kept once each.
+		r = b.do("POST", "/v1/tokens", b.admin, map[string]any{"name": "bob", "scopes": []string{"answer", "ANSWER", "ask"}})
+		require.Equal(t, http.StatusCreated, r.status, "body: %s", r.body)
+		require.Equal(t, "bob", r.json(t)["namespace"])
+		require.Equal(t, false, r.json(t)["namespace_bound"])
+		require.Equal(t, []any{"answer", "ask"}, r.json(t)["scopes"])
+		bob := str(r.json(t)["token"])
+
+		// The list: every token, never a token nor its secret; the callback secret for the admin.
+		r = b.do("GET", "/v1/tokens", b.admin, nil)
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		names := map[string]map[string]any{}
+		for _, v := range r.json(t)["tokens"].([]any) {
+			tok := v.(map[string]any)
+			require.NotContains(t, tok, "token")
+			names[str(tok["name"])] = tok
+		}
+		for _, name := range []string{"agent-a", "agent-b", "alice", "root", "gone", "ci-agent", "bob"} {
+			require.Contains(t, names, name)
+		}
+		require.NotNil(t, names["gone"]["revoked_at"], "the revoked token is listed as revoked")
+		for _, tok := range []string{plain, bob, b.admin, b.askA} {
+			_, secret, _ := inquiry.ParseToken(tok)
+			require.NotContains(t, string(r.body), secret, "the list holds a token's secret")
+		}
+		require.Equal(t, string(b.secret), r.json(t)["callback_secret"])
+
+		// Revoke: refused at once; again is the same revocation; an unknown name is not found.
+		r = b.do("POST", "/v1/tokens/ci-agent/revoke", b.admin, nil)
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		revokedAt := r.json(t)["revoked_at"]
+		require.NotNil(t, revokedAt)
+		require.Equal(t, "ci-agent", r.json(t)["name"])
+		require.NotContains(t, r.json(t), "token")
+		b.do("GET", "/v1/inquiries", plain, nil).errorOf(t, 401, inquiry.CodeUnauthenticated)
+		r = b.do("POST", "/v1/tokens/ci-agent/revoke", b.admin, map[string]any{})
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		require.Equal(t, revokedAt, r.json(t)["revoked_at"], "revoking again keeps the first time")
+		e := b.do("POST", "/v1/tokens/nobody/revoke", b.admin, nil).errorOf(t, 404, inquiry.CodeNotFound)
+		require.Contains(t, e["message"], `no token named "nobody"`)
+
+		// A name in use, revoked or not, is a conflict.
+		for _, name := range []string{"bob", "gone", "ci-agent"} {
+			e := b.do("POST", "/v1/tokens", b.admin, map[string]any{"name": name, "scopes": []string{"ask"}}).errorOf(t, 409, inquiry.CodeIDConflict)
+			require.Contains(t, e["message"], `"`+name+`" exists already`)
+		}
+	})
+}
+
+// TestTokensRefused: only an admin token manages tokens (and sees the callback secret), and a
+// new token's name, scopes and namespace follow the rules, each refused with its field.
+func TestTokensRefused(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db))
+		before := b.do("GET", "/v1/tokens", b.admin, nil)
+		require.Equal(t, http.StatusOK, before.status, "body: %s", before.body)
+
+		for _, tok := range []string{b.askA, b.answerer} {
+			for _, req := range []struct {
+				method, path string
+				body         any
+			}{
+				{"POST", "/v1/tokens", map[string]any{"name": "sneaky", "scopes": []string{"admin"}}},
+				{"GET", "/v1/tokens", nil},
+				{"POST", "/v1/tokens/root/revoke", nil},
+			} {
+				r := b.do(req.method, req.path, tok, req.body)
+				e := r.errorOf(t, 403, inquiry.CodeForbidden)
+				require.Contains(t, e["message"], "admin scope")
+				require.NotContains(t, string(r.body), string(b.secret))
+			}
+		}
+		b.do("GET", "/v1/tokens", "", nil).errorOf(t, 401, inquiry.CodeUnauthenticated)
+		b.do("GET", "/v1/tokens", b.revoked, nil).errorOf(t, 401, inquiry.CodeUnauthenticated)
+
+		for _, c := range []struct {
+			name  string
+			body  any
+			field string
+			says  string
+		}{
+			{"no name", map[string]any{"scopes": []string{"ask"}}, "name", "name is required"},
+			{"blank name", map[string]any{"name": "  ", "scopes": []string{"ask"}}, "name", "name is required"},
+			{"name with a blank", map[string]any{"name": "ci agent", "scopes": []string{"ask"}}, "name", "letters, digits"},
+			{"name with a slash", map[string]any{"name": "ci/agent", "scopes": []string{"ask"}}, "name", "letters, digits"},
+			{"name with ESC", map[string]any{"name": "ci\x1b[2J", "scopes": []string{"ask"}}, "name", "letters, digits"},
+			{"name 101 characters", map[string]any{"name": strings.Repeat("n", 101), "scopes": []string{"ask"}}, "name", "at most 100"},
+			{"no scopes", map[string]any{"name": "ci"}, "scopes", "no scope"},
+			{"empty scopes", map[string]any{"name": "ci", "scopes": []string{}}, "scopes", "no scope"},
+			{"unknown scope", map[string]any{"name": "ci", "scopes": []string{"ask", "root"}}, "scopes", `"root" is not one of ask, answer or admin`},
+			{"namespace with a newline", map[string]any{"name": "ci", "scopes": []string{"ask"}, "namespace": "team\n"}, "namespace", "letters, digits"},
+			{"scopes a string", map[string]any{"name": "ci", "scopes": "ask"}, "scopes", "list"},
+			{"unknown field", map[string]any{"name": "ci", "scopes": []string{"ask"}, "secret": "mine"}, "", "secret"},
+		} {
+			e := b.do("POST", "/v1/tokens", b.admin, c.body).errorOf(t, 400, inquiry.CodeBadRequest)
+			require.Contains(t, e["message"], c.says, c.name)
+			if c.field != "" {
+				require.Equal(t, c.field, e["field"], c.name)
+			}
+		}
+		after := b.do("GET", "/v1/tokens", b.admin, nil)
+		require.Equal(t, string(before.body), string(after.body), "a refused request made a token")
 	})
 }

@@ -144,10 +144,10 @@ func (s *Server) routes() *gin.Engine {
 	v1.POST("/runs", s.need(inquiry.ScopeAsk), s.limitCreates, s.registerRun)
 	v1.GET("/runs", s.need(inquiry.ScopeAsk), s.listRuns)
 	v1.GET("/runs/:id", s.need(inquiry.ScopeAsk), s.getRun)
-	v1.POST("/runs/:id/heartbeat", s.need(inquiry.ScopeAsk), s.heartbeat)
+	v1.POST("/runs/:id/heartbeat", s.need(inquiry.ScopeAsk), runAction(s, true, s.heartbeat))
 	v1.POST("/runs/:id/ask", s.need(inquiry.ScopeAsk), s.limitCreates, s.askInRun)
-	v1.POST("/runs/:id/resume", s.need(inquiry.ScopeAsk), s.limitCreates, s.resumeRun)
-	v1.POST("/runs/:id/finish", s.need(inquiry.ScopeAsk), s.finishRun)
+	v1.POST("/runs/:id/resume", s.need(inquiry.ScopeAsk), s.limitCreates, runAction(s, false, s.resumeRun))
+	v1.POST("/runs/:id/finish", s.need(inquiry.ScopeAsk), runAction(s, false, s.finishRun))
 	s.tokenRoutes(v1)
 
 	if s.cfg.MCP != nil {

@@ -56,8 +56,7 @@ func (s *Server) tokenRoutes(v1 gin.IRoutes) {
 
 func (s *Server) createToken(c *gin.Context) {
 	var b inquiry.TokenSpec
-	if err := decode(c, &b, false); err != nil {
-		s.abort(c, err)
+	if !s.bind(c, &b, false) {
 		return
 	}
 	plain, tok, err := s.svc.CreateToken(c.Request.Context(), b)
@@ -85,8 +84,7 @@ func (s *Server) listTokens(c *gin.Context) {
 }
 
 func (s *Server) revokeToken(c *gin.Context) {
-	if err := decode(c, &struct{}{}, true); err != nil {
-		s.abort(c, err)
+	if !s.bind(c, &struct{}{}, true) {
 		return
 	}
 	tok, err := s.svc.RevokeToken(c.Request.Context(), c.Param("name"))
