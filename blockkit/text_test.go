@@ -74,13 +74,31 @@ func TestChunkProperties(t *testing.T) {
 	}
 }
 
+// cut is a case of a function that shortens s to at most max characters.
+type cut struct {
+	s    string
+	max  int
+	want string
+}
+
+// checkCuts runs the cases of the shortening function f (called name in messages): each result
+// is want, and never over max characters.
+func checkCuts(t *testing.T, name string, f func(string, int) string, cases []cut) {
+	t.Helper()
+	for _, tc := range cases {
+		got := f(tc.s, tc.max)
+		if got != tc.want {
+			t.Errorf("%s(%q, %d) = %q, want %q", name, tc.s, tc.max, got, tc.want)
+		}
+		if n := utf8.RuneCountInString(got); n > tc.max {
+			t.Errorf("%s(%q, %d) = %q: %d characters, over its limit", name, tc.s, tc.max, got, n)
+		}
+	}
+}
+
 func TestShort(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		s    string
-		max  int
-		want string
-	}{
+	checkCuts(t, "short", short, []cut{
 		{"hello", 10, "hello"},
 		{"a  b\n c", 10, "a b c"},
 		{"&&&&", 10, "&amp;…"},
@@ -88,28 +106,16 @@ func TestShort(t *testing.T) {
 		{"<<<", 12, "&lt;&lt;&lt;"},
 		{"<<<<", 12, "&lt;&lt;…"},
 		{"@here@here", 6, "@her…"},
-	} {
-		got := short(tc.s, tc.max)
-		if got != tc.want {
-			t.Errorf("short(%q, %d) = %q, want %q", tc.s, tc.max, got, tc.want)
-		}
-		if utf8.RuneCountInString(got) > tc.max {
-			t.Errorf("short(%q, %d) = %q: over its limit", tc.s, tc.max, got)
-		}
-	}
+	})
 }
 
 func TestClip(t *testing.T) {
 	t.Parallel()
-	if got := clip("abcdef", 4); got != "abc…" {
-		t.Errorf("clip = %q", got)
-	}
-	if got := clip(strings.Repeat("日", 80), 75); utf8.RuneCountInString(got) != 75 {
-		t.Errorf("clip to 75 gave %d characters", utf8.RuneCountInString(got))
-	}
-	if got := clip("abc", 3); got != "abc" {
-		t.Errorf("clip = %q", got)
-	}
+	checkCuts(t, "clip", clip, []cut{
+		{"abcdef", 4, "abc…"},
+		{strings.Repeat("日", 80), 75, strings.Repeat("日", 74) + "…"}, // 75 characters: runes, not bytes
+		{"abc", 3, "abc"},
+	})
 }
 
 func TestUntil(t *testing.T) {

@@ -263,16 +263,28 @@ func (c *checker) uniqueID(obj map[string]any, path, field string, max int, seen
 	}
 }
 
-func (c *checker) block(path string, v any) {
-	obj, ok := c.object(path, v)
+// typed checks what blocks and elements have in common: an object with a "type", and an id
+// (block_id, action_id) unique among seen. It returns the object and its type; ok is false when v
+// is no object, and nothing more is to be checked.
+func (c *checker) typed(path string, v any, idField string, maxID int, seen map[string]string,
+	rule string) (obj map[string]any, typ string, ok bool) {
+	obj, ok = c.object(path, v)
 	if !ok {
-		return
+		return nil, "", false
 	}
-	typ, _ := obj["type"].(string)
+	typ, _ = obj["type"].(string)
 	if typ == "" {
 		c.add(path+".type", "required")
 	}
-	c.uniqueID(obj, path, "block_id", maxBlockID, c.blockIDs, "block_ids must be unique")
+	c.uniqueID(obj, path, idField, maxID, seen, rule)
+	return obj, typ, true
+}
+
+func (c *checker) block(path string, v any) {
+	obj, typ, ok := c.typed(path, v, "block_id", maxBlockID, c.blockIDs, "block_ids must be unique")
+	if !ok {
+		return
+	}
 	switch typ {
 	case "section":
 		fields, hasFields := c.array(obj, "fields", path+".fields")
@@ -290,25 +302,13 @@ func (c *checker) block(path string, v any) {
 			c.element(path+".accessory", acc, map[string]string{})
 		}
 	case "actions":
-		els, _ := c.array(obj, "elements", path+".elements")
-		switch {
-		case len(els) == 0:
-			c.add(path+".elements", "an actions block needs at least one element")
-		case len(els) > maxActionsBlock:
-			c.add(path+".elements", "%d elements, limit %d", len(els), maxActionsBlock)
-		}
+		els := c.elements(obj, path, "an actions block", maxActionsBlock)
 		ids := map[string]string{}
 		for i, e := range els {
 			c.element(fmt.Sprintf("%s.elements[%d]", path, i), e, ids)
 		}
 	case "context":
-		els, _ := c.array(obj, "elements", path+".elements")
-		switch {
-		case len(els) == 0:
-			c.add(path+".elements", "a context block needs at least one element")
-		case len(els) > maxContextBlock:
-			c.add(path+".elements", "%d elements, limit %d", len(els), maxContextBlock)
-		}
+		els := c.elements(obj, path, "a context block", maxContextBlock)
 		for i, e := range els {
 			p := fmt.Sprintf("%s.elements[%d]", path, i)
 			if o, ok := e.(map[string]any); ok && o["type"] == "image" {
@@ -337,6 +337,19 @@ func (c *checker) image(path string, obj map[string]any) {
 	c.str(obj, "alt_text", path+".alt_text", maxFieldText)
 	c.str(obj, "image_url", path+".image_url", maxURL)
 	c.text(path+".title", obj["title"], maxFieldText, plainOnly, false)
+}
+
+// elements returns the elements of a block (what, "an actions block", names it in the message),
+// checking there are 1 to max of them.
+func (c *checker) elements(obj map[string]any, path, what string, max int) []any {
+	els, _ := c.array(obj, "elements", path+".elements")
+	switch {
+	case len(els) == 0:
+		c.add(path+".elements", "%s needs at least one element", what)
+	case len(els) > max:
+		c.add(path+".elements", "%d elements, limit %d", len(els), max)
+	}
+	return els
 }
 
 // text checks a text object: its type, its emoji flag, and 1..max characters (max never above
@@ -378,15 +391,10 @@ func (c *checker) text(path string, v any, max int, kind textKind, required bool
 // element checks an interactive element. actionIDs holds the action_ids already used in the
 // containing block, which must differ.
 func (c *checker) element(path string, v any, actionIDs map[string]string) {
-	obj, ok := c.object(path, v)
+	obj, typ, ok := c.typed(path, v, "action_id", maxActionID, actionIDs, "action_ids must be unique in a block")
 	if !ok {
 		return
 	}
-	typ, _ := obj["type"].(string)
-	if typ == "" {
-		c.add(path+".type", "required")
-	}
-	c.uniqueID(obj, path, "action_id", maxActionID, actionIDs, "action_ids must be unique in a block")
 	if cf := obj["confirm"]; cf != nil {
 		c.confirm(path+".confirm", cf)
 	}

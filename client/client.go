@@ -104,11 +104,7 @@ func (c *Client) Get(ctx context.Context, key string, wait time.Duration) (*inqu
 	if wait > 0 {
 		q = url.Values{"wait": {strconv.Itoa(waitSeconds(wait))}}
 	}
-	rec := new(inquiry.Record)
-	if _, err := c.do(ctx, http.MethodGet, "/v1/inquiries/"+url.PathEscape(key), q, nil, rec, wait); err != nil {
-		return nil, err
-	}
-	return rec, nil
+	return call[inquiry.Record](ctx, c, http.MethodGet, "/v1/inquiries/"+url.PathEscape(key), q, nil, wait)
 }
 
 // ListOptions selects inquiries; the zero value lists everything the token may see.
@@ -134,11 +130,7 @@ func (c *Client) List(ctx context.Context, opts ListOptions) (*InquiryList, erro
 		q.Set("limit", strconv.Itoa(opts.Limit))
 	}
 	set(q, "cursor", opts.Cursor)
-	out := new(InquiryList)
-	if _, err := c.do(ctx, http.MethodGet, "/v1/inquiries", q, nil, out, 0); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return call[InquiryList](ctx, c, http.MethodGet, "/v1/inquiries", q, nil, 0)
 }
 
 // ListAll follows the cursor through every page, newest first, and stops after max inquiries
@@ -173,20 +165,12 @@ type Reply struct {
 // Answer answers a pending inquiry (POST /v1/inquiries/{key}/answer) and returns it resolved.
 // Answering one that is no longer pending fails with code already_resolved.
 func (c *Client) Answer(ctx context.Context, key string, r Reply) (*inquiry.Record, error) {
-	rec := new(inquiry.Record)
-	if _, err := c.do(ctx, http.MethodPost, "/v1/inquiries/"+url.PathEscape(key)+"/answer", nil, r, rec, 0); err != nil {
-		return nil, err
-	}
-	return rec, nil
+	return call[inquiry.Record](ctx, c, http.MethodPost, "/v1/inquiries/"+url.PathEscape(key)+"/answer", nil, r, 0)
 }
 
 // Cancel withdraws a pending inquiry the token asked (POST /v1/inquiries/{key}/cancel).
 func (c *Client) Cancel(ctx context.Context, key string) (*inquiry.Record, error) {
-	rec := new(inquiry.Record)
-	if _, err := c.do(ctx, http.MethodPost, "/v1/inquiries/"+url.PathEscape(key)+"/cancel", nil, struct{}{}, rec, 0); err != nil {
-		return nil, err
-	}
-	return rec, nil
+	return call[inquiry.Record](ctx, c, http.MethodPost, "/v1/inquiries/"+url.PathEscape(key)+"/cancel", nil, struct{}{}, 0)
 }
 
 // WaitAnswer waits until the inquiry leaves pending or timeout passes, long-polling in slices
@@ -338,6 +322,15 @@ func (e *apiError) Is(target error) bool { return e.fatal && target == inquiry.E
 
 // do sends one request and decodes a 2xx JSON answer into out. wait is the server-side wait the
 // request asks for; the request is bounded by wait plus requestSlack unless ctx is shorter.
+// call is one request whose answer decodes into a new T: what most methods are.
+func call[T any](ctx context.Context, c *Client, method, path string, q url.Values, body any, wait time.Duration) (*T, error) {
+	out := new(T)
+	if _, err := c.do(ctx, method, path, q, body, out, wait); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *Client) do(ctx context.Context, method, path string, q url.Values, body, out any, wait time.Duration) (int, error) {
 	if c.base == nil {
 		return 0, inquiry.Errorf(inquiry.CodeBadRequest, "the gateway URL is not an absolute http(s) URL: set BOT_URL to one such as http://127.0.0.1:8080")

@@ -52,8 +52,8 @@ func (c *Client) ListRuns(ctx context.Context, opts RunListOptions) ([]*Run, err
 	if opts.Limit > 0 {
 		q.Set("limit", strconv.Itoa(opts.Limit))
 	}
-	var out runList
-	if _, err := c.do(ctx, http.MethodGet, "/v1/runs", q, nil, &out, 0); err != nil {
+	out, err := call[runList](ctx, c, http.MethodGet, "/v1/runs", q, nil, 0)
+	if err != nil {
 		return nil, err
 	}
 	return out.Runs, nil
@@ -81,15 +81,11 @@ func (r *RunAsk) Answered() bool { return r.Status == inquiry.RunAskAnswered }
 // taken from runID.
 func (c *Client) AskInRun(ctx context.Context, runID string, req AskRequest) (*RunAsk, error) {
 	req.RunID = ""
-	out := new(RunAsk)
 	body, err := askBody(req)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.do(ctx, http.MethodPost, runPath(runID, "/ask"), nil, body, out, waitOf(req)); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return call[RunAsk](ctx, c, http.MethodPost, runPath(runID, "/ask"), nil, body, waitOf(req))
 }
 
 // Resume merges answers (by inquiry id) into the run's state and sets it running
@@ -111,11 +107,7 @@ func (c *Client) FinishRun(ctx context.Context, id string, status inquiry.RunSta
 }
 
 func (c *Client) runCall(ctx context.Context, method, path string, body any) (*Run, error) {
-	run := new(Run)
-	if _, err := c.do(ctx, method, path, nil, body, run, 0); err != nil {
-		return nil, err
-	}
-	return run, nil
+	return call[Run](ctx, c, method, path, nil, body, 0)
 }
 
 func runPath(id, suffix string) string { return "/v1/runs/" + url.PathEscape(id) + suffix }

@@ -30,8 +30,8 @@ type newToken struct {
 // CreateToken makes a token on the server and returns its plain text (shown this once: the
 // server keeps only its hash) and the token as stored.
 func (c *Client) CreateToken(ctx context.Context, spec TokenSpec) (string, *inquiry.Token, error) {
-	var out newToken
-	if _, err := c.do(ctx, http.MethodPost, "/v1/tokens", nil, spec, &out, 0); err != nil {
+	out, err := call[newToken](ctx, c, http.MethodPost, "/v1/tokens", nil, spec, 0)
+	if err != nil {
 		return "", nil, err
 	}
 	return out.Plain, &out.Token, nil
@@ -39,18 +39,10 @@ func (c *Client) CreateToken(ctx context.Context, spec TokenSpec) (string, *inqu
 
 // ListTokens lists every token of the server, revoked ones too, oldest first.
 func (c *Client) ListTokens(ctx context.Context) (*TokenList, error) {
-	out := new(TokenList)
-	if _, err := c.do(ctx, http.MethodGet, "/v1/tokens", nil, nil, out, 0); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return call[TokenList](ctx, c, http.MethodGet, "/v1/tokens", nil, nil, 0)
 }
 
 // RevokeToken revokes the token with name: the server refuses it from then on.
 func (c *Client) RevokeToken(ctx context.Context, name string) (*inquiry.Token, error) {
-	out := new(inquiry.Token)
-	if _, err := c.do(ctx, http.MethodPost, "/v1/tokens/"+url.PathEscape(name)+"/revoke", nil, struct{}{}, out, 0); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return call[inquiry.Token](ctx, c, http.MethodPost, "/v1/tokens/"+url.PathEscape(name)+"/revoke", nil, struct{}{}, 0)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 // Security: who may read and answer, tokens at rest, callbacks kept off the server's network,
@@ -487,27 +488,6 @@ func requireAbsent(t *testing.T, hay, needle, what string) {
 	}
 }
 
-// injections are texts that would change a query built by pasting them into SQL.
-var injections = []string{
-	`'; DROP TABLE inquiries; --`,
-	`x' OR '1'='1`,
-	`" OR "1"="1`,
-	`x'); DELETE FROM tokens; --`,
-	`1; UPDATE inquiries SET status='answered'`,
-	`x' UNION SELECT secret_hash FROM tokens --`,
-	`$1`,
-	`?`,
-	`:id`,
-	`%`,
-	`_`,
-	`\`,
-	`\'`,
-	`''`,
-	`--`,
-	`x'||(SELECT name FROM tokens LIMIT 1)||'`,
-	`'; SELECT pg_sleep(10); --`,
-}
-
 // TestSQLInjectionStoredVerbatim feeds texts built to break out of a query through every field
 // and filter the API stores or looks up: each is stored and returned verbatim, finds exactly what
 // it names, and changes nothing else (tables, tokens, other inquiries).
@@ -517,7 +497,7 @@ func TestSQLInjectionStoredVerbatim(t *testing.T) {
 		w := populate(t, b)
 		bystander := b.namespaceView("team-b")
 		keys := map[string]string{}
-		for i, p := range injections {
+		for i, p := range storagetest.Injections {
 			noBlank := strings.ReplaceAll(p, " ", "")
 			body := map[string]any{
 				"id": fmt.Sprintf("%d:%s", i, p), "run_id": p, "kind": "choice",
@@ -570,20 +550,20 @@ func TestSQLInjectionStoredVerbatim(t *testing.T) {
 			require.Equal(t, p, r.json(t)["answer"].(map[string]any)["value"])
 		}
 		// Text answers and resumes take it verbatim too.
-		for i, p := range injections {
+		for i, p := range storagetest.Injections {
 			k := str(b.ask(b.askA, map[string]any{"id": fmt.Sprintf("why-%d", i), "kind": "text", "question": "Why?"}, http.StatusCreated)["key"])
 			r := b.do("POST", "/v1/inquiries/"+k+"/answer", b.answerer, map[string]any{"text": p})
 			require.Equal(t, 200, r.status, "body: %s", r.body)
 			require.Equal(t, p, r.json(t)["answer"].(map[string]any)["text"])
 		}
 		answers := map[string]any{}
-		for _, p := range injections {
+		for _, p := range storagetest.Injections {
 			answers[p] = map[string]any{"text": p}
 		}
 		r := b.do("POST", "/v1/runs/nightly/resume", b.askA, map[string]any{"answers": answers})
 		require.Equal(t, 200, r.status, "body: %s", r.body)
 		state := r.json(t)["answers"].(map[string]any)
-		for _, p := range injections {
+		for _, p := range storagetest.Injections {
 			require.Equal(t, p, state[p].(map[string]any)["text"], p)
 			require.Equal(t, "caller", state[p].(map[string]any)["source"], "a resume answer is the caller's")
 		}
@@ -598,7 +578,7 @@ func TestSQLInjectionStoredVerbatim(t *testing.T) {
 		for _, key := range []string{w.choice, w.text, w.waiting} {
 			require.Equal(t, "pending", b.do("GET", "/v1/inquiries/"+key, b.admin, nil).json(t)["status"])
 		}
-		require.Len(t, b.listAll(), 4+2*len(injections))
+		require.Len(t, b.listAll(), 4+2*len(storagetest.Injections))
 		raw := rawDB(t, b.dbURL)
 		for _, table := range []string{"inquiries", "runs", "deliveries", "tokens", "settings"} {
 			var n int

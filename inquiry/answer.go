@@ -364,8 +364,8 @@ func SameDecision(in *Inquiry, a Answer, r Reply) bool {
 // withField files err (an *Error of CheckAnswer) under prefix: "value" becomes
 // `answers["merge"].value`.
 func withField(err error, prefix string) error {
-	var e *Error
-	if !errors.As(err, &e) {
+	e, ok := errors.AsType[*Error](err)
+	if !ok {
 		return err
 	}
 	out := *e

@@ -1,6 +1,9 @@
 package inquiry
 
-import "unicode/utf8"
+import (
+	"sort"
+	"unicode/utf8"
+)
 
 //go:generate go run gen_canon.go
 
@@ -100,15 +103,7 @@ func canonLookup(r rune) (ccc, flags uint8) {
 	if r < canonProps[0].lo {
 		return 0, 0
 	}
-	lo, hi := 0, len(canonProps)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if canonProps[m].hi < r {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
+	lo := sort.Search(len(canonProps), func(i int) bool { return canonProps[i].hi >= r })
 	if lo < len(canonProps) && canonProps[lo].lo <= r {
 		return canonProps[lo].ccc, canonProps[lo].flags
 	}
@@ -117,16 +112,7 @@ func canonLookup(r rune) (ccc, flags uint8) {
 
 // canonDecomposition returns the full canonical decomposition of r, which has canonDecomposes.
 func canonDecomposition(r rune) string {
-	lo, hi := 0, len(canonDecomps)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if canonDecomps[m].r < r {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	d := canonDecomps[lo]
+	d := canonDecomps[sort.Search(len(canonDecomps), func(i int) bool { return canonDecomps[i].r >= r })]
 	return canonDecompText[d.off : int(d.off)+int(d.n)]
 }
 
@@ -142,15 +128,10 @@ func canonCombine(a rune, c canonRune) rune {
 	case !c.backward:
 		return -1
 	}
-	lo, hi := 0, len(canonPairs)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if p := canonPairs[m]; p.a < a || (p.a == a && p.b < c.r) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
+	lo := sort.Search(len(canonPairs), func(i int) bool {
+		p := canonPairs[i]
+		return p.a > a || (p.a == a && p.b >= c.r)
+	})
 	if lo < len(canonPairs) && canonPairs[lo].a == a && canonPairs[lo].b == c.r {
 		return canonPairs[lo].c
 	}

@@ -103,8 +103,7 @@ func ErrorCode(err error) Code {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Code
 	}
 	for sentinel, code := range sentinelCode {
@@ -121,8 +120,7 @@ func ErrorMessage(err error) string {
 	if err == nil {
 		return ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Message
 	}
 	switch ErrorCode(err) {
@@ -142,8 +140,7 @@ func ErrorMessage(err error) string {
 
 // ErrorField returns the field an error names, if any.
 func ErrorField(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Field
 	}
 	return ""

@@ -84,6 +84,18 @@ func leading(r rune) int {
 	return n
 }
 
+// writeEntries writes the entries of a table literal, per of them to a line, each followed by a
+// comma; entry writes one.
+func writeEntries[T any](b *bytes.Buffer, items []T, per int, entry func(T) string) {
+	for i, it := range items {
+		sep := " "
+		if i%per == per-1 || i == len(items)-1 {
+			sep = "\n"
+		}
+		fmt.Fprintf(b, "%s,%s", entry(it), sep)
+	}
+}
+
 func main() {
 	if p := norm.NFD.PropertiesString(probe); p.CCC() != 230 || norm.NFD.String(probe) != probe {
 		log.Fatal("probe mark changed")
@@ -204,13 +216,9 @@ func main() {
 	fmt.Fprintf(&b, "// apart) that is not an inert starter: {lo, hi, combining class, canonFlag bits}.\n")
 	fmt.Fprintf(&b, "// %d ranges.\n", len(spans))
 	fmt.Fprintf(&b, "var canonProps = [...]canonProp{\n")
-	for i, s := range spans {
-		sep := " "
-		if i%4 == 3 || i == len(spans)-1 {
-			sep = "\n"
-		}
-		fmt.Fprintf(&b, "{0x%04X, 0x%04X, %d, 0x%02X},%s", s.lo, s.hi, s.p.ccc, s.p.flags, sep)
-	}
+	writeEntries(&b, spans, 4, func(s span) string {
+		return fmt.Sprintf("{0x%04X, 0x%04X, %d, 0x%02X}", s.lo, s.hi, s.p.ccc, s.p.flags)
+	})
 	fmt.Fprintf(&b, "}\n\n")
 
 	// Decompositions: an index into one string.
@@ -224,18 +232,15 @@ func main() {
 	fmt.Fprintf(&b, "// whose full canonical decomposition differs from itself: {code point, offset, length}\n")
 	fmt.Fprintf(&b, "// of that decomposition, in canonical order, within canonDecompText. %d entries.\n", len(keys))
 	fmt.Fprintf(&b, "var canonDecomps = [...]canonDecomp{\n")
-	for i, r := range keys {
+	writeEntries(&b, keys, 6, func(r rune) string {
 		d := decomp[r]
 		if text.Len()+len(d) > 0xFFFF || len(d) > 0xFF {
 			log.Fatal("decomposition text too long for the index")
 		}
-		sep := " "
-		if i%6 == 5 || i == len(keys)-1 {
-			sep = "\n"
-		}
-		fmt.Fprintf(&b, "{0x%04X, %d, %d},%s", r, text.Len(), len(d), sep)
+		entry := fmt.Sprintf("{0x%04X, %d, %d}", r, text.Len(), len(d))
 		text.WriteString(d)
-	}
+		return entry
+	})
 	fmt.Fprintf(&b, "}\n\n")
 	fmt.Fprintf(&b, "// canonDecompText holds the decompositions canonDecomps points into (%d bytes).\n", text.Len())
 	fmt.Fprintf(&b, "const canonDecompText = \"\" +\n")
@@ -256,13 +261,7 @@ func main() {
 	fmt.Fprintf(&b, "// composite}. Composition exclusions, singletons and non-starter decompositions are\n")
 	fmt.Fprintf(&b, "// absent, so they are never produced. Hangul is composed algorithmically. %d pairs.\n", len(pairs))
 	fmt.Fprintf(&b, "var canonPairs = [...]canonPair{\n")
-	for i, p := range pairs {
-		sep := " "
-		if i%4 == 3 || i == len(pairs)-1 {
-			sep = "\n"
-		}
-		fmt.Fprintf(&b, "{0x%04X, 0x%04X, 0x%04X},%s", p.a, p.b, p.c, sep)
-	}
+	writeEntries(&b, pairs, 4, func(p pair) string { return fmt.Sprintf("{0x%04X, 0x%04X, 0x%04X}", p.a, p.b, p.c) })
 	fmt.Fprintf(&b, "}\n")
 
 	src, err := format.Source(b.Bytes())

@@ -121,6 +121,15 @@ func each(t *testing.T, fn func(t *testing.T, connect func(b *bundle, token stri
 	}
 }
 
+// eachAsker runs fn once per backend with a server of its own (setup's defaults) and a session
+// of the asker's token: what most tests start from.
+func eachAsker(t *testing.T, fn func(t *testing.T, b *bundle, cs *mcp.ClientSession)) {
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		b := setup(t)
+		fn(t, b, connect(b, b.asker))
+	})
+}
+
 // clientSession connects the SDK's client over in-memory transports to the tools served over
 // the HTTP client with token, as `bot mcp` serves them.
 func (b *bundle) clientSession(token string) *mcp.ClientSession {

@@ -54,9 +54,8 @@ func intPtr(n int) *int { return &n }
 // package inquiry that the server checks.
 func TestAskHumanSchemaStatesTheLimits(t *testing.T) {
 	t.Parallel()
-	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
-		b := setup(t)
-		s := servedSchema(t, connect(b, b.asker), mcptools.AskHuman)
+	eachAsker(t, func(t *testing.T, _ *bundle, cs *mcp.ClientSession) {
+		s := servedSchema(t, cs, mcptools.AskHuman)
 		p := s.Properties
 
 		require.Equal(t, intPtr(1), p["question"].MinLength)
@@ -89,9 +88,7 @@ func TestAskHumanSchemaStatesTheLimits(t *testing.T) {
 // limit goes through.
 func TestAskHumanSchemaRefusesBeyondTheLimits(t *testing.T) {
 	t.Parallel()
-	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
-		b := setup(t)
-		cs := connect(b, b.asker)
+	eachAsker(t, func(t *testing.T, b *bundle, cs *mcp.ClientSession) {
 		options := func(n int) []any {
 			o := make([]any, n)
 			for i := range o {
@@ -146,9 +143,8 @@ func TestAskHumanSchemaRefusesBeyondTheLimits(t *testing.T) {
 // stream a notification could go out on: initialize promises no tools/list_changed.
 func TestInitializeAdvertisesNoToolListChanges(t *testing.T) {
 	t.Parallel()
-	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
-		b := setup(t)
-		caps := connect(b, b.asker).InitializeResult().Capabilities
+	eachAsker(t, func(t *testing.T, _ *bundle, cs *mcp.ClientSession) {
+		caps := cs.InitializeResult().Capabilities
 		require.NotNil(t, caps.Tools, "the tools capability is advertised")
 		require.False(t, caps.Tools.ListChanged, "tools.listChanged")
 	})

@@ -191,63 +191,62 @@ func askHumanTool() *mcp.Tool {
 				{Type: "string", MaxLength: jsonschema.Ptr(inquiry.DefaultAnswerChars)},
 				{Type: "array", MaxItems: jsonschema.Ptr(inquiry.MaxOptions), Items: &jsonschema.Schema{Type: "string", MaxLength: jsonschema.Ptr(inquiry.MaxOptionValueChars)}},
 			}, Description: `What to assume when nobody answers: an option's value or label (a list of them with multiple), "yes" or "no" for a confirm, words for a text question. Give one whenever one is defensible.`},
-			"multiple":   boolean("For a choice: the person may pick several options."),
-			"allow_text": boolean("For a choice or a confirm: the person may answer in their own words instead."),
-			"expires_in": str(`How long the question stays open, a duration such as "30m", "2h" or "24h". When it passes, the default is assumed (without a default the question is declined). Without it, the question stays open until somebody answers.`),
-			"id":         bounded(1, inquiry.MaxIDChars, fmt.Sprintf(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to %d printable characters). Default: derived from the question, kind, options, context, multiple, allow_text and default, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`, inquiry.MaxIDChars)),
-			"wait_seconds": {
-				Type: "integer", Minimum: jsonschema.Ptr(0.0), Maximum: jsonschema.Ptr(MaxWait.Seconds()),
-				Default:     json.RawMessage(`50`),
-				Description: "How long this call waits for an answer, 0 to 55 seconds (default 50). When nobody has answered by then, the status is pending and the key picks the answer up later with get_answer.",
-			},
+			"multiple":     boolean("For a choice: the person may pick several options."),
+			"allow_text":   boolean("For a choice or a confirm: the person may answer in their own words instead."),
+			"expires_in":   str(`How long the question stays open, a duration such as "30m", "2h" or "24h". When it passes, the default is assumed (without a default the question is declined). Without it, the question stays open until somebody answers.`),
+			"id":           bounded(1, inquiry.MaxIDChars, fmt.Sprintf(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to %d printable characters). Default: derived from the question, kind, options, context, multiple, allow_text and default, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`, inquiry.MaxIDChars)),
+			"wait_seconds": waitSeconds(" When nobody has answered by then, the status is pending and the key picks the answer up later with get_answer."),
 		},
 		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds"},
 		Required:             []string{"question"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
-	return &mcp.Tool{
-		Name:         AskHuman,
-		Title:        "Ask a person",
-		Description:  askHumanDescription,
-		InputSchema:  in,
-		OutputSchema: resultSchema(),
-		Annotations: &mcp.ToolAnnotations{
-			Title: "Ask a person",
-			// The same arguments find the same inquiry: asked once, answered once.
-			IdempotentHint:  true,
-			DestructiveHint: jsonschema.Ptr(false),
-			OpenWorldHint:   jsonschema.Ptr(true),
-		},
-	}
+	return tool(AskHuman, "Ask a person", askHumanDescription, in, mcp.ToolAnnotations{
+		// The same arguments find the same inquiry: asked once, answered once.
+		IdempotentHint:  true,
+		DestructiveHint: jsonschema.Ptr(false),
+		OpenWorldHint:   jsonschema.Ptr(true),
+	})
 }
 
 func getAnswerTool() *mcp.Tool {
 	in := &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
-			"key": {Type: "string", Description: "The key ask_human returned (it starts with inq_)."},
-			"wait_seconds": {
-				Type: "integer", Minimum: jsonschema.Ptr(0.0), Maximum: jsonschema.Ptr(MaxWait.Seconds()),
-				Default:     json.RawMessage(`50`),
-				Description: "How long this call waits for an answer, 0 to 55 seconds (default 50).",
-			},
+			"key":          {Type: "string", Description: "The key ask_human returned (it starts with inq_)."},
+			"wait_seconds": waitSeconds(""),
 		},
 		PropertyOrder:        []string{"key", "wait_seconds"},
 		Required:             []string{"key"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
+	return tool(GetAnswer, "Pick up a person's answer", getAnswerDescription, in, mcp.ToolAnnotations{
+		ReadOnlyHint:   true,
+		IdempotentHint: true,
+		OpenWorldHint:  jsonschema.Ptr(true),
+	})
+}
+
+// tool is one of the two tools: arguments in, a Result out (resultSchema), and the hints, whose
+// title is the tool's.
+func tool(name, title, description string, in *jsonschema.Schema, hints mcp.ToolAnnotations) *mcp.Tool {
+	hints.Title = title
 	return &mcp.Tool{
-		Name:         GetAnswer,
-		Title:        "Pick up a person's answer",
-		Description:  getAnswerDescription,
+		Name:         name,
+		Title:        title,
+		Description:  description,
 		InputSchema:  in,
 		OutputSchema: resultSchema(),
-		Annotations: &mcp.ToolAnnotations{
-			Title:          "Pick up a person's answer",
-			ReadOnlyHint:   true,
-			IdempotentHint: true,
-			OpenWorldHint:  jsonschema.Ptr(true),
-		},
+		Annotations:  &hints,
+	}
+}
+
+// waitSeconds is the schema of both tools' wait_seconds, its description followed by more.
+func waitSeconds(more string) *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Type: "integer", Minimum: jsonschema.Ptr(0.0), Maximum: jsonschema.Ptr(MaxWait.Seconds()),
+		Default:     json.RawMessage(`50`),
+		Description: "How long this call waits for an answer, 0 to 55 seconds (default 50)." + more,
 	}
 }
 

@@ -23,9 +23,7 @@ var update = flag.Bool("update", false, "rewrite testdata/tools_list.golden from
 
 func TestChoiceAnsweredWhileAskHumanWaits(t *testing.T) {
 	t.Parallel()
-	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
-		b := setup(t)
-		cs := connect(b, b.asker)
+	eachAsker(t, func(t *testing.T, b *bundle, cs *mcp.ClientSession) {
 
 		type called struct {
 			res mcptools.Result
@@ -67,9 +65,7 @@ func TestChoiceAnsweredWhileAskHumanWaits(t *testing.T) {
 
 func TestPendingThenGetAnswer(t *testing.T) {
 	t.Parallel()
-	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
-		b := setup(t)
-		cs := connect(b, b.asker)
+	eachAsker(t, func(t *testing.T, b *bundle, cs *mcp.ClientSession) {
 
 		start := time.Now()
 		res, raw := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 1, "expires_in", "2h"))
@@ -102,9 +98,7 @@ func TestPendingThenGetAnswer(t *testing.T) {
 
 func TestGetAnswerWaitsForTheAnswer(t *testing.T) {
 	t.Parallel()
-	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
-		b := setup(t)
-		cs := connect(b, b.asker)
+	eachAsker(t, func(t *testing.T, b *bundle, cs *mcp.ClientSession) {
 		res, _ := call(t, cs, mcptools.AskHuman, map[string]any{"question": "Which region?", "wait_seconds": 0})
 		require.Equal(t, mcptools.StatusPending, res.Status)
 		require.Contains(t, res.Message, "The question stays open until somebody answers.")
@@ -124,9 +118,7 @@ func TestGetAnswerWaitsForTheAnswer(t *testing.T) {
 
 func TestSameQuestionTwiceIsOneInquiry(t *testing.T) {
 	t.Parallel()
-	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
-		b := setup(t)
-		cs := connect(b, b.asker)
+	eachAsker(t, func(t *testing.T, b *bundle, cs *mcp.ClientSession) {
 
 		first, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0))
 		// The same question, its default named by the option's label, and a later expiry:
@@ -159,9 +151,7 @@ func TestSameQuestionTwiceIsOneInquiry(t *testing.T) {
 
 func TestAskedLongBeforeSaysSo(t *testing.T) {
 	t.Parallel()
-	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
-		b := setup(t)
-		cs := connect(b, b.asker)
+	eachAsker(t, func(t *testing.T, b *bundle, cs *mcp.ClientSession) {
 		b.offset.Store(int64(-3 * time.Hour))
 		first, _ := call(t, cs, mcptools.AskHuman, merge("wait_seconds", 0))
 		_, err := b.api(b.answerer).Answer(context.Background(), first.Key, client.Reply{Value: inquiry.One("merge")})
@@ -184,9 +174,7 @@ func TestAskedLongBeforeSaysSo(t *testing.T) {
 
 func TestInvalidInquiryComesBackAsTheServersSentence(t *testing.T) {
 	t.Parallel()
-	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
-		b := setup(t)
-		cs := connect(b, b.asker)
+	eachAsker(t, func(t *testing.T, b *bundle, cs *mcp.ClientSession) {
 
 		// Options that repeat whatever their case: a rule no JSON Schema states (the counts and
 		// lengths it does state are TestAskHumanSchemaRefusesBeyondTheLimits').

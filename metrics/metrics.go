@@ -44,42 +44,39 @@ type Gauges struct {
 	Waiters    func() int
 }
 
+// counter is a family of counters with the labels.
+func counter(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+// histogram is a family of histograms with the buckets and the labels.
+func histogram(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
+}
+
 // New registers every family, plus the Go and process collectors.
 func New(g Gauges) *Metrics {
 	r := prometheus.NewRegistry()
 	m := &Metrics{
 		Registry: r,
-		created: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "inquiry_created_total", Help: "Inquiries created, by kind, policy and transport.",
-		}, []string{"kind", "policy", "transport"}),
-		resolved: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "inquiry_resolved_total", Help: "Inquiries resolved, by outcome (status) and answer source.",
-		}, []string{"status", "source"}),
-		answerSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "inquiry_answer_latency_seconds", Help: "Time from an inquiry's creation to its resolution, by source.",
-			Buckets: []float64{0.1, 1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600},
-		}, []string{"source"}),
-		slackCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "inquiry_slack_api_calls_total", Help: "Slack Web API calls, by method and result (ok, the Slack error, ratelimited, http_5xx, network).",
-		}, []string{"method", "result"}),
-		slackSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "inquiry_slack_api_call_seconds", Help: "Slack Web API call durations, by method.",
-			Buckets: prometheus.DefBuckets,
-		}, []string{"method"}),
-		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "inquiry_deliveries_total", Help: "Delivery attempts, by kind and outcome (done, retry, rate_limited, failed).",
-		}, []string{"kind", "outcome"}),
-		sweepSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "inquiry_sweep_duration_seconds", Help: "Sweep job durations, by job.",
-			Buckets: []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30},
-		}, []string{"job"}),
-		sweepItems: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "inquiry_sweep_items_total", Help: "What sweep jobs did (expired, abandoned, delivered, deleted), by job.",
-		}, []string{"job"}),
-		httpSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "inquiry_http_request_duration_seconds", Help: "HTTP request durations, by route, method and status.",
-			Buckets: []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60},
-		}, []string{"route", "method", "status"}),
+		created: counter("inquiry_created_total", "Inquiries created, by kind, policy and transport.",
+			"kind", "policy", "transport"),
+		resolved: counter("inquiry_resolved_total", "Inquiries resolved, by outcome (status) and answer source.",
+			"status", "source"),
+		answerSeconds: histogram("inquiry_answer_latency_seconds", "Time from an inquiry's creation to its resolution, by source.",
+			[]float64{0.1, 1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600}, "source"),
+		slackCalls: counter("inquiry_slack_api_calls_total", "Slack Web API calls, by method and result (ok, the Slack error, ratelimited, http_5xx, network).",
+			"method", "result"),
+		slackSeconds: histogram("inquiry_slack_api_call_seconds", "Slack Web API call durations, by method.",
+			prometheus.DefBuckets, "method"),
+		deliveries: counter("inquiry_deliveries_total", "Delivery attempts, by kind and outcome (done, retry, rate_limited, failed).",
+			"kind", "outcome"),
+		sweepSeconds: histogram("inquiry_sweep_duration_seconds", "Sweep job durations, by job.",
+			[]float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30}, "job"),
+		sweepItems: counter("inquiry_sweep_items_total", "What sweep jobs did (expired, abandoned, delivered, deleted), by job.",
+			"job"),
+		httpSeconds: histogram("inquiry_http_request_duration_seconds", "HTTP request durations, by route, method and status.",
+			[]float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 60}, "route", "method", "status"),
 	}
 	r.MustRegister(m.created, m.resolved, m.answerSeconds, m.slackCalls, m.slackSeconds, m.deliveries,
 		m.sweepSeconds, m.sweepItems, m.httpSeconds,

@@ -22,11 +22,9 @@ func expiryItem(rec *inquiry.Record, at time.Time) inquiry.ResolveItem {
 		Deliveries: []inquiry.Delivery{{Kind: inquiry.DeliverUpdate, Target: "slack", Lane: "C1"}}}}
 }
 
+// keysOf lists the keys of recs, sorted (orderedKeys keeps their order).
 func keysOf(recs []*inquiry.Record) []string {
-	var out []string
-	for _, r := range recs {
-		out = append(out, r.Key)
-	}
+	out := orderedKeys(recs)
 	sort.Strings(out)
 	return out
 }

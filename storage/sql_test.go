@@ -9,23 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 )
-
-// injections are texts that would change a query built by pasting them into SQL; the store must
-// take every one as a parameter (gateway.TestSQLInjectionStoredVerbatim sends them through the
-// API).
-var injections = []string{
-	`'; DROP TABLE inquiries; --`,
-	`x' OR '1'='1`,
-	`" OR "1"="1`,
-	`x'); DELETE FROM tokens; --`,
-	`1; UPDATE inquiries SET status='answered'`,
-	`x' UNION SELECT secret_hash FROM tokens --`,
-	`$1`, `?`, `:id`, `%`, `_`, `\`, `\'`, `''`, `--`, `/*`,
-	`x'||(SELECT name FROM tokens LIMIT 1)||'`,
-	`'; SELECT pg_sleep(10); --`,
-	`é'; --`,
-}
 
 // TestEveryStringIsAParameter passes SQL-looking text as every string argument of the store —
 // the fields of an inquiry, an answer, a run, a token and a setting, and every lookup and filter
@@ -41,7 +26,7 @@ func TestEveryStringIsAParameter(t *testing.T) {
 			SecretHash: []byte{1, 2, 3}, CreatedAt: t0}
 		require.NoError(t, s.CreateToken(ctx, tok))
 
-		for i, p := range injections {
+		for i, p := range storagetest.Injections {
 			ns := "ns-" + p
 			rec := newRecord(ns, p, fmt.Sprintf("%d:%s", i, p))
 			rec.Question, rec.Context = "Is "+p+" safe?", p
@@ -147,7 +132,7 @@ func TestEveryStringIsAParameter(t *testing.T) {
 		require.Equal(t, 1, n, "only tok_keep is not revoked")
 		all, _, err := s.ListInquiries(ctx, inquiry.ListFilter{Limit: 500})
 		require.NoError(t, err)
-		require.Len(t, all, len(injections)+1)
+		require.Len(t, all, len(storagetest.Injections)+1)
 		pending, err := s.CountPending(ctx)
 		require.NoError(t, err)
 		require.Equal(t, 1, pending)
