@@ -1,7 +1,6 @@
 package faulttest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,9 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/inquiry-bot/bot/internal/testkit"
 )
 
 // botBin is the bot binary built once for every test of the package.
@@ -26,28 +26,7 @@ var botBin string
 var raceEnabled bool
 
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "bot-fault-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "make a temp dir:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	botBin = filepath.Join(dir, "bot")
-	args := []string{"build", "-o", botBin}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	build := exec.Command("go", append(args, "github.com/inquiry-bot/bot/cmd/bot")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build the bot binary:", err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testkit.RunWithBot(m, raceEnabled, &botBin))
 }
 
 // soak reports whether the long variants run (FAULT_SOAK=1).
@@ -70,8 +49,8 @@ type bot struct {
 // botRun is one process of the bot.
 type botRun struct {
 	cmd    *exec.Cmd
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *testkit.SyncBuffer
+	stderr *testkit.SyncBuffer
 	exited chan struct{}
 }
 
@@ -112,7 +91,7 @@ func (b *bot) run() *botRun {
 func (b *bot) start() {
 	t := b.t
 	t.Helper()
-	r := &botRun{stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	r := &botRun{stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, exited: make(chan struct{})}
 	r.cmd = exec.Command(botBin, "serve")
 	r.cmd.Env = b.env
 	r.cmd.Stderr = r.stderr
@@ -126,42 +105,15 @@ func (b *bot) start() {
 	b.mu.Lock()
 	b.runs = append(b.runs, r)
 	b.mu.Unlock()
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			r.stdout.Write([]byte(sc.Text() + "\n"))
-			select {
-			case lines <- sc.Text():
-			default: // nobody reads any more
-			}
-		}
-		close(lines)
-		_, _ = io.Copy(io.Discard, out)
-	}()
 	go func() { _ = r.cmd.Wait(); close(r.exited) }()
 
-	timeout := time.After(60 * time.Second)
-	tokenNext := false
-	b.url = ""
-	for b.url == "" {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				<-r.exited
-				t.Fatalf("bot serve ended before it listened; its log:\n%s", tail(r.stderr.String(), 40))
-			}
-			switch {
-			case tokenNext:
-				b.admin, tokenNext = strings.TrimSpace(line), false
-			case strings.HasPrefix(line, "First start: created the admin token"):
-				tokenNext = true
-			case strings.HasPrefix(line, "listening on "):
-				b.url = strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
-			}
-		case <-timeout:
-			t.Fatalf("bot serve did not say where it listens within 60s; its log:\n%s", tail(r.stderr.String(), 40))
-		}
+	st, err := testkit.WaitListening(out, r.exited, r.stdout, 60*time.Second)
+	if err != nil {
+		t.Fatalf("%v; its log:\n%s", err, testkit.Tail(r.stderr.String(), 40))
+	}
+	b.url = st.URL
+	if st.Admin != "" { // a restart on the same database prints none: the first one's stays
+		b.admin = st.Admin
 	}
 }
 
@@ -186,16 +138,11 @@ func (b *bot) kill() {
 func (b *bot) stop() {
 	b.t.Helper()
 	r := b.run()
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.exited:
-	case <-time.After(30 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.exited
+	if !testkit.Terminate(r.cmd.Process, r.exited, 30*time.Second) {
 		b.t.Errorf("bot serve did not stop within 30s of SIGTERM")
 	}
 	if code := r.cmd.ProcessState.ExitCode(); code != 0 {
-		b.t.Errorf("bot serve exited %d after SIGTERM; its log:\n%s", code, tail(r.stderr.String(), 30))
+		b.t.Errorf("bot serve exited %d after SIGTERM; its log:\n%s", code, testkit.Tail(r.stderr.String(), 30))
 	}
 }
 
@@ -227,13 +174,7 @@ func (b *bot) cleanup() {
 	t := b.t
 	if len(b.runs) > 0 && b.alive() {
 		r := b.run()
-		_ = r.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-r.exited:
-		case <-time.After(15 * time.Second):
-			_ = r.cmd.Process.Kill()
-			<-r.exited
-		}
+		testkit.Terminate(r.cmd.Process, r.exited, 15*time.Second)
 	}
 	for i, r := range b.runs {
 		log := r.stderr.String()
@@ -244,7 +185,7 @@ func (b *bot) cleanup() {
 			t.Errorf("bot serve (process %d) panicked:\n%s", i+1, excerpt(log, "panic:", 40))
 		}
 		if t.Failed() {
-			t.Logf("bot serve (process %d) log, tail:\n%s", i+1, tail(log, 25))
+			t.Logf("bot serve (process %d) log, tail:\n%s", i+1, testkit.Tail(log, 25))
 		}
 		if dir := os.Getenv("FAULT_LOG_DIR"); dir != "" {
 			name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
@@ -413,38 +354,11 @@ func eventually(t testing.TB, within time.Duration, what string, cond func() boo
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and readers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// tail is the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
 // excerpt is n lines of s from the first line that contains marker.
 func excerpt(s, marker string, n int) string {
 	i := strings.Index(s, marker)
 	if i < 0 {
-		return tail(s, n)
+		return testkit.Tail(s, n)
 	}
 	lines := strings.Split(s[i:], "\n")
 	if len(lines) > n {

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
-	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
-	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 // crashLease is the dispatcher's lease in the crash tests: a delivery the killed process had
@@ -28,11 +26,7 @@ func TestKilledBetweenCommitAndPost(t *testing.T) {
 	// The dispatcher claimed the posts and the first is on its way to Slack (which is slow to
 	// answer) when the process dies: the claim holds until its lease runs out.
 	t.Run("post in flight", func(t *testing.T) {
-		storagetest.Each(t, func(t *testing.T, databaseURL string) {
-			fake := slackfaketest.New(t)
-			proxy := newSlackProxy(t, fake)
-			b := startSlackBot(t, databaseURL, fake, proxy, leaseEnv...)
-
+		eachSlackBot(t, leaseEnv, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 			fake.SetLatency(time.Hour)
 			const n = 3
 			keys, _ := createAll(t, b, "inflight", slackfake.DefaultChannel, n)
@@ -53,11 +47,7 @@ func TestKilledBetweenCommitAndPost(t *testing.T) {
 	// The first attempt failed (Slack refused the connection) and the posts wait for their retry
 	// when the process dies: nothing holds them but their due time.
 	t.Run("post waiting for a retry", func(t *testing.T) {
-		storagetest.Each(t, func(t *testing.T, databaseURL string) {
-			fake := slackfaketest.New(t)
-			proxy := newSlackProxy(t, fake)
-			b := startSlackBot(t, databaseURL, fake, proxy, leaseEnv...)
-
+		eachSlackBot(t, leaseEnv, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 			proxy.Down()
 			const n = 3
 			keys, _ := createAll(t, b, "retry", slackfake.DefaultChannel, n)
@@ -75,11 +65,7 @@ func TestKilledBetweenCommitAndPost(t *testing.T) {
 	// Slack posted the message, but the process died before it heard so (before it stored the
 	// message's ts). The restarted bot must find the message rather than post it again.
 	t.Run("posted but not recorded", func(t *testing.T) {
-		storagetest.Each(t, func(t *testing.T, databaseURL string) {
-			fake := slackfaketest.New(t)
-			proxy := newSlackProxy(t, fake)
-			b := startSlackBot(t, databaseURL, fake, proxy, leaseEnv...)
-
+		eachSlackBot(t, leaseEnv, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 			proxy.Hold()
 			keys, _ := createAll(t, b, "unrecorded", slackfake.DefaultChannel, 1)
 			eventually(t, 20*time.Second, "the message posted in Slack", func() bool {

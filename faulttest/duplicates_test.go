@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
-	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
-	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 // other is a second person, who clicks at the same moment as the first.
@@ -23,10 +21,7 @@ const other = "U0FAKEUSR2"
 // a replay; each message is updated once.
 func TestSlackDuplicates(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfaketest.New(t)
-		proxy := newSlackProxy(t, fake)
-		b := startSlackBot(t, databaseURL, fake, proxy)
+	eachSlackBot(t, nil, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 		ch := slackfake.DefaultChannel
 
 		keys, _ := createAll(t, b, "dup", ch, 3)
@@ -35,10 +30,13 @@ func TestSlackDuplicates(t *testing.T) {
 			recs = append(recs, b.waitPosted(k, 30*time.Second))
 		}
 		clicked, raced, replied := recs[0], recs[1], recs[2]
+		var mu sync.Mutex // send is called from goroutines too
 		var sent, acked int
 		send := func(what string, f func() (*slackfake.Response, error)) {
 			t.Helper()
 			resp, err := f()
+			mu.Lock()
+			defer mu.Unlock()
 			sent++
 			if err != nil || resp.Status != http.StatusOK {
 				t.Errorf("%s: want a 200 ack, got %v %v", what, resp, err)
@@ -70,25 +68,14 @@ func TestSlackDuplicates(t *testing.T) {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
-		var mu sync.Mutex
 		for i := range 6 {
 			p := yes
 			if i == 5 {
 				p = no
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				resp, err := fake.SendInteraction(p)
-				mu.Lock()
-				defer mu.Unlock()
-				sent++
-				if err != nil || resp.Status != http.StatusOK {
-					t.Errorf("concurrent click: want a 200 ack, got %v %v", resp, err)
-					return
-				}
-				acked++
-			}()
+			wg.Go(func() {
+				send("concurrent click", func() (*slackfake.Response, error) { return fake.SendInteraction(p) })
+			})
 		}
 		wg.Wait()
 		racedFirst := b.get(raced.Key)
@@ -105,19 +92,9 @@ func TestSlackDuplicates(t *testing.T) {
 			send(fmt.Sprintf("event retry %d", n), func() (*slackfake.Response, error) { return fake.RedeliverLastEvent(n) })
 		}
 		for n := 3; n <= 6; n++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				resp, err := fake.RedeliverLastEvent(n)
-				mu.Lock()
-				defer mu.Unlock()
-				sent++
-				if err != nil || resp.Status != http.StatusOK {
-					t.Errorf("event retry %d: want a 200 ack, got %v %v", n, resp, err)
-					return
-				}
-				acked++
-			}()
+			wg.Go(func() {
+				send(fmt.Sprintf("event retry %d", n), func() (*slackfake.Response, error) { return fake.RedeliverLastEvent(n) })
+			})
 		}
 		wg.Wait()
 		repliedFirst := b.get(replied.Key)

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
-	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
-	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 // slackLatency is how long the slow fake Slack takes per call.
@@ -84,11 +82,7 @@ func retries(logs, kind string) int {
 // at once, the questions are posted when Slack is back, each once.
 func TestSlackDown(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfaketest.New(t)
-		proxy := newSlackProxy(t, fake)
-		b := startSlackBot(t, databaseURL, fake, proxy)
-
+	eachSlackBot(t, nil, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 		proxy.Down()
 		const n = 5
 		keys, slowest := createAll(t, b, "down", slackfake.DefaultChannel, n)
@@ -119,11 +113,7 @@ func TestSlackDown(t *testing.T) {
 // posted once.
 func TestSlack500(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfaketest.New(t)
-		proxy := newSlackProxy(t, fake)
-		b := startSlackBot(t, databaseURL, fake, proxy)
-
+	eachSlackBot(t, nil, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 		const fails = 3
 		for range fails {
 			fake.FailNextStatus("chat.postMessage", http.StatusInternalServerError)
@@ -156,11 +146,7 @@ func TestSlack500(t *testing.T) {
 // message update happen, late, once.
 func TestSlackSlow(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfaketest.New(t)
-		proxy := newSlackProxy(t, fake)
-		b := startSlackBot(t, databaseURL, fake, proxy)
-
+	eachSlackBot(t, nil, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 		// Two questions posted while Slack is quick: one to click, one to reply to.
 		keys, _ := createAll(t, b, "before", slackfake.DefaultChannel, 2)
 		clicked, replied := b.waitPosted(keys[0], 30*time.Second), b.waitPosted(keys[1], 30*time.Second)
@@ -230,11 +216,7 @@ func TestSlackSlow(t *testing.T) {
 // of posting it again.
 func TestSlackConnectionCutAfterPost(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfaketest.New(t)
-		proxy := newSlackProxy(t, fake)
-		b := startSlackBot(t, databaseURL, fake, proxy)
-
+	eachSlackBot(t, nil, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 		proxy.Hold()
 		keys, _ := createAll(t, b, "cut", slackfake.DefaultChannel, 1)
 		eventually(t, 20*time.Second, "the message posted in Slack", func() bool {
@@ -262,11 +244,8 @@ func TestSlackConnectionCutAfterPost(t *testing.T) {
 // about 60 for one channel, or 6 while Slack takes 5 s a call, outlasts the same way.)
 func TestBurstOutlastsLease(t *testing.T) {
 	t.Parallel()
-	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		fake := slackfaketest.New(t)
-		proxy := newSlackProxy(t, fake)
-		const lease = 2 * time.Second
-		b := startSlackBot(t, databaseURL, fake, proxy, "BOT_DELIVERY_LEASE="+lease.String())
+	const lease = 2 * time.Second
+	eachSlackBot(t, []string{"BOT_DELIVERY_LEASE=" + lease.String()}, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 		const n = 12
 		keys, _ := createAll(t, b, "burst", slackfake.DefaultChannel, n)
 		start := time.Now()

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
+	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 // switchable serves a handler on one fixed loopback address that can go down — new connections
@@ -184,17 +186,33 @@ func startSlackBot(t *testing.T, databaseURL string, fake *slackfake.Server, p *
 	return b
 }
 
-// postsOf counts the app's top-level messages in channel that carry key (in their metadata, or
-// anywhere in the message when the fake keeps no metadata).
+// eachSlackBot runs test on every test database (storagetest.Each) with a fake Slack, the proxy
+// in front of it, and the bot started on them by startSlackBot with extra.
+func eachSlackBot(t *testing.T, extra []string, test func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot)) {
+	t.Helper()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		fake := slackfaketest.New(t)
+		proxy := newSlackProxy(t, fake)
+		test(t, fake, proxy, startSlackBot(t, databaseURL, fake, proxy, extra...))
+	})
+}
+
+// postsOf counts the app's top-level messages in channel that carry key.
 func postsOf(fake *slackfake.Server, channel, key string) int {
 	n := 0
 	for _, m := range fake.BotMessages(channel) {
-		if strings.Contains(string(m.Metadata), key) || strings.Contains(m.AllText(), key) ||
-			strings.Contains(strings.Join(m.BlockIDs(), " "), key) {
+		if carries(m, key) {
 			n++
 		}
 	}
 	return n
+}
+
+// carries reports whether m is the message of the inquiry key: key is in its metadata, or
+// anywhere in the message when the fake keeps no metadata.
+func carries(m slackfake.Message, key string) bool {
+	return strings.Contains(string(m.Metadata), key) || strings.Contains(m.AllText(), key) ||
+		strings.Contains(strings.Join(m.BlockIDs(), " "), key)
 }
 
 // waitPosted waits until the inquiry shows the ts of its Slack message.

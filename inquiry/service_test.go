@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,26 +16,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/storage"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 )
-
-// clock is a test clock that moves only when told.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 type bundle struct {
 	svc   *inquiry.Service
 	store inquiry.Store
-	clock *clock
+	clock *testkit.Clock
 	ctx   context.Context
 }
 
@@ -44,7 +35,7 @@ func setup(t *testing.T) *bundle {
 	st, err := storage.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "bot.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	svc := inquiry.NewService(st, inquiry.NewRegistry())
 	svc.Now = c.Now
 	return &bundle{svc: svc, store: st, clock: c, ctx: ctx}
@@ -399,4 +390,629 @@ func TestRunsNeedACaller(t *testing.T) {
 	runs, err := b.svc.ListRuns(other, "ns", "", 10)
 	require.NoError(t, err)
 	require.Empty(t, runs, "only an admin names another namespace")
+}
+
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// setupOn gives a service over a fresh database of the URL's kind, on the test clock.
+func setupOn(t *testing.T, databaseURL string) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	st, err := storage.Open(ctx, databaseURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	c := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
+	reg := inquiry.NewRegistry()
+	reg.Register("chat", &fakeTransport{})
+	svc := inquiry.NewService(st, reg)
+	svc.Now = c.Now
+	svc.Log = quietLog
+	return &bundle{svc: svc, store: st, clock: c, ctx: ctx}
+}
+
+// Expiry is exact wherever it is looked at (issue 12): a read, an answer, a run's ask after
+// expires_at see the inquiry expired, and the follow-up work of the expiry is enqueued once,
+// however many readers and sweepers race for it.
+func TestExpiryIsExactWhereverItIsLookedAt(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		b := setupOn(t, databaseURL)
+		at := b.clock.Now().Add(time.Hour)
+		in := merge()
+		in.ExpiresAt = &at
+		req := inquiry.AskRequest{Namespace: "ns", Inquiry: in, CallbackURL: "https://example.com/cb",
+			Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: "chat"}}
+		rec, _, err := b.svc.Ask(b.ctx, req)
+		require.NoError(t, err)
+
+		b.clock.Add(time.Hour) // exactly at the expiry: no longer a person's to answer
+		out, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+		require.Equal(t, inquiry.CodeAlreadyResolved, inquiry.ErrorCode(err))
+		require.Contains(t, inquiry.ErrorMessage(err), "expired")
+		require.Contains(t, inquiry.ErrorMessage(err), "Hold (assumed: nobody answered in time)")
+		require.Equal(t, inquiry.StatusExpired, out.Status)
+		require.Equal(t, inquiry.SourceExpired, out.Answer.Source)
+
+		// Readers and two sweepers race over a second one; it resolves once.
+		in.ID = "deploy-42:other"
+		at2 := b.clock.Now().Add(time.Minute)
+		in.ExpiresAt = &at2
+		req.Inquiry = in
+		rec2, _, err := b.svc.Ask(b.ctx, req)
+		require.NoError(t, err)
+		b.clock.Add(2 * time.Minute)
+		var wg sync.WaitGroup
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				switch i % 4 {
+				case 0:
+					got, err := b.svc.Get(b.ctx, rec2.Key)
+					if err == nil && got.Status != inquiry.StatusExpired {
+						t.Errorf("a read after the expiry saw %s", got.Status)
+					}
+				case 1:
+					_, _, err := b.svc.List(b.ctx, inquiry.ListFilter{Namespace: "ns", Status: inquiry.StatusPending})
+					if err != nil {
+						t.Error(err)
+					}
+				case 2:
+					due, err := b.store.DueInquiries(b.ctx, b.clock.Now(), 10)
+					if err == nil {
+						_, err = b.svc.ExpireMany(b.ctx, due)
+					}
+					if err != nil {
+						t.Error(err)
+					}
+				case 3:
+					_, err := b.svc.Answer(b.ctx, rec2.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U2")
+					if inquiry.ErrorCode(err) != inquiry.CodeAlreadyResolved {
+						t.Errorf("an answer after the expiry: %v", err)
+					}
+				}
+			}(i)
+		}
+		wg.Wait()
+		ds, err := b.store.ListDeliveries(b.ctx, rec2.Key)
+		require.NoError(t, err)
+		kinds := map[inquiry.DeliveryKind]int{}
+		for _, d := range ds {
+			kinds[d.Kind]++
+		}
+		require.Equal(t, map[inquiry.DeliveryKind]int{inquiry.DeliverPost: 1, inquiry.DeliverUpdate: 1, inquiry.DeliverCallback: 1}, kinds,
+			"the message update and the callback of one expiry are enqueued once")
+		got, err := b.svc.Get(b.ctx, rec2.Key)
+		require.NoError(t, err)
+		require.Equal(t, inquiry.StatusExpired, got.Status)
+		require.Empty(t, got.Answer.AnsweredBy)
+	})
+}
+
+func TestAWaitEndsAtTheExpiry(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		b := setupOn(t, databaseURL)
+		b.svc.Now = nil // the wall clock: the wait is timed by it
+		at := time.Now().Add(300 * time.Millisecond)
+		in := merge()
+		in.ExpiresAt = &at
+		rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyAsk}})
+		require.NoError(t, err)
+		start := time.Now()
+		got, err := b.svc.Wait(b.ctx, rec.Key, inquiry.MaxWait)
+		require.NoError(t, err)
+		require.Equal(t, inquiry.StatusExpired, got.Status, "the wait ends at the expiry, with the inquiry expired")
+		require.Less(t, time.Since(start), inquiry.MaxWait/2, "not at the end of the wait")
+	})
+}
+
+func TestAnIDOfBlanksIsRefused(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, id := range []string{" ", "   ", "\t"} {
+		in := merge()
+		in.ID = id
+		_, _, err := b.svc.Ask(b.ctx, ask(inquiry.PolicyAsk, in))
+		require.Equal(t, inquiry.CodeInvalidInquiry, inquiry.ErrorCode(err), "%q", id)
+		require.Equal(t, "id", inquiry.ErrorField(err))
+	}
+}
+
+// requireRunFull checks err is the refusal of a run past its bound: 422 invalid_answer on
+// answers, one sentence naming the limit and the fix.
+func requireRunFull(t *testing.T, err error, limit string) {
+	t.Helper()
+	require.Equal(t, inquiry.CodeInvalidAnswer, inquiry.ErrorCode(err), "err: %v", err)
+	require.Equal(t, "answers", inquiry.ErrorField(err))
+	msg := inquiry.ErrorMessage(err)
+	require.Contains(t, msg, limit, "the sentence names the limit")
+	require.Contains(t, msg, "finish this run and start another", "the sentence names the fix")
+	require.NotContains(t, msg, "\n")
+}
+
+// smallAnswers are n answers handed back for ids no inquiry has, from step-<from>.
+func smallAnswers(from, n int) map[string]inquiry.Answer {
+	m := make(map[string]inquiry.Answer, n)
+	for i := from; i < from+n; i++ {
+		m[fmt.Sprintf("step-%04d", i)] = inquiry.Answer{Value: inquiry.One("ok")}
+	}
+	return m
+}
+
+// bigAnswers are n answers as large as a resume lets an answer be: 12 decisions of 150
+// characters that JSON escapes six bytes each (about 11 kB of state apiece, from 2 kB sent).
+func bigAnswers(from, n int) map[string]inquiry.Answer {
+	items := make([]string, inquiry.MaxOptions)
+	for i := range items {
+		items[i] = fmt.Sprintf("%02d", i) + strings.Repeat("<", inquiry.MaxOptionValueChars-2)
+	}
+	m := make(map[string]inquiry.Answer, n)
+	for i := from; i < from+n; i++ {
+		m[fmt.Sprintf("big-%04d", i)] = inquiry.Answer{Value: inquiry.Many(items...)}
+	}
+	return m
+}
+
+// A run holds at most MaxRunAnswers answers: a resume past it is refused whole, handing back
+// what the run holds already is taken, and a new question is refused before anybody is asked.
+func TestRunHoldsAtMostMaxRunAnswers(t *testing.T) {
+	b := setup(t)
+	ctx := asNS(b.ctx)
+	_, err := b.svc.RegisterRun(ctx, "r1", nil, "")
+	require.NoError(t, err)
+
+	run, err := b.svc.Resume(ctx, "r1", smallAnswers(0, inquiry.MaxRunAnswers))
+	require.NoError(t, err)
+	require.Equal(t, inquiry.MaxRunAnswers, len(run.Answers))
+
+	_, err = b.svc.Resume(ctx, "r1", smallAnswers(inquiry.MaxRunAnswers, 1))
+	requireRunFull(t, err, "1000 answers")
+	run, err = b.svc.GetRun(ctx, "r1")
+	require.NoError(t, err)
+	require.Equal(t, inquiry.MaxRunAnswers, len(run.Answers), "the refused resume wrote nothing")
+
+	_, err = b.svc.Resume(ctx, "r1", smallAnswers(0, 10))
+	require.NoError(t, err, "answers the run holds already add nothing")
+
+	in := merge()
+	_, err = b.svc.AskInRun(ctx, "r1", inquiry.AskRequest{Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyDefault}})
+	requireRunFull(t, err, "1000 answers")
+	_, err = b.store.InquiryByID(b.ctx, "ns", "r1", in.ID)
+	require.Equal(t, inquiry.CodeNotFound, inquiry.ErrorCode(err), "a full run asks nobody")
+
+	res, err := b.svc.AskInRun(ctx, "r1", inquiry.AskRequest{Inquiry: inquiry.Inquiry{ID: "step-0001", Kind: inquiry.KindText, Question: "Again?"}})
+	require.NoError(t, err, "a re-entry still finds its answer in a full run")
+	require.Equal(t, inquiry.RunAskAnswered, res.Status)
+}
+
+// A run holds at most MaxRunStateBytes of state, its config and answers as JSON: resumes that
+// would pass it are refused whole, whoever writes (the store refuses too).
+func TestRunStateAtMostOneMiB(t *testing.T) {
+	b := setup(t)
+	ctx := asNS(b.ctx)
+	_, err := b.svc.RegisterRun(ctx, "r1", &inquiry.Config{Policy: inquiry.PolicyAsk}, "")
+	require.NoError(t, err)
+
+	_, err = b.svc.Resume(ctx, "r1", bigAnswers(0, 120))
+	requireRunFull(t, err, "1 MiB")
+	run, err := b.svc.GetRun(ctx, "r1")
+	require.NoError(t, err)
+	require.Equal(t, 0, len(run.Answers), "the refused resume wrote nothing")
+
+	run, err = b.svc.Resume(ctx, "r1", bigAnswers(0, 60))
+	require.NoError(t, err)
+	require.Equal(t, 60, len(run.Answers))
+	_, err = b.svc.Resume(ctx, "r1", bigAnswers(60, 60))
+	requireRunFull(t, err, "1 MiB")
+
+	_, err = b.store.RecordAnswers(b.ctx, "ns", "r1", bigAnswers(60, 60), inquiry.RunRunning, b.clock.Now())
+	requireRunFull(t, err, "1 MiB")
+	run, err = b.svc.GetRun(ctx, "r1")
+	require.NoError(t, err)
+	require.Equal(t, 60, len(run.Answers))
+	require.LessOrEqual(t, inquiry.RunStateBytes(run), inquiry.MaxRunStateBytes)
+}
+
+// A run whose state has no room left for one more answer asks nobody.
+func TestFullStateAsksNobody(t *testing.T) {
+	b := setup(t)
+	ctx := asNS(b.ctx)
+	_, err := b.svc.RegisterRun(ctx, "r1", nil, "")
+	require.NoError(t, err)
+	// Fill the state ten answers at a time, then one at a time, until it takes no more.
+	next := 0
+	for _, step := range []int{10, 1} {
+		for {
+			require.Less(t, next, 200, "200 answers of 11 kB are past 1 MiB, yet the run took them all")
+			_, err := b.svc.Resume(ctx, "r1", bigAnswers(next, step))
+			if err != nil {
+				requireRunFull(t, err, "1 MiB")
+				break
+			}
+			next += step
+		}
+	}
+	run, err := b.svc.GetRun(ctx, "r1")
+	require.NoError(t, err)
+	require.Greater(t, inquiry.RunStateBytes(run), inquiry.MaxRunStateBytes-20<<10, "full to within two answers")
+	in := merge()
+	_, err = b.svc.AskInRun(ctx, "r1", inquiry.AskRequest{Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyDefault}})
+	requireRunFull(t, err, "1 MiB")
+	_, err = b.store.InquiryByID(b.ctx, "ns", "r1", in.ID)
+	require.Equal(t, inquiry.CodeNotFound, inquiry.ErrorCode(err), "a full run asks nobody")
+}
+
+// An answer to a question the run parked on is never refused for the run's sake: the inquiry
+// is answered, and a run already full does not take it into its state.
+func TestParkedAnswerNeverOverfillsARun(t *testing.T) {
+	b := setup(t)
+	ctx := asNS(b.ctx)
+	_, err := b.svc.RegisterRun(ctx, "r1", &inquiry.Config{Policy: inquiry.PolicyAsk}, "")
+	require.NoError(t, err)
+	res, err := b.svc.AskInRun(ctx, "r1", inquiry.AskRequest{Inquiry: merge()})
+	require.NoError(t, err)
+	require.Equal(t, inquiry.RunAskWaiting, res.Status)
+
+	_, err = b.svc.Resume(ctx, "r1", smallAnswers(0, inquiry.MaxRunAnswers))
+	require.NoError(t, err)
+	rec, err := b.svc.Answer(b.ctx, res.Inquiry.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	require.NoError(t, err, "the person's answer is taken")
+	require.Equal(t, inquiry.StatusAnswered, rec.Status)
+
+	run, err := b.svc.GetRun(ctx, "r1")
+	require.NoError(t, err)
+	require.Equal(t, inquiry.MaxRunAnswers, len(run.Answers))
+	_, ok := run.Answers[merge().ID]
+	require.False(t, ok, "the full run did not take the answer")
+
+	_, err = b.svc.AskInRun(ctx, "r1", inquiry.AskRequest{Inquiry: merge()})
+	requireRunFull(t, err, "1000 answers")
+}
+
+// Issue 14 item 2, DESIGN §17: a slow callback receiver holds only its own deliveries. These tests
+// drive the dispatcher with handlers that block until the test lets them go, so what they check
+// is causal (a post made while a callback is still in its handler), never a duration. waitFor is
+// the only clock: a bound on something that must happen, not a measure.
+
+// waitFor is how long a test waits for something that must happen; past it, it fails.
+const waitFor = 10 * time.Second
+
+func openStore(t *testing.T, databaseURL string) *storage.Store {
+	t.Helper()
+	st, err := storage.Open(context.Background(), databaseURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// running starts d.Run and stops it when the test ends (before the store closes).
+func running(t *testing.T, d *inquiry.Dispatcher) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+// enqueue stores deliveries, due at their CreatedAt (now when unset).
+func enqueue(t *testing.T, st *storage.Store, ds ...inquiry.Delivery) {
+	t.Helper()
+	for i := range ds {
+		if ds[i].CreatedAt.IsZero() {
+			ds[i].CreatedAt = time.Now()
+		}
+	}
+	require.NoError(t, st.EnqueueDeliveries(context.Background(), ds))
+}
+
+// deliveryOf is the one delivery stored for key.
+func deliveryOf(t *testing.T, st *storage.Store, key string) inquiry.Delivery {
+	t.Helper()
+	ds, err := st.ListDeliveries(context.Background(), key)
+	require.NoError(t, err)
+	require.Len(t, ds, 1, "deliveries of %s", key)
+	return ds[0]
+}
+
+// eventuallyStored waits until the delivery of key is as cond wants it.
+func eventuallyStored(t *testing.T, st *storage.Store, key, what string, cond func(inquiry.Delivery) bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for !cond(deliveryOf(t, st, key)) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s (delivery of %s: %+v)", what, waitFor, key, deliveryOf(t, st, key))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func receive[T any](t *testing.T, c <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(waitFor):
+		t.Fatalf("%s: not within %s", what, waitFor)
+		panic("unreachable")
+	}
+}
+
+// gate is a handler that blocks every delivery until the test lets it go, and counts how many it
+// holds at once.
+type gate struct {
+	entered chan string   // the inquiry key of each attempt that starts
+	release chan struct{} // a send lets one attempt finish; closing it lets every one
+	now     atomic.Int32  // attempts in the handler
+	most    atomic.Int32  // the most at once
+}
+
+func newGate() *gate {
+	return &gate{entered: make(chan string, 100), release: make(chan struct{})}
+}
+
+func (g *gate) handle(ctx context.Context, d inquiry.Delivery) error {
+	n := g.now.Add(1)
+	defer g.now.Add(-1)
+	for m := g.most.Load(); n > m && !g.most.CompareAndSwap(m, n); m = g.most.Load() {
+	}
+	g.entered <- d.InquiryKey
+	select {
+	case <-g.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// recorder is a handler that records the keys it delivered, in order.
+type recorder struct {
+	mu   sync.Mutex
+	keys []string
+	done chan string
+}
+
+func newRecorder() *recorder { return &recorder{done: make(chan string, 100)} }
+
+func (r *recorder) handle(_ context.Context, d inquiry.Delivery) error {
+	r.mu.Lock()
+	r.keys = append(r.keys, d.InquiryKey)
+	r.mu.Unlock()
+	r.done <- d.InquiryKey
+	return nil
+}
+
+// A callback whose receiver never answers is in its handler; Slack posts for three channels and
+// another receiver's callback, enqueued after it, are all carried out while it still hangs.
+// Before, Drain waited for the slowest delivery of its batch, so every post waited for the hung
+// callback (up to its 10 s timeout, and again for each of its 20 attempts).
+func TestSlowCallbackHoldsOnlyItsOwnDelivery(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		st := openStore(t, databaseURL)
+		hung, posts := newGate(), newRecorder()
+		d := &inquiry.Dispatcher{Store: st, Log: quietLog, Poll: time.Hour, Handlers: map[inquiry.DeliveryKind]inquiry.DeliveryHandler{
+			inquiry.DeliverPost: posts.handle,
+			inquiry.DeliverCallback: func(ctx context.Context, d inquiry.Delivery) error {
+				if d.Target == "http://hung.example/cb" {
+					return hung.handle(ctx, d)
+				}
+				return posts.handle(ctx, d)
+			},
+		}}
+		stop := running(t, d)
+		defer close(hung.release) // let the hung attempt go before Run stops (cleanups run after)
+
+		enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverCallback, InquiryKey: "hung", Target: "http://hung.example/cb"})
+		d.Kick()
+		receive(t, hung.entered, "the hung callback attempted")
+
+		want := map[string]bool{"healthy-callback": true}
+		enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverCallback, InquiryKey: "healthy-callback", Target: "http://ok.example/cb"})
+		for _, ch := range []string{"C1", "C2", "C3"} {
+			enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverPost, InquiryKey: "post-" + ch, Target: "slack", Lane: ch})
+			want["post-"+ch] = true
+		}
+		d.Kick()
+		for range want {
+			k := receive(t, posts.done, "every other delivery carried out while the callback hangs (they waited for it)")
+			require.True(t, want[k], "delivered %s", k)
+			delete(want, k)
+		}
+		require.EqualValues(t, 1, hung.now.Load(), "the hung callback is still in its handler")
+		require.Equal(t, inquiry.DeliveryPending, deliveryOf(t, st, "hung").Status)
+		for _, k := range []string{"healthy-callback", "post-C1", "post-C2", "post-C3"} {
+			eventuallyStored(t, st, k, k+" recorded done", func(d inquiry.Delivery) bool { return d.Status == inquiry.DeliveryDone })
+		}
+
+		hung.release <- struct{}{}
+		eventuallyStored(t, st, "hung", "the hung callback done once its receiver answers", func(d inquiry.Delivery) bool {
+			return d.Status == inquiry.DeliveryDone
+		})
+		stop()
+	})
+}
+
+// At most MaxLanes lanes of a class run at once; a class at its bound does not hold the other:
+// with two callbacks hanging (the bound), a post goes out, and the other callbacks wait their turn
+// rather than being claimed and left to wait under a running lease.
+func TestDispatcherBoundsRunningLanes(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		st := openStore(t, databaseURL)
+		hung, posts := newGate(), newRecorder()
+		d := &inquiry.Dispatcher{Store: st, Log: quietLog, Poll: time.Hour, MaxLanes: 2,
+			Handlers: map[inquiry.DeliveryKind]inquiry.DeliveryHandler{inquiry.DeliverPost: posts.handle, inquiry.DeliverCallback: hung.handle}}
+		const n = 5
+		keys := []string{"cb-0", "cb-1", "cb-2", "cb-3", "cb-4"}
+		for _, k := range keys {
+			enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverCallback, InquiryKey: k, Target: "http://hung.example/cb"})
+		}
+		running(t, d)
+		receive(t, hung.entered, "a callback attempted")
+		receive(t, hung.entered, "a second callback attempted")
+
+		enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverPost, InquiryKey: "post", Target: "slack", Lane: "C1"})
+		d.Kick()
+		require.Equal(t, "post", receive(t, posts.done, "the post made while the callbacks are at their bound"))
+		claimed := 0
+		for _, k := range keys {
+			if deliveryOf(t, st, k).Attempts > 0 {
+				claimed++
+			}
+		}
+		require.Equal(t, 2, claimed, "only as many callbacks claimed as may run")
+
+		for i := 2; i < n; i++ {
+			hung.release <- struct{}{} // one ends: another takes its place
+			receive(t, hung.entered, "a waiting callback attempted once another ended")
+		}
+		hung.release <- struct{}{}
+		hung.release <- struct{}{}
+		for _, k := range keys {
+			eventuallyStored(t, st, k, k+" done", func(d inquiry.Delivery) bool { return d.Status == inquiry.DeliveryDone })
+			require.Equal(t, 1, deliveryOf(t, st, k).Attempts, "%s attempted once", k)
+		}
+		require.EqualValues(t, 2, hung.most.Load(), "callbacks in their handler at once")
+	})
+}
+
+// While Run runs, Drain (the sweep's) starts what it claims and returns: a sweep is not held by a
+// slow receiver, and Run waits for what it started when it stops.
+func TestDrainBesideRunDoesNotWait(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		st := openStore(t, databaseURL)
+		hung := newGate()
+		d := &inquiry.Dispatcher{Store: st, Log: quietLog, Poll: time.Hour,
+			Handlers: map[inquiry.DeliveryKind]inquiry.DeliveryHandler{inquiry.DeliverCallback: hung.handle}}
+		enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverCallback, InquiryKey: "first", Target: "http://hung.example/cb"})
+		stop := running(t, d) // its first claim takes "first"; Poll is an hour and nobody kicks
+		require.Equal(t, "first", receive(t, hung.entered, "Run's claim attempted"))
+
+		enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverCallback, InquiryKey: "second", Target: "http://hung.example/cb"})
+		drained := make(chan int, 1)
+		go func() {
+			n, err := d.Drain(context.Background())
+			if err != nil {
+				t.Errorf("drain: %v", err)
+			}
+			drained <- n
+		}()
+		require.Equal(t, 1, receive(t, drained, "Drain returned while what it claimed hangs"))
+		require.Equal(t, "second", receive(t, hung.entered, "Drain's claim attempted"))
+
+		stop() // both hang until Run's context ends; Run returns after them
+		require.Zero(t, hung.now.Load(), "no attempt still in its handler after Run returned")
+		for _, k := range []string{"first", "second"} {
+			got := deliveryOf(t, st, k)
+			require.Equal(t, inquiry.DeliveryPending, got.Status, "%s is retried after the shutdown", k)
+			require.Contains(t, got.LastError, "context canceled")
+		}
+	})
+}
+
+// A delivery whose attempt outlasts its lease becomes due again while it is still in its handler,
+// and so do those claimed behind it. The claim that takes them again in this process must not
+// start it a second time, nor start the next deliveries of its lane beside it: the lane carries
+// them out after the one in flight, under the new claim's lease.
+func TestLaneInFlightIsNotStartedTwice(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		st := openStore(t, databaseURL)
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		slow, posts := newGate(), newRecorder()
+		var beside atomic.Bool // the second post started while the first was in its handler
+		d := &inquiry.Dispatcher{Store: st, Log: quietLog, Poll: time.Hour, Now: c.Now, Lease: time.Minute,
+			Handlers: map[inquiry.DeliveryKind]inquiry.DeliveryHandler{inquiry.DeliverPost: func(ctx context.Context, d inquiry.Delivery) error {
+				if d.InquiryKey == "first" {
+					return slow.handle(ctx, d)
+				}
+				if slow.now.Load() > 0 {
+					beside.Store(true)
+				}
+				return posts.handle(ctx, d)
+			}}}
+		at := c.Now()
+		enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverPost, InquiryKey: "first", Lane: "C1", CreatedAt: at},
+			inquiry.Delivery{Kind: inquiry.DeliverPost, InquiryKey: "behind", Lane: "C1", CreatedAt: at})
+		running(t, d)
+		defer close(slow.release)
+		receive(t, slow.entered, "the first post attempted")
+
+		c.Add(2 * time.Minute) // its lease has run out while it is in its handler
+		enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverPost, InquiryKey: "second", Lane: "C1", CreatedAt: c.Now()})
+		d.Kick()
+		eventuallyStored(t, st, "second", "the second post claimed", func(d inquiry.Delivery) bool { return d.Attempts == 1 })
+		require.Equal(t, 2, deliveryOf(t, st, "first").Attempts, "the first claimed again")
+		require.Equal(t, 2, deliveryOf(t, st, "behind").Attempts, "the one behind it claimed again")
+		select {
+		case k := <-slow.entered:
+			t.Fatalf("%s started a second time while its first attempt runs", k)
+		case k := <-posts.done:
+			t.Fatalf("%s started beside the first post of its lane", k)
+		default:
+		}
+
+		slow.release <- struct{}{}
+		require.Equal(t, "behind", receive(t, posts.done, "the post behind the first, after it"))
+		require.Equal(t, "second", receive(t, posts.done, "the second post after it"))
+		for _, k := range []string{"first", "behind", "second"} {
+			eventuallyStored(t, st, k, k+" done", func(d inquiry.Delivery) bool { return d.Status == inquiry.DeliveryDone })
+		}
+		require.EqualValues(t, 1, slow.most.Load())
+		require.Empty(t, slow.entered, "the first post attempted once")
+		require.False(t, beside.Load(), "the second post started while the first was in its handler")
+	})
+}
+
+// A lane still running once half its lease is gone claims the rest again for a whole lease before
+// its next delivery; past three quarters it stops, and the next claim takes the rest, once.
+func TestLaneRenewsItsLease(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		st := openStore(t, databaseURL)
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		const lease = time.Minute
+		var seen []inquiry.Delivery
+		d := &inquiry.Dispatcher{Store: st, Log: quietLog, Now: c.Now, Lease: lease,
+			Handlers: map[inquiry.DeliveryKind]inquiry.DeliveryHandler{inquiry.DeliverPost: func(_ context.Context, d inquiry.Delivery) error {
+				seen = append(seen, deliveryOf(t, st, d.InquiryKey))
+				switch d.InquiryKey {
+				case "a":
+					c.Add(40 * time.Second) // past half the lease: the rest is renewed
+				case "b":
+					c.Add(20 * time.Second) // 20 s into the renewed lease, under half: nothing to do
+				case "c":
+					c.Add(30 * time.Second) // 50 s in, past three quarters: d is left to the next claim
+				}
+				return nil
+			}}}
+		at := c.Now()
+		for _, k := range []string{"a", "b", "c", "d"} {
+			enqueue(t, st, inquiry.Delivery{Kind: inquiry.DeliverPost, InquiryKey: k, Lane: "C1", CreatedAt: at})
+		}
+		n, err := d.Drain(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 4, n)
+		require.Len(t, seen, 3, "a, b and c; d is left")
+		require.True(t, seen[1].NextAttemptAt.Equal(at.Add(40*time.Second+lease)), "b renewed for a whole lease: %s", seen[1].NextAttemptAt)
+		require.Equal(t, inquiry.DeliveryPending, deliveryOf(t, st, "d").Status)
+
+		n, err = d.Drain(context.Background())
+		require.NoError(t, err)
+		require.Zero(t, n, "d is under the renewed lease")
+		c.Add(lease)
+		n, err = d.Drain(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Len(t, seen, 4)
+		require.Equal(t, "d", seen[3].InquiryKey)
+		for _, k := range []string{"a", "b", "c", "d"} {
+			require.Equal(t, inquiry.DeliveryDone, deliveryOf(t, st, k).Status, k)
+		}
+	})
 }

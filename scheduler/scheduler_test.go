@@ -19,23 +19,11 @@ import (
 	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/scheduler"
 	"github.com/inquiry-bot/bot/storage"
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
-
-// clock is shared by every replica of a test and moves only when told.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -47,7 +35,7 @@ type replica struct {
 	sched *scheduler.Scheduler
 }
 
-func newReplica(t *testing.T, dbURL string, c *clock) *replica {
+func newReplica(t *testing.T, dbURL string, c *testkit.Clock) *replica {
 	t.Helper()
 	st, err := storage.Open(context.Background(), dbURL)
 	require.NoError(t, err)
@@ -78,7 +66,7 @@ func choice(id string, expires time.Time, def string) inquiry.AskRequest {
 func TestExpiry(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()
-		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 		r := newReplica(t, dbURL, c)
 		at := c.Now().Add(time.Hour)
 		with, _, err := r.svc.Ask(ctx, choice("with-default", at, "hold"))
@@ -123,7 +111,7 @@ func TestExpiry(t *testing.T) {
 func TestStaleRunsNeverTouchWaitingOnes(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()
-		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 		r := newReplica(t, dbURL, c)
 		_, err := r.svc.RegisterRun(asNS(ctx), "parked", &inquiry.Config{Policy: inquiry.PolicyAsk}, "")
 		require.NoError(t, err)
@@ -152,7 +140,7 @@ func TestStaleRunsNeverTouchWaitingOnes(t *testing.T) {
 func TestExpiryAnswersAWaitingRun(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()
-		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 		r := newReplica(t, dbURL, c)
 		resumed := make(chan []byte, 1)
 		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -191,7 +179,7 @@ func TestExpiryAnswersAWaitingRun(t *testing.T) {
 func TestTwoSweepersResolveAndCallBackOnce(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()
-		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 		a, b := newReplica(t, dbURL, c), newReplica(t, dbURL, c)
 
 		var mu sync.Mutex
@@ -265,7 +253,7 @@ func TestTwoSweepersResolveAndCallBackOnce(t *testing.T) {
 func TestStartRunsTheSweepOnSchedule(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := &clock{now: time.Now().UTC()}
+	c := testkit.NewClock(time.Now().UTC())
 	r := newReplica(t, storagetest.SQLiteURL(t), c)
 	ran := make(chan string, 10)
 	r.sched.Observe = func(job string, _ int, _ time.Duration, _ error) { ran <- job }
@@ -287,7 +275,7 @@ func TestLongPollWakesAcrossReplicas(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dbURL := storagetest.PostgresURL(t)
-	c := &clock{now: time.Now().UTC()}
+	c := testkit.NewClock(time.Now().UTC())
 	a, b := newReplica(t, dbURL, c), newReplica(t, dbURL, c)
 	for _, r := range []*replica{a, b} {
 		go func(r *replica) { _ = r.store.Listen(ctx, r.svc.Hub.Wake) }(r)
@@ -321,7 +309,7 @@ func TestLongPollWakesAcrossReplicas(t *testing.T) {
 func TestRetentionDeletesOldResolvedInquiries(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()
-		c := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 		r := newReplica(t, dbURL, c)
 		r.sched.Retention = 90 * 24 * time.Hour
 		old, _, err := r.svc.Ask(ctx, choice("old", c.Now().Add(time.Hour), "hold"))

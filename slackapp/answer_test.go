@@ -24,7 +24,7 @@ func TestChoiceAnsweredByButton(t *testing.T) {
 	require.True(t, before.HasControls())
 	require.Equal(t, rec.Key, keyOf(t, before))
 
-	r := b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	r := b.click("U0ALICE01", rec, "Merge")
 	require.Empty(t, r.Body, "a click is acked with an empty 200")
 
 	got := b.resolved(rec.Key)
@@ -62,7 +62,7 @@ func TestTextAnsweredThroughModal(t *testing.T) {
 	b := setup(t)
 	rec := b.ask(inquiry.Inquiry{ID: "why", Kind: inquiry.KindText, Question: "Why did the deploy fail?"}, inquiry.SlackRef{})
 
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, blockkit.ActionOpenText))
+	b.click("U0ALICE01", rec, blockkit.ActionOpenText)
 	opened := b.fake.Calls("views.open")
 	require.Len(t, opened, 1)
 	require.Empty(t, opened[0].Error, "views.open took the click's trigger_id within three seconds")
@@ -97,7 +97,7 @@ func TestConfirmAnsweredNoThroughModal(t *testing.T) {
 	rec := b.ask(inquiry.Inquiry{ID: "deploy?", Kind: inquiry.KindConfirm, Question: "Deploy to production?",
 		Default: inquiry.One("no")}, inquiry.SlackRef{})
 
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, blockkit.ActionOpenConfirm))
+	b.click("U0ALICE01", rec, blockkit.ActionOpenConfirm)
 	view, ok := b.fake.OpenView("U0ALICE01")
 	require.True(t, ok)
 	require.Equal(t, blockkit.CallbackConfirm, view.CallbackID)
@@ -114,7 +114,7 @@ func TestConfirmWithNoteThroughModal(t *testing.T) {
 	b := setup(t)
 	rec := b.ask(inquiry.Inquiry{ID: "rollback?", Kind: inquiry.KindConfirm, Question: "Roll back?", AllowText: true},
 		inquiry.SlackRef{})
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Answer yes or no"))
+	b.click("U0ALICE01", rec, "Answer yes or no")
 	b.ok(b.fake.SubmitView("U0ALICE01", "", "yes", "only the API, keep the workers"))
 	got := b.resolved(rec.Key)
 	require.Equal(t, "yes", got.Answer.Value.First())
@@ -126,7 +126,7 @@ func TestOwnWordsThroughModal(t *testing.T) {
 	in := mergeQuestion("merge-own")
 	in.AllowText = true
 	rec := b.ask(in, inquiry.SlackRef{})
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, blockkit.ActionOwnWords))
+	b.click("U0ALICE01", rec, blockkit.ActionOwnWords)
 	b.ok(b.fake.SubmitView("U0ALICE01", "", "merge after the freeze"))
 	got := b.resolved(rec.Key)
 	require.Equal(t, "merge after the freeze", got.Answer.Text)
@@ -140,7 +140,7 @@ func TestMultipleChoiceThroughCheckboxes(t *testing.T) {
 	rec := b.ask(in, inquiry.SlackRef{})
 
 	// Submit with nothing ticked: told to tick, nothing recorded.
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Submit"))
+	b.click("U0ALICE01", rec, "Submit")
 	e := b.ephemeral("U0ALICE01", 1)
 	require.Contains(t, e.Text, "tick at least one answer")
 	b.noAnswer(rec.Key)
@@ -208,9 +208,8 @@ func TestSecondClickGetsAlreadyAnswered(t *testing.T) {
 	rec := b.ask(mergeQuestion("twice"), inquiry.SlackRef{})
 	// A late click on the message as it was (Slack's client may not have the update yet): built
 	// from the message before the answer, since the update removes the buttons.
-	late, err := b.fake.ClickPayload("U0BOB0001", rec.Slack.Channel, rec.Slack.TS, "Hold")
-	require.NoError(t, err)
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	late := b.clickPayload("U0BOB0001", rec, "Hold")
+	b.click("U0ALICE01", rec, "Merge")
 	b.resolved(rec.Key)
 
 	b.ok(b.fake.SendInteraction(late))
@@ -226,7 +225,7 @@ func TestLateClickOnExpiredQuestion(t *testing.T) {
 	rec := b.ask(mergeQuestion("expired"), inquiry.SlackRef{})
 	_, err := b.svc.Expire(b.ctx, rec)
 	require.NoError(t, err)
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	b.click("U0ALICE01", rec, "Merge")
 	e := b.ephemeral("U0ALICE01", 1)
 	require.Contains(t, e.Text, "this question expired")
 	require.Contains(t, e.Text, "the run assumed Hold")
@@ -262,11 +261,11 @@ func TestListedUserMayAnswer(t *testing.T) {
 	rec := b.ask(inquiry.Inquiry{ID: "t", Kind: inquiry.KindText, Question: "Name the release?"},
 		inquiry.SlackRef{Answerers: []string{"U0ALICE01"}})
 
-	b.ok(b.fake.Click("U0BOB0001", rec.Slack.Channel, rec.Slack.TS, blockkit.ActionOpenText))
+	b.click("U0BOB0001", rec, blockkit.ActionOpenText)
 	require.Contains(t, b.ephemeral("U0BOB0001", 1).Text, "only <@U0ALICE01> may answer")
 	require.Empty(t, b.fake.Calls("views.open"), "no modal for somebody who may not answer")
 
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, blockkit.ActionOpenText))
+	b.click("U0ALICE01", rec, blockkit.ActionOpenText)
 	b.ok(b.fake.SubmitView("U0ALICE01", "", "Tulip"))
 	require.Equal(t, "Tulip", b.resolved(rec.Key).Answer.Text)
 }
@@ -275,7 +274,7 @@ func TestUnresolvableGroupFailsClosed(t *testing.T) {
 	b := setup(t)
 	rec := b.ask(mergeQuestion("nogroup"), inquiry.SlackRef{Answerers: []string{"S0GONE001"}})
 	b.fake.FailNext("usergroups.users.list", "missing_scope")
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	b.click("U0ALICE01", rec, "Merge")
 	e := b.ephemeral("U0ALICE01", 1)
 	require.Contains(t, e.Text, "could not be checked just now")
 	b.noAnswer(rec.Key)

@@ -2,14 +2,8 @@ package slackapp
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -26,8 +20,7 @@ import (
 // forge returns the click payload of a real button of rec's message, changed by edit.
 func (b *bundle) forge(user string, rec *inquiry.Record, button string, edit func(payload, action map[string]any)) []byte {
 	b.t.Helper()
-	raw, err := b.fake.ClickPayload(user, rec.Slack.Channel, rec.Slack.TS, button)
-	require.NoError(b.t, err)
+	raw := b.clickPayload(user, rec, button)
 	var p map[string]any
 	require.NoError(b.t, json.Unmarshal(raw, &p))
 	edit(p, p["actions"].([]any)[0].(map[string]any))
@@ -78,12 +71,6 @@ func TestKeyThatNamesNoInquiry(t *testing.T) {
 	b.settle()
 	b.noAnswer(rec.Key)
 	require.Empty(t, b.fake.Calls("chat.update"), "nothing changed, nothing to update")
-}
-
-func urlEncode(s string) string { return url.QueryEscape(s) }
-
-func slogTo(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 // TestKeyOfAnotherNamespace: a Slack payload routes by the key alone. Namespaces partition the
@@ -176,83 +163,8 @@ func TestForgedOptionValue(t *testing.T) {
 	require.Empty(t, b.fake.Calls("chat.update"))
 
 	// The real button still answers.
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	b.click("U0ALICE01", rec, "Merge")
 	require.Equal(t, "merge", b.resolved(rec.Key).Answer.Value.First())
-}
-
-// TestMissingOrMalformedSlackHeaders: each header missing or malformed on its own, on each
-// endpoint: 401, nothing parsed, nothing recorded, no Slack call.
-func TestMissingOrMalformedSlackHeaders(t *testing.T) {
-	b := setup(t)
-	rec := b.ask(mergeQuestion("headers"), inquiry.SlackRef{})
-	payload, err := b.fake.ClickPayload("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge")
-	require.NoError(t, err)
-	form := []byte("payload=" + urlEncode(string(payload)))
-	calls := len(b.fake.Calls())
-	now := time.Now()
-	for name, opt := range map[string]slackfake.SendOption{
-		"no timestamp":              slackfake.WithHeader("X-Slack-Request-Timestamp", ""),
-		"no signature":              slackfake.WithHeader("X-Slack-Signature", ""),
-		"timestamp in ms":           slackfake.WithHeader("X-Slack-Request-Timestamp", strconv.FormatInt(now.UnixMilli(), 10)),
-		"timestamp negative":        slackfake.WithHeader("X-Slack-Request-Timestamp", "-1"),
-		"signature v1":              slackfake.WithHeader("X-Slack-Signature", "v1="+strings.Repeat("0", 64)),
-		"signature not hex":         slackfake.WithHeader("X-Slack-Signature", "v0="+strings.Repeat("z", 64)),
-		"signature upper-case v0":   slackfake.WithHeader("X-Slack-Signature", "V0="+strings.Repeat("0", 64)),
-		"exactly 5 min 1 s old":     slackfake.WithTimestamp(now.Add(-5*time.Minute - time.Second)),
-		"exactly 5 min 1 s ahead":   slackfake.WithTimestamp(now.Add(5*time.Minute + time.Second)),
-		"signed with the bot token": slackfake.WithSecret(slackfake.BotToken),
-		"signed with no secret":     slackfake.WithSecret(""),
-	} {
-		for _, path := range []string{PathInteractions, PathEvents, PathCommands} {
-			r, err := b.fake.Send(path, "application/x-www-form-urlencoded", form, opt)
-			require.NoError(t, err)
-			require.Equal(t, http.StatusUnauthorized, r.Status, "%s to %s", name, path)
-		}
-	}
-	b.settle()
-	b.noAnswer(rec.Key)
-	require.Len(t, b.fake.Calls(), calls, "a refused request makes no Slack call")
-	// Four minutes either way is inside the window.
-	for _, at := range []time.Time{now.Add(-4 * time.Minute), now.Add(4 * time.Minute)} {
-		r, err := b.fake.Send(PathEvents, "application/json", []byte(`{"type":"url_verification","challenge":"c"}`), slackfake.WithTimestamp(at))
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, r.Status)
-	}
-}
-
-// TestNoSlackSecretInLogs captures every log line of the app through refused signatures, good
-// clicks, a thread reply, a modal, a post Slack refuses and an event it retries: the signing
-// secret and the bot token appear in none.
-func TestNoSlackSecretInLogs(t *testing.T) {
-	var logs syncBuffer
-	b := setup(t, func(c *Config) { c.Logger = slogTo(&logs) })
-	rec := b.ask(mergeQuestion("logged"), inquiry.SlackRef{})
-	payload, err := b.fake.ClickPayload("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge")
-	require.NoError(t, err)
-	late, err := b.fake.ClickPayload("U0EVE0001", rec.Slack.Channel, rec.Slack.TS, "Hold")
-	require.NoError(t, err)
-	for _, opt := range []slackfake.SendOption{slackfake.WithSecret("wrong"), slackfake.Unsigned(), slackfake.WithTimestamp(time.Now().Add(-time.Hour))} {
-		_, err := b.fake.SendInteraction(payload, opt)
-		require.NoError(t, err)
-	}
-	b.ok(b.fake.SendInteraction(payload))
-	b.resolved(rec.Key)
-	b.ok(b.fake.SendInteraction(late)) // too late: an ephemeral
-
-	text := b.ask(inquiry.Inquiry{ID: "why", Kind: inquiry.KindText, Question: "Why?"}, inquiry.SlackRef{})
-	b.ok(b.fake.ReplyInThread("U0ALICE01", text.Slack.Channel, text.Slack.TS, "because"))
-	b.resolved(text.Key)
-
-	b.fake.FailNext("chat.postMessage", "invalid_auth")
-	failed := b.askNoWait(mergeQuestion("refused"), inquiry.SlackRef{})
-	require.Equal(t, inquiry.StatusFailed, b.resolved(failed.Key).Status)
-	b.settle()
-
-	out := logs.String()
-	require.Contains(t, out, "slack request refused", "the log was captured")
-	require.NotContains(t, out, slackfake.SigningSecret)
-	require.NotContains(t, out, slackfake.BotToken)
-	require.NotContains(t, out, strings.TrimPrefix(slackfake.BotToken, "xoxb-"))
 }
 
 // TestPayloadWithoutUser: a click or a modal submission that names no user answers nothing,

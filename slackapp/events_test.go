@@ -52,7 +52,7 @@ func TestFailedEventIsServedOnRetry(t *testing.T) {
 func TestModalSubmittedAfterAnotherAnswer(t *testing.T) {
 	b := setup(t)
 	rec := b.ask(inquiry.Inquiry{ID: "race", Kind: inquiry.KindText, Question: "Codename?"}, inquiry.SlackRef{})
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, blockkit.ActionOpenText))
+	b.click("U0ALICE01", rec, blockkit.ActionOpenText)
 	b.ok(b.fake.ReplyInThread("U0BOB0001", rec.Slack.Channel, rec.Slack.TS, "Walrus"))
 	require.Equal(t, "Walrus", b.resolved(rec.Key).Answer.Text)
 
@@ -75,7 +75,7 @@ func TestMountOnGin(t *testing.T) {
 	b.fake.SetAppURL(srv.URL)
 
 	rec := b.ask(mergeQuestion("gin"), inquiry.SlackRef{})
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	b.click("U0ALICE01", rec, "Merge")
 	require.Equal(t, "merge", b.resolved(rec.Key).Answer.Value.First())
 	b.ok(b.fake.Command("U0ALICE01", rec.Slack.Channel, "/questions", ""))
 	r2, err := b.fake.Send(PathEvents, "application/json", []byte(`not json`))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -167,14 +168,8 @@ func checkRecorded(t *testing.T, rec *inquiry.Record, answerers []string, payloa
 	if a.Source != inquiry.SourcePerson || !blockkit.IsUserID(a.AnsweredBy) {
 		t.Fatalf("recorded an answer of source %q by %q\npayload: %q", a.Source, a.AnsweredBy, payload)
 	}
-	if len(answerers) > 0 {
-		ok := false
-		for _, u := range answerers {
-			ok = ok || u == a.AnsweredBy
-		}
-		if !ok {
-			t.Fatalf("%s answered, outside the answerers %v\npayload: %q", a.AnsweredBy, answerers, payload)
-		}
+	if len(answerers) > 0 && !slices.Contains(answerers, a.AnsweredBy) {
+		t.Fatalf("%s answered, outside the answerers %v\npayload: %q", a.AnsweredBy, answerers, payload)
 	}
 	if !bytes.Contains(payload, []byte(a.AnsweredBy)) {
 		t.Fatalf("answered by %s, whom the payload does not name\npayload: %q", a.AnsweredBy, payload)
@@ -184,11 +179,7 @@ func checkRecorded(t *testing.T, rec *inquiry.Record, answerers []string, payloa
 	}
 	offered := inquiry.Offered(&rec.Inquiry)
 	for _, v := range a.Value.Strings() {
-		found := false
-		for _, o := range offered {
-			found = found || o.Value == v
-		}
-		if !found {
+		if !slices.ContainsFunc(offered, func(o inquiry.Option) bool { return o.Value == v }) {
 			t.Fatalf("recorded the value %q, none of %v\npayload: %q", v, offered, payload)
 		}
 	}

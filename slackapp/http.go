@@ -120,15 +120,26 @@ func (a *App) verified(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return body, true
 }
 
-func (a *App) serveInteractions(w http.ResponseWriter, r *http.Request) {
+// verifiedAs is the verified body read by parse. When it is not, it has answered (401, or 400
+// with "unreadable slack <what>" logged) and reports false.
+func verifiedAs[T any](a *App, w http.ResponseWriter, r *http.Request, what string, parse func([]byte) (T, error)) (T, bool) {
+	var v T
 	body, ok := a.verified(w, r)
 	if !ok {
-		return
+		return v, false
 	}
-	ic, err := parseInteraction(body)
+	v, err := parse(body)
 	if err != nil {
-		a.log.WarnContext(r.Context(), "unreadable slack interaction", "err", err)
+		a.log.WarnContext(r.Context(), "unreadable slack "+what, "err", err)
 		http.Error(w, "bad request", http.StatusBadRequest)
+		return v, false
+	}
+	return v, true
+}
+
+func (a *App) serveInteractions(w http.ResponseWriter, r *http.Request) {
+	ic, ok := verifiedAs(a, w, r, "interaction", parseInteraction)
+	if !ok {
 		return
 	}
 	resp, err := a.handleInteraction(r.Context(), ic)
@@ -159,14 +170,8 @@ func parseInteraction(body []byte) (slack.InteractionCallback, error) {
 }
 
 func (a *App) serveEvents(w http.ResponseWriter, r *http.Request) {
-	body, ok := a.verified(w, r)
+	ev, ok := verifiedAs(a, w, r, "event", parseEvent)
 	if !ok {
-		return
-	}
-	ev, err := parseEvent(body)
-	if err != nil {
-		a.log.WarnContext(r.Context(), "unreadable slack event", "err", err)
-		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
 	if ev.Type == slackevents.URLVerification {

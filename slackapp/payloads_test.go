@@ -123,16 +123,15 @@ func TestSocketMode(t *testing.T) {
 	// A click answers; a late one is told so; a Text modal opens and its submission answers.
 	rec := b.ask(mergeQuestion("socket"), inquiry.SlackRef{})
 	// The late click is built from the message before the answer: the update removes the buttons.
-	late, err := b.fake.ClickPayload("U0BOB0001", rec.Slack.Channel, rec.Slack.TS, "Hold")
-	require.NoError(t, err)
-	r := b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	late := b.clickPayload("U0BOB0001", rec, "Hold")
+	r := b.click("U0ALICE01", rec, "Merge")
 	require.Less(t, r.Elapsed, 3*time.Second)
 	require.Equal(t, "merge", b.resolved(rec.Key).Answer.Value.First())
 	b.ok(b.fake.SendInteraction(late))
 	require.Contains(t, b.ephemeral("U0BOB0001", 1).Text, "already answered by <@U0ALICE01>")
 
 	text := b.ask(inquiry.Inquiry{ID: "socket-text", Kind: inquiry.KindText, Question: "Why?"}, inquiry.SlackRef{})
-	b.ok(b.fake.Click("U0ALICE01", text.Slack.Channel, text.Slack.TS, "Write an answer"))
+	b.click("U0ALICE01", text, "Write an answer")
 	r = b.ok(b.fake.SubmitView("U0ALICE01", "", "  "))
 	require.Contains(t, r.ViewErrors(), "inq:answer", "errors travel in the ack")
 	b.ok(b.fake.SubmitView("U0ALICE01", "", "because"))

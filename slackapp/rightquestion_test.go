@@ -29,7 +29,7 @@ func TestNoSlackAnswerAfterTheExpiry(t *testing.T) {
 		// sweeper never runs here.
 		time.Sleep(time.Until(*reply.ExpiresAt) + 100*time.Millisecond)
 
-		b.ok(b.fake.Click("U0ALICE01", click.Slack.Channel, click.Slack.TS, "Merge"))
+		b.click("U0ALICE01", click, "Merge")
 		say := b.ephemeral("U0ALICE01", 1)
 		require.Contains(t, say.Text, "expired")
 		require.Contains(t, say.Text, "Hold", "the ephemeral says what was assumed")
@@ -58,8 +58,7 @@ func TestAResumeUpdatesTheMessageWithTheCaller(t *testing.T) {
 		require.Equal(t, inquiry.RunAskWaiting, res.Status)
 		rec := b.posted(res.Inquiry.Key)
 
-		late, err := b.fake.ClickPayload("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Hold") // built while the buttons are there
-		require.NoError(t, err)
+		late := b.clickPayload("U0ALICE01", rec, "Hold") // built while the buttons are there
 		forged := inquiry.Answer{Value: inquiry.One("merge"), Source: inquiry.SourcePerson, AnsweredBy: "U0CTO0001"}
 		run, err := b.svc.Resume(inquiry.WithCaller(b.ctx, agent), "r1", map[string]inquiry.Answer{"r1:merge": forged})
 		require.NoError(t, err)

@@ -2,16 +2,20 @@ package slackapp
 
 import (
 	"bytes"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 )
 
@@ -58,8 +62,7 @@ func TestVerifySlackExample(t *testing.T) {
 func TestBadlySignedRequestsRefused(t *testing.T) {
 	b := setup(t)
 	rec := b.ask(mergeQuestion("signed"), inquiry.SlackRef{})
-	payload, err := b.fake.ClickPayload("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge")
-	require.NoError(t, err)
+	payload := b.clickPayload("U0ALICE01", rec, "Merge")
 	form := []byte(url.Values{"payload": {string(payload)}}.Encode())
 	calls := len(b.fake.Calls())
 
@@ -71,11 +74,7 @@ func TestBadlySignedRequestsRefused(t *testing.T) {
 		"signature tampered":  slackfake.WithHeader("X-Slack-Signature", "v0="+string(bytes.Repeat([]byte("ab"), 32))),
 		"timestamp replaced ": slackfake.WithHeader("X-Slack-Request-Timestamp", strconv.FormatInt(time.Now().Unix()-1, 10)),
 	} {
-		for _, path := range []string{PathInteractions, PathEvents, PathCommands} {
-			r, err := b.fake.Send(path, "application/x-www-form-urlencoded", form, opt)
-			require.NoError(t, err)
-			require.Equal(t, http.StatusUnauthorized, r.Status, "%s to %s", name, path)
-		}
+		b.refusedEverywhere(name, form, opt)
 	}
 	b.settle()
 	b.noAnswer(rec.Key)
@@ -88,11 +87,11 @@ func TestBadlySignedRequestsRefused(t *testing.T) {
 }
 
 func TestSignatureCheckedAgainstTheInjectedClock(t *testing.T) {
-	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	b := setup(t, func(c *Config) { c.Now = func() time.Time { return clock } })
-	b.fake.SetClock(func() time.Time { return clock })
+	clock := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	b := setup(t, func(c *Config) { c.Now = clock.Now })
+	b.fake.SetClock(clock.Now)
 	rec := b.ask(mergeQuestion("clock"), inquiry.SlackRef{})
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Hold"))
+	b.click("U0ALICE01", rec, "Hold")
 	require.Equal(t, "hold", b.resolved(rec.Key).Answer.Value.First())
 }
 
@@ -142,4 +141,78 @@ func TestURLVerification(t *testing.T) {
 	r := b.ok(b.fake.Send(PathEvents, "application/json",
 		[]byte(`{"token":"Jhj5dZrVaK7ZwHHjRyZWjbDl","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}`)))
 	require.JSONEq(t, `{"challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"}`, string(r.Body))
+}
+
+func urlEncode(s string) string { return url.QueryEscape(s) }
+
+func slogTo(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// TestMissingOrMalformedSlackHeaders: each header missing or malformed on its own, on each
+// endpoint: 401, nothing parsed, nothing recorded, no Slack call.
+func TestMissingOrMalformedSlackHeaders(t *testing.T) {
+	b := setup(t)
+	rec := b.ask(mergeQuestion("headers"), inquiry.SlackRef{})
+	payload := b.clickPayload("U0ALICE01", rec, "Merge")
+	form := []byte("payload=" + urlEncode(string(payload)))
+	calls := len(b.fake.Calls())
+	now := time.Now()
+	for name, opt := range map[string]slackfake.SendOption{
+		"no timestamp":              slackfake.WithHeader("X-Slack-Request-Timestamp", ""),
+		"no signature":              slackfake.WithHeader("X-Slack-Signature", ""),
+		"timestamp in ms":           slackfake.WithHeader("X-Slack-Request-Timestamp", strconv.FormatInt(now.UnixMilli(), 10)),
+		"timestamp negative":        slackfake.WithHeader("X-Slack-Request-Timestamp", "-1"),
+		"signature v1":              slackfake.WithHeader("X-Slack-Signature", "v1="+strings.Repeat("0", 64)),
+		"signature not hex":         slackfake.WithHeader("X-Slack-Signature", "v0="+strings.Repeat("z", 64)),
+		"signature upper-case v0":   slackfake.WithHeader("X-Slack-Signature", "V0="+strings.Repeat("0", 64)),
+		"exactly 5 min 1 s old":     slackfake.WithTimestamp(now.Add(-5*time.Minute - time.Second)),
+		"exactly 5 min 1 s ahead":   slackfake.WithTimestamp(now.Add(5*time.Minute + time.Second)),
+		"signed with the bot token": slackfake.WithSecret(slackfake.BotToken),
+		"signed with no secret":     slackfake.WithSecret(""),
+	} {
+		b.refusedEverywhere(name, form, opt)
+	}
+	b.settle()
+	b.noAnswer(rec.Key)
+	require.Len(t, b.fake.Calls(), calls, "a refused request makes no Slack call")
+	// Four minutes either way is inside the window.
+	for _, at := range []time.Time{now.Add(-4 * time.Minute), now.Add(4 * time.Minute)} {
+		r, err := b.fake.Send(PathEvents, "application/json", []byte(`{"type":"url_verification","challenge":"c"}`), slackfake.WithTimestamp(at))
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, r.Status)
+	}
+}
+
+// TestNoSlackSecretInLogs captures every log line of the app through refused signatures, good
+// clicks, a thread reply, a modal, a post Slack refuses and an event it retries: the signing
+// secret and the bot token appear in none.
+func TestNoSlackSecretInLogs(t *testing.T) {
+	var logs testkit.SyncBuffer
+	b := setup(t, func(c *Config) { c.Logger = slogTo(&logs) })
+	rec := b.ask(mergeQuestion("logged"), inquiry.SlackRef{})
+	payload := b.clickPayload("U0ALICE01", rec, "Merge")
+	late := b.clickPayload("U0EVE0001", rec, "Hold")
+	for _, opt := range []slackfake.SendOption{slackfake.WithSecret("wrong"), slackfake.Unsigned(), slackfake.WithTimestamp(time.Now().Add(-time.Hour))} {
+		_, err := b.fake.SendInteraction(payload, opt)
+		require.NoError(t, err)
+	}
+	b.ok(b.fake.SendInteraction(payload))
+	b.resolved(rec.Key)
+	b.ok(b.fake.SendInteraction(late)) // too late: an ephemeral
+
+	text := b.ask(inquiry.Inquiry{ID: "why", Kind: inquiry.KindText, Question: "Why?"}, inquiry.SlackRef{})
+	b.ok(b.fake.ReplyInThread("U0ALICE01", text.Slack.Channel, text.Slack.TS, "because"))
+	b.resolved(text.Key)
+
+	b.fake.FailNext("chat.postMessage", "invalid_auth")
+	failed := b.askNoWait(mergeQuestion("refused"), inquiry.SlackRef{})
+	require.Equal(t, inquiry.StatusFailed, b.resolved(failed.Key).Status)
+	b.settle()
+
+	out := logs.String()
+	require.Contains(t, out, "slack request refused", "the log was captured")
+	require.NotContains(t, out, slackfake.SigningSecret)
+	require.NotContains(t, out, slackfake.BotToken)
+	require.NotContains(t, out, strings.TrimPrefix(slackfake.BotToken, "xoxb-"))
 }

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -114,13 +113,9 @@ func (b *bundle) askNoWait(in inquiry.Inquiry, where inquiry.SlackRef) *inquiry.
 // posted waits until the inquiry has a Slack message.
 func (b *bundle) posted(key string) *inquiry.Record {
 	b.t.Helper()
-	var rec *inquiry.Record
-	require.Eventually(b.t, func() bool {
-		r, err := b.svc.Get(b.ctx, key)
-		require.NoError(b.t, err)
-		rec = r
+	rec := b.until(key, "was never posted", func(r *inquiry.Record) bool {
 		return r.Slack.TS != "" || r.Status != inquiry.StatusPending
-	}, 15*time.Second, 10*time.Millisecond, "inquiry %s was never posted", key)
+	})
 	require.NotEmpty(b.t, rec.Slack.TS, "inquiry %s: %s %+v", key, rec.Status, rec.Failure)
 	return rec
 }
@@ -136,11 +131,18 @@ func (b *bundle) get(key string) *inquiry.Record {
 // resolved waits until the inquiry left pending.
 func (b *bundle) resolved(key string) *inquiry.Record {
 	b.t.Helper()
+	return b.until(key, "never left pending", func(r *inquiry.Record) bool { return r.Status != inquiry.StatusPending })
+}
+
+// until reads the inquiry until cond holds and returns it as cond saw it; past 15 s the test
+// fails with "inquiry KEY " and never.
+func (b *bundle) until(key, never string, cond func(*inquiry.Record) bool) *inquiry.Record {
+	b.t.Helper()
 	var rec *inquiry.Record
 	require.Eventually(b.t, func() bool {
 		rec = b.get(key)
-		return rec.Status != inquiry.StatusPending
-	}, 15*time.Second, 10*time.Millisecond, "inquiry %s never left pending", key)
+		return cond(rec)
+	}, 15*time.Second, 10*time.Millisecond, "inquiry %s %s", key, never)
 	return rec
 }
 
@@ -192,28 +194,36 @@ func keyOf(t *testing.T, m slackfake.Message) string {
 	return md.EventPayload["key"].(string)
 }
 
+// click clicks button of rec's message as user, and asserts the app's 200.
+func (b *bundle) click(user string, rec *inquiry.Record, button string) *slackfake.Response {
+	b.t.Helper()
+	return b.ok(b.fake.Click(user, rec.Slack.Channel, rec.Slack.TS, button))
+}
+
+// clickPayload is the payload of a click by user on button of rec's message, built now: kept to
+// be sent later, it is a click on the message as it was (before an answer removed the buttons).
+func (b *bundle) clickPayload(user string, rec *inquiry.Record, button string) []byte {
+	b.t.Helper()
+	raw, err := b.fake.ClickPayload(user, rec.Slack.Channel, rec.Slack.TS, button)
+	require.NoError(b.t, err)
+	return raw
+}
+
+// refusedEverywhere sends form with opt to each of the three endpoints and requires a 401 from
+// every one; name says which request it is.
+func (b *bundle) refusedEverywhere(name string, form []byte, opt slackfake.SendOption) {
+	b.t.Helper()
+	for _, path := range []string{PathInteractions, PathEvents, PathCommands} {
+		r, err := b.fake.Send(path, "application/x-www-form-urlencoded", form, opt)
+		require.NoError(b.t, err)
+		require.Equal(b.t, http.StatusUnauthorized, r.Status, "%s to %s", name, path)
+	}
+}
+
 // noAnswer asserts the inquiry is still pending with nothing recorded.
 func (b *bundle) noAnswer(key string) {
 	b.t.Helper()
 	rec := b.get(key)
 	require.Equal(b.t, inquiry.StatusPending, rec.Status)
 	require.Nil(b.t, rec.Answer)
-}
-
-// syncBuffer is a goroutine-safe log sink for tests that read the log.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,11 +1,16 @@
 package slackapp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -118,12 +123,12 @@ func TestAckFastWhileSlackIsSlow(t *testing.T) {
 	rec := b.ask(mergeQuestion("slow"), inquiry.SlackRef{})
 	b.fake.SetLatency(5 * time.Second)
 
-	r := b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge"))
+	r := b.click("U0ALICE01", rec, "Merge")
 	require.Less(t, r.Elapsed, 1500*time.Millisecond, "the click is acked well within Slack's three seconds")
 	require.Equal(t, "merge", b.get(rec.Key).Answer.Value.First(), "recorded before the ack")
 
 	// A late click's ephemeral goes out after the ack, however slow Slack is.
-	r = b.ok(b.fake.Click("U0BOB0001", rec.Slack.Channel, rec.Slack.TS, "Hold"))
+	r = b.click("U0BOB0001", rec, "Hold")
 	require.Less(t, r.Elapsed, 1500*time.Millisecond)
 	b.fake.SetLatency(0)
 }
@@ -155,7 +160,7 @@ func TestPostInThread(t *testing.T) {
 	require.Equal(t, parent.Slack.TS, m.ThreadTS)
 	require.Equal(t, parent.Slack.TS, rec.Slack.ThreadTS)
 	require.Contains(t, rec.Slack.Permalink, "thread_ts="+parent.Slack.TS)
-	b.ok(b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Hold"))
+	b.click("U0ALICE01", rec, "Hold")
 	require.Equal(t, "hold", b.resolved(rec.Key).Answer.Value.First())
 }
 
@@ -227,4 +232,179 @@ func TestClassify(t *testing.T) {
 			require.Equal(t, errors.As(tt.err, &se), errors.As(err, &se), "a Slack error stays reachable")
 		})
 	}
+}
+
+// Ephemerals go through the channel's pace like every other message: with a pace of one an hour
+// and a burst of three, five ephemerals in a channel send three (the others would wait past
+// their own ten seconds, so they are dropped at once), the channel's next post must wait its
+// turn, and another channel has a pace of its own.
+func TestEphemeralsArePacedWithTheChannel(t *testing.T) {
+	b := setup(t, func(c *Config) { c.PostInterval, c.PostBurst = time.Hour, 3 })
+	b.fake.AddChannel("C2", "other")
+	at := where{channel: slackfake.DefaultChannel}
+	for i := range 5 {
+		b.app.tell(at, "U1", fmt.Sprintf("note %d", i))
+	}
+	b.settle()
+	require.Len(t, b.fake.Calls("chat.postEphemeral"), 3, "the channel's burst, and no more")
+	require.Len(t, b.fake.Ephemerals("U1"), 3)
+
+	short, cancel := context.WithTimeout(b.ctx, time.Second)
+	defer cancel()
+	require.Error(t, b.app.ready(short, slackfake.DefaultChannel), "the ephemerals spent the channel's burst: a post waits its turn")
+
+	b.app.tell(where{channel: "C2"}, "U1", "elsewhere")
+	b.settle()
+	require.Len(t, b.fake.Calls("chat.postEphemeral"), 4, "another channel is paced on its own")
+}
+
+// An ephemeral in a channel Slack rate-limited (a 429 on a post) waits until Slack's
+// Retry-After has passed before it calls Slack.
+func TestEphemeralWaitsOutTheChannelHold(t *testing.T) {
+	b := setup(t)
+	b.fake.RateLimitEvery(1, time.Second, "chat.postMessage")
+	b.askNoWait(mergeQuestion("q1"), inquiry.SlackRef{})
+	require.Eventually(t, func() bool { return b.app.holds.left(slackfake.DefaultChannel) > 0 },
+		10*time.Second, 5*time.Millisecond, "the 429 holds the channel")
+	b.fake.RateLimitEvery(0, 0)
+	limited := b.fake.Calls("chat.postMessage")[0]
+	require.Equal(t, 429, limited.Status)
+
+	b.app.tell(where{channel: slackfake.DefaultChannel}, "U1", "later")
+	b.settle()
+	calls := b.fake.Calls("chat.postEphemeral")
+	require.Len(t, calls, 1)
+	require.False(t, calls[0].At.Before(limited.At.Add(time.Second)),
+		"the ephemeral went out %s after the 429 that asked for 1s", calls[0].At.Sub(limited.At))
+	require.Len(t, b.fake.Ephemerals("U1"), 1)
+}
+
+// A 429 on an ephemeral holds the channel for Retry-After, and the ephemeral is sent again once
+// it has passed, within its own ten seconds.
+func TestEphemeral429IsRetriedAfterRetryAfter(t *testing.T) {
+	b := setup(t)
+	b.fake.RateLimitEvery(2, time.Second, "chat.postEphemeral") // the second call answers 429
+	at := where{channel: slackfake.DefaultChannel}
+	b.app.tell(at, "U1", "first")
+	b.settle()
+	b.app.tell(at, "U1", "second")
+	b.settle()
+
+	calls := b.fake.Calls("chat.postEphemeral")
+	require.Len(t, calls, 3)
+	require.Equal(t, []int{200, 429, 200}, []int{calls[0].Status, calls[1].Status, calls[2].Status})
+	require.False(t, calls[2].At.Before(calls[1].At.Add(time.Second)),
+		"sent again %s after a 429 that asked for 1s", calls[2].At.Sub(calls[1].At))
+	es := b.fake.Ephemerals("U1")
+	require.Len(t, es, 2)
+	require.Equal(t, "second", es[1].Text)
+}
+
+// A Retry-After longer than an ephemeral may wait drops it at once, without calling Slack again,
+// and holds the channel's posts too.
+func TestEphemeralLongRetryAfterHoldsTheChannel(t *testing.T) {
+	b := setup(t)
+	b.fake.RateLimitEvery(1, 30*time.Second, "chat.postEphemeral")
+	b.app.tell(where{channel: slackfake.DefaultChannel}, "U1", "never")
+	b.settle()
+	require.Len(t, b.fake.Calls("chat.postEphemeral"), 1, "one call: the next would come after the ephemeral's time")
+	require.Empty(t, b.fake.Ephemerals("U1"))
+
+	err := b.app.ready(b.ctx, slackfake.DefaultChannel)
+	var ra *inquiry.RetryAfterError
+	require.True(t, errors.As(err, &ra), "a post in the channel is turned away while Slack holds it: %v", err)
+	require.Greater(t, ra.After, 20*time.Second)
+}
+
+// slowAck puts the app behind a handler that makes the next slow requests late: each waits until
+// Slack, with its clock set to ackTimeout, hung up on it — an app that does its work before it
+// acks — and only then reaches the app. The last of them gives Slack back its three seconds, so
+// that what follows (Slack's retry, the next click) is judged by Slack's own clock. wait waits
+// until the app served every late request.
+func slowAck(b *bundle, ackTimeout time.Duration) (slow *atomic.Int64, wait func()) {
+	b.fake.SetAckTimeout(ackTimeout)
+	slow = &atomic.Int64{}
+	var wg sync.WaitGroup
+	h := b.app.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := slow.Add(-1); n >= 0 {
+			wg.Add(1)
+			defer wg.Done()
+			if n == 0 {
+				b.fake.SetAckTimeout(0)
+			}
+			body, err := io.ReadAll(r.Body) // read, so that the server notices the hang-up
+			require.NoError(b.t, err)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+				b.t.Errorf("Slack did not hang up on a late answer")
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	b.t.Cleanup(srv.Close)
+	b.fake.SetAppURL(srv.URL)
+	return slow, wg.Wait
+}
+
+// Slack's clock, with the real app: a click acked after Slack's time failed — the person saw an
+// error and clicks again — and a thread reply acked after it is delivered again, with
+// X-Slack-Retry-Num: 1, and answers once.
+func TestSlowAckFailsAsInSlack(t *testing.T) {
+	const ackTimeout = 300 * time.Millisecond
+
+	t.Run("click", func(t *testing.T) {
+		b := setup(t)
+		rec := b.ask(mergeQuestion("slow-click"), inquiry.SlackRef{})
+		slow, wait := slowAck(b, ackTimeout)
+		slow.Store(1)
+		_, err := b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge")
+		require.ErrorIs(t, err, slackfake.ErrNotAcked)
+		failed := b.fake.TakeTimeouts()
+		require.Len(t, failed, 1)
+		require.Equal(t, slackfake.KindInteraction, failed[0].Kind)
+		require.Equal(t, "block_actions", failed[0].Type)
+		wait()
+
+		// The person saw the error and clicks again: the question is answered, once, by them.
+		r, err := b.fake.Click("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "Merge")
+		if err == nil {
+			require.Equal(t, http.StatusOK, r.Status)
+			t.Logf("the click Slack gave up on did not answer (its request was cut at the deadline); the second did")
+		} else {
+			require.ErrorContains(t, err, "no such button", "the late click answered, and the buttons are gone")
+			t.Logf("the click Slack gave up on was served late; the buttons were gone for the second")
+		}
+		got := b.resolved(rec.Key)
+		require.Equal(t, inquiry.StatusAnswered, got.Status)
+		require.Equal(t, "merge", got.Answer.Value.First())
+		require.Equal(t, "U0ALICE01", got.Answer.AnsweredBy)
+		b.updated(got)
+		require.Empty(t, b.fake.Timeouts())
+	})
+
+	t.Run("thread reply", func(t *testing.T) {
+		b := setup(t)
+		rec := b.ask(mergeQuestion("slow-reply"), inquiry.SlackRef{})
+		slow, wait := slowAck(b, ackTimeout)
+		slow.Store(1)
+		r := b.ok(b.fake.ReplyInThread("U0ALICE01", rec.Slack.Channel, rec.Slack.TS, "merge"))
+		require.Equal(t, 1, r.RetryNum, "Slack's retry was acked")
+		timeouts := b.fake.TakeTimeouts()
+		require.Len(t, timeouts, 1)
+		require.Equal(t, slackfake.KindEvent, timeouts[0].Kind)
+		require.Equal(t, "Slack delivered it again with X-Slack-Retry-Num: 1", timeouts[0].Outcome)
+		wait()
+
+		got := b.resolved(rec.Key)
+		require.Equal(t, "merge", got.Answer.Value.First())
+		require.Equal(t, "U0ALICE01", got.Answer.AnsweredBy)
+		m := b.updated(got)
+		b.settle()
+		m, _ = b.fake.Message(m.Channel, m.TS)
+		require.Equal(t, 1, m.Edits, "answered and shown once, though delivered twice")
+		require.Empty(t, b.fake.Ephemerals("U0ALICE01"))
+	})
 }

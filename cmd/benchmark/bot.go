@@ -13,8 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/inquiry-bot/bot/internal/testkit"
 )
 
 // buildBot builds the bot binary from the module at root into dir.
@@ -101,17 +102,14 @@ func startBot(ctx context.Context, bin, work, name string, env ...string) (*botP
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)
-		nextIsToken, once := false, sync.Once{}
+		var st testkit.Startup
 		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case nextIsToken:
-				p.token, nextIsToken = strings.TrimSpace(line), false
-			case strings.HasPrefix(line, "First start: created the admin token"):
-				nextIsToken = true
-			case strings.HasPrefix(line, "listening on http://"):
-				p.addr = strings.TrimPrefix(line, "listening on http://")
-				once.Do(func() { close(ready) })
+			if !st.Line(sc.Text()) || p.addr != "" {
+				continue
+			}
+			if addr, ok := strings.CutPrefix(st.URL, "http://"); ok {
+				p.token, p.addr = st.Admin, addr
+				close(ready)
 			}
 		}
 	}()
@@ -147,13 +145,7 @@ func (p *botProc) stop() {
 	procsMu.Lock()
 	delete(procs, p)
 	procsMu.Unlock()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
+	testkit.Terminate(p.cmd.Process, p.exited, 20*time.Second)
 }
 
 // stopAllBots stops every bot still running (on the way out).
@@ -228,9 +220,5 @@ func tail(path string, n int) string {
 	if err != nil {
 		return ""
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return testkit.Tail(string(b), n)
 }

@@ -250,35 +250,22 @@ func createMany(ctx context.Context, bot *botProc, token string, n, clients int,
 	c := newClient(clients)
 	defer c.CloseIdleConnections()
 	keys := make([]string, n)
-	var next atomic.Int64
 	var firstErr error
 	var once sync.Once
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for cctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				ch := ""
-				if channel != nil {
-					ch = channel(i)
-				}
-				key, err := create(cctx, c, bot, token, createBody(fmt.Sprintf("%s-%d", prefix, i), transport, ch))
-				if err != nil {
-					once.Do(func() { firstErr = err; cancel() })
-					return
-				}
-				keys[i] = key
-			}
-		}()
-	}
-	wg.Wait()
+	eachIndex(cctx, clients, n, func(i int) {
+		ch := ""
+		if channel != nil {
+			ch = channel(i)
+		}
+		key, err := create(cctx, c, bot, token, createBody(fmt.Sprintf("%s-%d", prefix, i), transport, ch))
+		if err != nil {
+			once.Do(func() { firstErr = err; cancel() }) // the other creators stop too
+			return
+		}
+		keys[i] = key
+	})
 	if firstErr != nil {
 		return nil, firstErr
 	}
@@ -360,47 +347,53 @@ type waiterConns struct {
 
 func openWaiters(ctx context.Context, bot *botProc, token string, keys []string, dialers int) *waiterConns {
 	w := &waiterConns{}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range dialers {
-		wg.Add(1)
+	eachIndex(ctx, dialers, len(keys), func(i int) {
+		conn, err := loopbackDial(ctx, "tcp", bot.addr)
+		if err != nil {
+			w.errs.Add(1)
+			w.firstErr.CompareAndSwap(nil, err.Error())
+			return
+		}
+		req := "GET /v1/inquiries/" + keys[i] + "?wait=55 HTTP/1.1\r\nHost: " + bot.addr +
+			"\r\nAuthorization: Bearer " + token + "\r\n\r\n"
+		if _, err := io.WriteString(conn, req); err != nil {
+			conn.Close()
+			w.errs.Add(1)
+			w.firstErr.CompareAndSwap(nil, err.Error())
+			return
+		}
+		w.mu.Lock()
+		w.conns = append(w.conns, conn)
+		w.mu.Unlock()
 		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(keys) {
-					return
-				}
-				conn, err := loopbackDial(ctx, "tcp", bot.addr)
-				if err != nil {
-					w.errs.Add(1)
-					w.firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				}
-				req := "GET /v1/inquiries/" + keys[i] + "?wait=55 HTTP/1.1\r\nHost: " + bot.addr +
-					"\r\nAuthorization: Bearer " + token + "\r\n\r\n"
-				if _, err := io.WriteString(conn, req); err != nil {
-					conn.Close()
-					w.errs.Add(1)
-					w.firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				}
-				w.mu.Lock()
-				w.conns = append(w.conns, conn)
-				w.mu.Unlock()
-				go func() {
-					// A response before the wait ends is an early answer (or an error).
-					r := bufio.NewReaderSize(conn, 512)
-					line, err := r.ReadString('\n')
-					if err == nil && strings.Contains(line, " 200 ") {
-						w.answered.Add(1)
-					}
-				}()
+			// A response before the wait ends is an early answer (or an error).
+			r := bufio.NewReaderSize(conn, 512)
+			line, err := r.ReadString('\n')
+			if err == nil && strings.Contains(line, " 200 ") {
+				w.answered.Add(1)
 			}
 		}()
+	})
+	return w
+}
+
+// eachIndex calls do(i) for every i from 0 to n-1 on workers goroutines, each taking the next
+// index when it is done with one, until ctx ends; it returns when every call has returned.
+func eachIndex(ctx context.Context, workers, n int, do func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				do(i)
+			}
+		})
 	}
 	wg.Wait()
-	return w
 }
 
 func (w *waiterConns) close() {

@@ -12,6 +12,22 @@ import (
 	"github.com/inquiry-bot/bot/storage"
 )
 
+// botOnNewDatabase starts the bot name on a new PostgreSQL database made for purpose and returns
+// it with the database's URL; when either fails, the failure is row n's figure and ok is false.
+func (b *bench) botOnNewDatabase(n, what, purpose, name string) (bot *botProc, db string, ok bool) {
+	db, err := b.pg.newDatabase(b.ctx, purpose)
+	if err != nil {
+		b.fail(n, what, err)
+		return nil, "", false
+	}
+	bot, err = startBot(b.ctx, b.bin, b.work, name, "DATABASE_URL="+db)
+	if err != nil {
+		b.fail(n, what, err)
+		return nil, "", false
+	}
+	return bot, db, true
+}
+
 // 1. Create throughput through the gateway on PostgreSQL, against pgbench inserting the same row
 // into the same table from as many clients. Each side runs createRounds times, alternating, each
 // on a fresh database; the better run of each side is compared.
@@ -22,14 +38,8 @@ func (b *bench) createPostgres() {
 	var best loadResult
 	var bestPgb pgbenchResult
 	for r := range b.p.createRounds {
-		db, err := b.pg.newDatabase(b.ctx, "create")
-		if err != nil {
-			b.fail(n, what, err)
-			return
-		}
-		bot, err := startBot(b.ctx, b.bin, b.work, fmt.Sprintf("create-pg-%d", r), "DATABASE_URL="+db)
-		if err != nil {
-			b.fail(n, what, err)
+		bot, _, ok := b.botOnNewDatabase(n, what, "create", fmt.Sprintf("create-pg-%d", r))
+		if !ok {
 			return
 		}
 		res := createLoad(b.ctx, bot, bot.token, b.p.clients, b.p.createWarm, b.p.createDur, fmt.Sprintf("c%d", r))
@@ -143,14 +153,8 @@ func (b *bench) wake() {
 	const n = "4"
 	what := "answer-to-waiter wake: a long-poll on replica A, the answer POSTed to"
 	progress("4. wake latency, %d samples each", b.p.wakeN)
-	db, err := b.pg.newDatabase(b.ctx, "wake")
-	if err != nil {
-		b.fail(n, what, err)
-		return
-	}
-	a, err := startBot(b.ctx, b.bin, b.work, "replica-a", "DATABASE_URL="+db)
-	if err != nil {
-		b.fail(n, what, err)
+	a, db, ok := b.botOnNewDatabase(n, what, "wake", "replica-a")
+	if !ok {
 		return
 	}
 	defer a.stop()
@@ -227,14 +231,8 @@ func (b *bench) memory() {
 	const n = "5"
 	what := fmt.Sprintf("resident memory (VmRSS) of the bot process with %s concurrent long-poll waiters (each GET /v1/inquiries/{key}?wait=55 on its own connection and pending inquiry; PostgreSQL)", thousands(b.p.waiters))
 	progress("5. memory of %d waiters", b.p.waiters)
-	db, err := b.pg.newDatabase(b.ctx, "waiters")
-	if err != nil {
-		b.fail(n, what, err)
-		return
-	}
-	bot, err := startBot(b.ctx, b.bin, b.work, "waiters", "DATABASE_URL="+db)
-	if err != nil {
-		b.fail(n, what, err)
+	bot, _, ok := b.botOnNewDatabase(n, what, "waiters", "waiters")
+	if !ok {
 		return
 	}
 	defer bot.stop()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -154,25 +153,12 @@ func measureSweeps(ctx context.Context, dbURL string, small, big, expireN, reps 
 		if len(due) == 0 {
 			break
 		}
-		work := make(chan *inquiry.Record)
-		var wg sync.WaitGroup
 		var n atomic.Int64
-		for range expireWorkers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for rec := range work {
-					if _, err := svc.Expire(ctx, rec); err == nil {
-						n.Add(1)
-					}
-				}
-			}()
-		}
-		for _, rec := range due {
-			work <- rec
-		}
-		close(work)
-		wg.Wait()
+		eachIndex(ctx, expireWorkers, len(due), func(i int) {
+			if _, err := svc.Expire(ctx, due[i]); err == nil {
+				n.Add(1)
+			}
+		})
 		res.concurrentN += int(n.Load())
 	}
 	res.concurrent = time.Since(t)

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,13 +37,8 @@ Applies the database migrations to DATABASE_URL (bot serve applies them on start
 `
 
 func runMigrate(ctx context.Context, e *env) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { io.WriteString(fs.Output(), migrateHelp) }
-	if err := parseFlags(fs, e.args, e.stdout); err != nil {
-		if err == errHelpShown {
-			return nil
-		}
+	fs := commandFlags(e, "migrate", migrateHelp)
+	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
 	st, cfg, err := openStore(ctx, e) // Open applies the migrations
@@ -191,29 +184,28 @@ func runToken(ctx context.Context, e *env) error {
 		return exitf(exitUsage, "say what to do: bot token create --name NAME --scope ask[,answer,admin] | bot token list | bot token revoke NAME")
 	}
 	verb, args := e.args[0], e.args[1:]
-	fs := flag.NewFlagSet("token "+verb, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	var name, scope, ns *string
+	var help string
 	switch verb {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(e.stdout, tokenHelp)
 		return nil
 	case "create":
-		fs.Usage = func() { io.WriteString(fs.Output(), tokenCreateHelp); fs.PrintDefaults() }
-		name = fs.String("name", "", "the token's name (unique): letters, digits and . _ - @ : +")
-		scope = fs.String("scope", "ask", "comma-separated scopes: ask, answer, admin")
-		ns = fs.String("namespace", "", "the namespace its inquiries live in (default: the name)")
+		help = tokenCreateHelp
 	case "list":
-		fs.Usage = func() { io.WriteString(fs.Output(), tokenListHelp) }
+		help = tokenListHelp
 	case "revoke":
-		fs.Usage = func() { io.WriteString(fs.Output(), tokenRevokeHelp) }
+		help = tokenRevokeHelp
 	default:
 		return exitf(exitUsage, "unknown token command %q: use create, list or revoke (bot token --help)", verb)
 	}
-	if err := parseFlags(fs, args, e.stdout); err != nil {
-		if err == errHelpShown {
-			return nil
-		}
+	fs := commandFlags(e, "token "+verb, help)
+	var name, scope, ns *string
+	if verb == "create" {
+		name = fs.String("name", "", "the token's name (unique): letters, digits and . _ - @ : +")
+		scope = fs.String("scope", "ask", "comma-separated scopes: ask, answer, admin")
+		ns = fs.String("namespace", "", "the namespace its inquiries live in (default: the name)")
+	}
+	if done, err := parseCommand(fs, args, e.stdout); done {
 		return err
 	}
 	switch {

@@ -30,9 +30,7 @@ Flags:
 `
 
 func runAnswer(ctx context.Context, e *env) error {
-	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { io.WriteString(fs.Output(), answerHelp); fs.PrintDefaults() }
+	fs := commandFlags(e, "answer", answerHelp)
 	decline := fs.Bool("decline", false, "decline to decide (the words after it, if any, say why)")
 	asJSON := fs.Bool("json", false, "print the answered inquiry as JSON")
 	pos, err := parseInterspersed(fs, e.args, e.stdout)

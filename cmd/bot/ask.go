@@ -4,9 +4,7 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -55,9 +53,7 @@ type askFlags struct {
 
 func runAsk(ctx context.Context, e *env) error {
 	var f askFlags
-	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { io.WriteString(fs.Output(), askHelp); fs.PrintDefaults() }
+	fs := commandFlags(e, "ask", askHelp)
 	fs.BoolVar(&f.confirm, "confirm", false, "a yes-or-no question")
 	fs.BoolVar(&f.choice, "choice", false, "pick among the --option answers (the default when --option is given)")
 	fs.BoolVar(&f.text, "text", false, "an answer in words (the default without --option)")
@@ -77,10 +73,7 @@ func runAsk(ctx context.Context, e *env) error {
 	fs.BoolVar(&f.allowText, "allow-text", false, "a choice or confirm may be answered in own words instead")
 	fs.BoolVar(&f.multiple, "multiple", false, "a choice may take several options")
 	fs.BoolVar(&f.json, "json", false, "print the final inquiry as JSON instead of the answer")
-	if err := parseFlags(fs, e.args, e.stdout); err != nil {
-		if err == errHelpShown {
-			return nil
-		}
+	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -67,6 +67,26 @@ func errMessage(err error) string {
 	return err.Error()
 }
 
+// commandFlags is the flag set of bot name. Its usage is help followed by the flags and their
+// defaults (nothing, for a command without flags); flag's sentence about a wrong flag goes to
+// stderr, with the usage.
+func commandFlags(e *env, name, help string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { io.WriteString(fs.Output(), help); fs.PrintDefaults() }
+	return fs
+}
+
+// parseCommand parses args with parseFlags and reports whether the command ends there: after the
+// help asked for (err nil: status 0), or on a wrong flag (err says so).
+func parseCommand(fs *flag.FlagSet, args []string, help io.Writer) (done bool, err error) {
+	err = parseFlags(fs, args, help)
+	if err == errHelpShown {
+		return true, nil
+	}
+	return err != nil, err
+}
+
 // parseFlags parses args. The usage asked for with -h or --help is printed once, to help (the
 // command's stdout), and ends the command with errHelpShown (status 0); a wrong flag prints
 // flag's sentence and the usage to the flag set's output (stderr), status 2.

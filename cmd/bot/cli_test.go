@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -477,5 +479,181 @@ func TestParseInterspersed(t *testing.T) {
 	}
 	if !*decline || strings.Join(pos, "|") != "1|not|-mine" {
 		t.Errorf("decline %v, args %q", *decline, pos)
+	}
+}
+
+// ---- end to end: the help of every command, and tokens ----
+
+// TestHelpOfEveryCommand runs the real binary with -h and --help after every command and every
+// token subcommand (and alone): each prints its usage once, to stdout, and exits 0. Nothing else
+// happens: no server is reached and no database is opened.
+func TestHelpOfEveryCommand(t *testing.T) {
+	t.Parallel()
+	lines := [][]string{{}} // bot -h, bot --help
+	for _, c := range commands() {
+		lines = append(lines, []string{c.name})
+	}
+	for _, sub := range []string{"create", "list", "revoke"} {
+		lines = append(lines, []string{"token", sub})
+	}
+	for _, words := range lines {
+		for _, flag := range []string{"-h", "--help"} {
+			args := append(append([]string{}, words...), flag)
+			name := strings.Join(args, " ")
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				r := runIn(t, dir, []string{
+					"DATABASE_URL=sqlite:" + filepath.Join(dir, "bot.db"),
+					"BOT_URL=http://127.0.0.1:1", // nothing listens: a command that ran instead would fail
+					"BOT_TOKEN=bot_none_none",
+				}, args...)
+				want := strings.TrimSpace("usage: bot " + strings.Join(words, " "))
+				got := r.stdout
+				if r.code != 0 || r.stderr != "" || strings.Count(strings.ToLower(got), "usage:") != 1 || !strings.HasPrefix(got, want) {
+					t.Errorf("bot %s: exit %d, want 0 with one usage starting %q on stdout and nothing on stderr\nstdout:\n%s\nstderr:\n%s", name, r.code, want, got, r.stderr)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "bot.db")); err == nil {
+					t.Errorf("bot %s opened the database", name)
+				}
+			})
+		}
+	}
+}
+
+// tokenCLI runs `bot token ...` with exactly env (and PATH and HOME), in dir as the current
+// directory, the way an operator on another machine runs it.
+func tokenCLI(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	return runIn(t, dir, env, append([]string{"token"}, args...)...)
+}
+
+// lastLine is the last line of s, trimmed.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// TestTokenThroughTheAPI manages tokens with only BOT_URL and BOT_TOKEN set, from a directory
+// that holds no database: the tokens are made, listed and revoked on the server the operator
+// names (before, they went to a new ./inquiry-bot.db, a created token got 401 and a live token
+// could not be revoked). A token without the admin scope is refused, and nothing is ever opened
+// in the current directory.
+func TestTokenThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	elsewhere := t.TempDir()
+	remote := []string{"BOT_URL=" + s.url, "BOT_TOKEN=" + s.admin}
+
+	r := tokenCLI(t, elsewhere, remote, "create", "--name", "ci-agent", "--scope", "ask")
+	if r.code != 0 || !strings.Contains(r.stderr, `created token "ci-agent"`) {
+		t.Fatalf("bot token create through the API:\n%s", r)
+	}
+	agent := lastLine(r.stdout)
+	if code, body := call(t, "GET", s.url+"/v1/inquiries", agent, ""); code != 200 {
+		t.Fatalf("the token made through the API gets %d: %s", code, body)
+	}
+
+	// An admin token made remotely is an admin of the same server.
+	r = tokenCLI(t, elsewhere, remote, "create", "--name", "ops", "--scope", "admin")
+	if r.code != 0 {
+		t.Fatalf("bot token create --scope admin:\n%s", r)
+	}
+	ops := lastLine(r.stdout)
+	if code, body := call(t, "GET", s.url+"/v1/runs", ops, ""); code != 200 {
+		t.Fatalf("the admin token made through the API gets %d: %s", code, body)
+	}
+
+	// The list is the server's: both names, no token, and the server's callback secret (the
+	// same one the database holds).
+	list := tokenCLI(t, elsewhere, remote, "list")
+	local := tokenCLI(t, elsewhere, []string{"DATABASE_URL=sqlite:" + filepath.Join(s.dir, "bot.db")}, "list")
+	if list.code != 0 || local.code != 0 {
+		t.Fatalf("bot token list:\n%s\nlocal:\n%s", list, local)
+	}
+	for _, name := range []string{"admin", "ci-agent", "ops"} {
+		if !strings.Contains(list.stdout, name) {
+			t.Errorf("bot token list through the API does not list %s:\n%s", name, list)
+		}
+	}
+	for _, secret := range []string{s.admin, agent, ops} {
+		_, sec, _ := strings.Cut(strings.TrimPrefix(secret, "bot_"), "_")
+		if strings.Contains(list.stdout+list.stderr, sec) {
+			t.Errorf("bot token list printed a token's secret:\n%s", list)
+		}
+	}
+	if got, want := lastLine(list.stdout), lastLine(local.stdout); got != want || !strings.HasPrefix(got, "callback secret") || strings.Contains(got, "not generated") {
+		t.Errorf("callback secret line through the API %q, in the database %q", got, want)
+	}
+
+	// Revoking through the API revokes on the server: the token is refused at once.
+	r = tokenCLI(t, elsewhere, remote, "revoke", "ci-agent")
+	if r.code != 0 || !strings.Contains(r.stdout, "revoked ci-agent") {
+		t.Fatalf("bot token revoke through the API:\n%s", r)
+	}
+	if code, body := call(t, "GET", s.url+"/v1/inquiries", agent, ""); code != 401 {
+		t.Fatalf("a revoked token gets %d: %s", code, body)
+	}
+	r = tokenCLI(t, elsewhere, remote, "revoke", "no-such-token")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `no token named "no-such-token"`) {
+		t.Errorf("bot token revoke of an unknown name:\n%s", r)
+	}
+	r = tokenCLI(t, elsewhere, remote, "create", "--name", "ops", "--scope", "ask")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `"ops" exists already`) {
+		t.Errorf("bot token create of a name in use:\n%s", r)
+	}
+
+	// Only an admin token manages tokens.
+	asker := []string{"BOT_URL=" + s.url, "BOT_TOKEN=" + s.createToken(t, "asker", "ask")}
+	for _, args := range [][]string{{"create", "--name", "sneaky", "--scope", "admin"}, {"list"}, {"revoke", "ops"}} {
+		r := tokenCLI(t, elsewhere, asker, args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "admin scope") || strings.Contains(r.stdout, "callback secret") {
+			t.Errorf("bot token %s with an ask token:\n%s", strings.Join(args, " "), r)
+		}
+	}
+	if code, _ := call(t, "GET", s.url+"/v1/runs", ops, ""); code != 200 {
+		t.Errorf("an ask token revoked the admin token ops")
+	}
+
+	entries, err := os.ReadDir(elsewhere)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "inquiry-bot.db") {
+			t.Errorf("bot token opened %s in the current directory", e.Name())
+		}
+	}
+}
+
+// TestTokenLocalWithoutBotURL keeps the database path: with DATABASE_URL (and no BOT_URL) the
+// token is written to that database, and the server it belongs to accepts it.
+func TestTokenLocalWithoutBotURL(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	db := []string{"DATABASE_URL=sqlite:" + filepath.Join(s.dir, "bot.db")}
+	r := tokenCLI(t, t.TempDir(), db, "create", "--name", "local", "--scope", "answer")
+	if r.code != 0 {
+		t.Fatalf("bot token create on the database:\n%s", r)
+	}
+	tok := lastLine(r.stdout)
+	if code, body := call(t, "GET", s.url+"/v1/inquiries", tok, ""); code != 200 {
+		t.Fatalf("the token made on the database gets %d: %s", code, body)
+	}
+	if r := tokenCLI(t, t.TempDir(), db, "revoke", "local"); r.code != 0 {
+		t.Fatalf("bot token revoke on the database:\n%s", r)
+	}
+	if code, _ := call(t, "GET", s.url+"/v1/inquiries", tok, ""); code != 401 {
+		t.Fatalf("a token revoked on the database still works")
+	}
+
+	// With neither BOT_URL nor DATABASE_URL it is the default file here, as before, but it says so.
+	here := t.TempDir()
+	r = tokenCLI(t, here, nil, "create", "--name", "local", "--scope", "ask")
+	if r.code != 0 || !strings.Contains(r.stderr, "neither BOT_URL nor DATABASE_URL is set: using the database sqlite:inquiry-bot.db in the current directory") {
+		t.Errorf("bot token create with neither variable:\n%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(here, "inquiry-bot.db")); err != nil {
+		t.Errorf("the default database: %v", err)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 
+	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
@@ -62,11 +64,18 @@ func TestConfigRefusals(t *testing.T) {
 		{[]string{"SLACK_BOT_TOKEN", "xoxb-1", "SLACK_APP_TOKEN", "xoxb-2"}, "SLACK_APP_TOKEN"},
 		{[]string{"SLACK_APP_TOKEN", "xapp-1"}, "SLACK_BOT_TOKEN"},
 	} {
-		_, err := LoadConfig(envOf(tc.env...))
-		require.Error(t, err, "%v", tc.env)
-		require.Contains(t, err.Error(), tc.want, "the sentence names the variable")
-		require.NotContains(t, err.Error(), "\n")
+		refusal(t, tc.want, tc.env...)
 	}
+}
+
+// refusal is LoadConfig's refusal of env, checked to be one sentence that names the variable name.
+func refusal(t *testing.T, name string, env ...string) string {
+	t.Helper()
+	_, err := LoadConfig(envOf(env...))
+	require.Error(t, err, "%v", env)
+	require.Contains(t, err.Error(), name, "the sentence names the variable")
+	require.NotContains(t, err.Error(), "\n")
+	return err.Error()
 }
 
 func TestSummaryRedactsSecrets(t *testing.T) {
@@ -78,4 +87,66 @@ func TestSummaryRedactsSecrets(t *testing.T) {
 		require.NotContains(t, s, secret)
 	}
 	require.Contains(t, s, "callback_secret=set")
+}
+
+// TestConfigConnectionLimits: BOT_MAX_CONNS and BOT_BODY_TIMEOUT default to DESIGN §17's 4096
+// and 10 s, take a value, and refuse a wrong one with a sentence naming the variable.
+func TestConfigConnectionLimits(t *testing.T) {
+	c, err := LoadConfig(envOf())
+	require.NoError(t, err)
+	require.Equal(t, gateway.DefaultMaxConns, c.MaxConns)
+	require.Equal(t, 4096, c.MaxConns)
+	require.Equal(t, 10*time.Second, c.BodyTimeout)
+
+	c, err = LoadConfig(envOf("BOT_MAX_CONNS", "200", "BOT_BODY_TIMEOUT", "1500ms"))
+	require.NoError(t, err)
+	require.Equal(t, 200, c.MaxConns)
+	require.Equal(t, 1500*time.Millisecond, c.BodyTimeout)
+
+	for _, env := range [][]string{
+		{"BOT_MAX_CONNS", "0"}, {"BOT_MAX_CONNS", "-3"}, {"BOT_MAX_CONNS", "many"},
+		{"BOT_BODY_TIMEOUT", "0s"}, {"BOT_BODY_TIMEOUT", "10"},
+	} {
+		refusal(t, env[0], env...)
+	}
+}
+
+// BOT_RATE_LIMIT, BOT_RATE_BURST and BOT_MAX_WAITERS (DESIGN §17).
+func TestConfigRateLimits(t *testing.T) {
+	c, err := LoadConfig(envOf())
+	require.NoError(t, err)
+	require.Equal(t, gateway.RateLimits{Rate: 10, Burst: 100, MaxWaiters: 1000}, c.RateLimits, "the defaults")
+
+	for _, tc := range []struct {
+		env  []string
+		want gateway.RateLimits
+	}{
+		{[]string{"BOT_RATE_LIMIT", "5/s"}, gateway.RateLimits{Rate: 5, Burst: 100, MaxWaiters: 1000}},
+		{[]string{"BOT_RATE_LIMIT", " 600/m "}, gateway.RateLimits{Rate: 10, Burst: 100, MaxWaiters: 1000}},
+		{[]string{"BOT_RATE_LIMIT", "30/m"}, gateway.RateLimits{Rate: 0.5, Burst: 100, MaxWaiters: 1000}},
+		{[]string{"BOT_RATE_LIMIT", "off"}, gateway.RateLimits{Rate: rate.Inf, Burst: 100, MaxWaiters: 1000}},
+		{[]string{"BOT_RATE_LIMIT", "OFF"}, gateway.RateLimits{Rate: rate.Inf, Burst: 100, MaxWaiters: 1000}},
+		{[]string{"BOT_RATE_BURST", "7"}, gateway.RateLimits{Rate: 10, Burst: 7, MaxWaiters: 1000}},
+		{[]string{"BOT_MAX_WAITERS", "3"}, gateway.RateLimits{Rate: 10, Burst: 100, MaxWaiters: 3}},
+		{[]string{"BOT_MAX_WAITERS", "0"}, gateway.RateLimits{Rate: 10, Burst: 100, MaxWaiters: -1}}, // no cap
+	} {
+		c, err := LoadConfig(envOf(tc.env...))
+		require.NoError(t, err, "%v", tc.env)
+		require.Equal(t, tc.want, c.RateLimits, "%v", tc.env)
+	}
+
+	for _, tc := range []struct{ name, value, says string }{
+		{"BOT_RATE_LIMIT", "10", "<n>/s or <n>/m"},
+		{"BOT_RATE_LIMIT", "10/h", "<n>/s or <n>/m"},
+		{"BOT_RATE_LIMIT", "0/s", "above 0"},
+		{"BOT_RATE_LIMIT", "-1/s", "above 0"},
+		{"BOT_RATE_LIMIT", "1.5/s", "whole"},
+		{"BOT_RATE_LIMIT", "fast", "or off"},
+		{"BOT_RATE_BURST", "0", "above 0"},
+		{"BOT_RATE_BURST", "lots", "above 0"},
+		{"BOT_MAX_WAITERS", "-1", "0 for no cap"},
+		{"BOT_MAX_WAITERS", "many", "0 for no cap"},
+	} {
+		require.Contains(t, refusal(t, tc.name, tc.name, tc.value), tc.says)
+	}
 }

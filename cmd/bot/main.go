@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -69,10 +68,8 @@ func commands() []command {
 }
 
 func runVersion(_ context.Context, e *env) error {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), "usage: bot version\n\nPrints the version of bot.\n") }
-	if err := parseFlags(fs, e.args, e.stdout); err != nil {
+	fs := commandFlags(e, "version", "usage: bot version\n\nPrints the version of bot.\n")
+	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
 	fmt.Fprintln(e.stdout, "bot", version)

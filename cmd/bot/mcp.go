@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"os"
@@ -38,13 +37,8 @@ Stdout carries only the protocol; log lines go to stderr.
 `
 
 func runMCP(ctx context.Context, e *env) error {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { io.WriteString(fs.Output(), mcpHelp) }
-	if err := parseFlags(fs, e.args, e.stdout); err != nil {
-		if err == errHelpShown {
-			return nil
-		}
+	fs := commandFlags(e, "mcp", mcpHelp)
+	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/mcptools"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestMCPOverStdio(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	cmd := exec.Command(botBin, "mcp")
 	cmd.Env = b.env("BOT_TOKEN=" + b.asker)
 	cmd.Stderr = stderr

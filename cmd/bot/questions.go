@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -25,15 +24,10 @@ Flags:
 `
 
 func runQuestions(ctx context.Context, e *env) error {
-	fs := flag.NewFlagSet("questions", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { io.WriteString(fs.Output(), questionsHelp); fs.PrintDefaults() }
+	fs := commandFlags(e, "questions", questionsHelp)
 	all := fs.Bool("all", false, "also list resolved questions and their answers")
 	asJSON := fs.Bool("json", false, "print the questions as JSON (pending ones in the order of their numbers)")
-	if err := parseFlags(fs, e.args, e.stdout); err != nil {
-		if err == errHelpShown {
-			return nil
-		}
+	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
 	if fs.NArg() > 0 {

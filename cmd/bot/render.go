@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"time"
@@ -22,17 +20,13 @@ type renderFile struct {
 	Wait      json.RawMessage `json:"wait"`
 }
 
+const renderHelp = `usage: bot render FILE   (an inquiry as JSON; - reads standard input)
+Prints the Block Kit JSON of the message (and its modal), to paste into Slack's Block Kit Builder.
+`
+
 func runRender(_ context.Context, e *env) error {
-	fs := flag.NewFlagSet("render", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: bot render FILE   (an inquiry as JSON; - reads standard input)")
-		fmt.Fprintln(fs.Output(), "Prints the Block Kit JSON of the message (and its modal), to paste into Slack's Block Kit Builder.")
-	}
-	if err := parseFlags(fs, e.args, e.stdout); err != nil {
-		if err == errHelpShown {
-			return nil
-		}
+	fs := commandFlags(e, "render", renderHelp)
+	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -4,9 +4,7 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -24,17 +22,12 @@ Flags:
 `
 
 func runRuns(ctx context.Context, e *env) error {
-	fs := flag.NewFlagSet("runs", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { io.WriteString(fs.Output(), runsHelp); fs.PrintDefaults() }
+	fs := commandFlags(e, "runs", runsHelp)
 	status := fs.String("status", "", "only runs with this status: running, waiting, completed, failed or abandoned")
 	namespace := fs.String("namespace", "", "only runs of this namespace (admin tokens)")
 	limit := fs.Int("limit", 100, "at most this many runs")
 	asJSON := fs.Bool("json", false, "print the runs as JSON")
-	if err := parseFlags(fs, e.args, e.stdout); err != nil {
-		if err == errHelpShown {
-			return nil
-		}
+	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -260,17 +259,9 @@ func (m *Main) Run(ctx context.Context) error {
 }
 
 func runServe(ctx context.Context, e *env) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: bot serve [--check]\n\nRuns the service, configured by the environment (README).\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := commandFlags(e, "serve", "usage: bot serve [--check]\n\nRuns the service, configured by the environment (README).\n\nFlags:\n")
 	check := fs.Bool("check", false, "validate the configuration and exit")
-	if err := parseFlags(fs, e.args, e.stdout); err != nil {
-		if err == errHelpShown {
-			return nil
-		}
+	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
 	cfg, err := LoadConfig(e.getenv)

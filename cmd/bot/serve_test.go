@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/internal/testkit"
 )
 
 // call makes one API request with a bearer token and returns the status and body.
@@ -139,7 +141,7 @@ func TestSIGTERMReturnsTheLongPollAndExitsZero(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // let the poll start waiting
 
 	exit, took := stopServer(t, s)
-	require.Equal(t, 0, exit, "a graceful stop exits 0; log:\n%s", tail(s.stderr.String(), 20))
+	require.Equal(t, 0, exit, "a graceful stop exits 0; log:\n%s", testkit.Tail(s.stderr.String(), 20))
 	require.Less(t, took, shutdownGrace+5*time.Second, "the stop is bounded")
 	select {
 	case p := <-done:

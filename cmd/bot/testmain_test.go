@@ -1,45 +1,24 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/inquiry-bot/bot/internal/testkit"
 )
 
 // botBin is the bot binary built once for the end-to-end tests.
 var botBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "bot-cli-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "make a temp dir:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	botBin = filepath.Join(dir, "bot")
-	// The test runs in the package's directory, so "." is cmd/bot whatever os.Args[0] is.
-	build := exec.Command("go", "build", "-o", botBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build the bot binary:", err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testkit.RunWithBot(m, false, &botBin))
 }
 
 // server is a running `bot serve` on its own temp database.
@@ -47,8 +26,8 @@ type server struct {
 	dir    string // temp dir: the database, the config home (token file)
 	url    string
 	admin  string // the first-start admin token
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *testkit.SyncBuffer
+	stderr *testkit.SyncBuffer
 	cmd    *exec.Cmd
 	exited chan struct{}
 }
@@ -68,7 +47,7 @@ func startServer(t *testing.T) *server {
 // environment variables after the defaults (so they win).
 func startServerIn(t *testing.T, dir string, extra ...string) *server {
 	t.Helper()
-	s := &server{dir: dir, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	s := &server{dir: dir, stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, exited: make(chan struct{})}
 	cmd := exec.Command(botBin, "serve")
 	cmd.Env = s.env(append([]string{
 		"BOT_ADDR=127.0.0.1:0",
@@ -88,53 +67,17 @@ func startServerIn(t *testing.T, dir string, extra ...string) *server {
 	exited := s.exited
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
+		testkit.Terminate(cmd.Process, exited, 15*time.Second)
 		if t.Failed() {
-			t.Logf("bot serve log (tail):\n%s", tail(s.stderr.String(), 30))
+			t.Logf("bot serve log (tail):\n%s", testkit.Tail(s.stderr.String(), 30))
 		}
 	})
 
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			s.stdout.Write([]byte(sc.Text() + "\n"))
-			lines <- sc.Text()
-		}
-		close(lines)
-		io.Copy(io.Discard, out)
-	}()
-	timeout := time.After(30 * time.Second)
-	tokenNext := false
-	for s.url == "" {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				t.Fatalf("bot serve ended before it listened; its log:\n%s", s.stderr.String())
-			}
-			switch {
-			case tokenNext:
-				s.admin = strings.TrimSpace(line)
-				tokenNext = false
-			case strings.HasPrefix(line, "First start: created the admin token"):
-				tokenNext = true
-			case strings.HasPrefix(line, "listening on "):
-				s.url = strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
-			}
-		case <-timeout:
-			t.Fatalf("bot serve did not say where it listens within 30s; its log:\n%s", s.stderr.String())
-		}
+	st, err := testkit.WaitListening(out, s.exited, s.stdout, 30*time.Second)
+	if err != nil {
+		t.Fatalf("%v; its log:\n%s", err, s.stderr.String())
 	}
-	go func() {
-		for range lines { // keep draining so the server never blocks on stdout
-		}
-	}()
+	s.url, s.admin = st.URL, st.Admin
 	return s
 }
 
@@ -163,10 +106,31 @@ func (r result) String() string {
 	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 }
 
+// runIn runs the binary to its end with exactly env (and PATH, and HOME and the config home in
+// dir), in dir as the current directory: no server of the test's is involved.
+func runIn(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(botBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "cfg")}, env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	var xe *exec.ExitError
+	switch {
+	case errors.As(err, &xe):
+		r.code = xe.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return r
+}
+
 // proc is a command running in the background.
 type proc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *testkit.SyncBuffer
 	done           chan struct{}
 	res            result
 	secrets        []string // tokens its output must not show
@@ -175,7 +139,7 @@ type proc struct {
 // start runs the binary in the background with the given token ("" for the token file).
 func (s *server) start(t *testing.T, token string, args ...string) *proc {
 	t.Helper()
-	p := &proc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(botBin, args...)
 	if token != "" {
 		p.cmd.Env = s.env("BOT_TOKEN=" + token)
@@ -277,31 +241,4 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// tail is the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -126,38 +126,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, req, http.StatusOK, nil, e)
 		return
 	}
-	var (
-		out map[string]any
-		e   *apiError
-	)
-	switch method {
-	case "auth.test":
-		out = map[string]any{"url": "https://" + TeamDomain + ".slack.com/", "team": "Fake", "user": "bot",
-			"team_id": TeamID, "user_id": BotUserID, "bot_id": BotID}
-	case "chat.postMessage":
-		out, e = s.postMessage(req)
-	case "chat.update":
-		out, e = s.update(req)
-	case "chat.postEphemeral":
-		out, e = s.postEphemeral(req)
-	case "chat.getPermalink":
-		out, e = s.permalink(req)
-	case "conversations.info":
-		out, e = s.conversationInfo(req)
-	case "conversations.history":
-		out, e = s.history(req)
-	case "conversations.replies":
-		out, e = s.replies(req)
-	case "usergroups.users.list":
-		out, e = s.userGroupUsers(req)
-	case "views.open", "views.push":
-		out, e = s.openView(req)
-	case "views.update":
-		out, e = s.updateView(req)
-	case "apps.connections.open":
-		out, e = s.connectionsOpen()
-	default:
-		e = fail("unknown_method")
+	out, e := map[string]any(nil), fail("unknown_method")
+	if do, ok := methods[method]; ok {
+		out, e = do(s, req)
 	}
 	if q := s.drops[method]; len(q) > 0 {
 		s.drops[method] = q[1:]
@@ -165,6 +136,21 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.answer(w, req, http.StatusOK, out, e)
+}
+
+// methods are the Web API methods the fake carries out, by family, each called with s.mu held.
+var methods = map[string]func(*Server, *request) (map[string]any, *apiError){
+	"auth.test": (*Server).authTest, "apps.connections.open": (*Server).connectionsOpen,
+	"chat.postMessage": (*Server).postMessage, "chat.update": (*Server).update,
+	"chat.postEphemeral": (*Server).postEphemeral, "chat.getPermalink": (*Server).permalink,
+	"conversations.info": (*Server).conversationInfo, "conversations.history": (*Server).history,
+	"conversations.replies": (*Server).replies, "usergroups.users.list": (*Server).userGroupUsers,
+	"views.open": (*Server).openView, "views.push": (*Server).openView, "views.update": (*Server).updateView,
+}
+
+func (s *Server) authTest(*request) (map[string]any, *apiError) {
+	return map[string]any{"url": "https://" + TeamDomain + ".slack.com/", "team": "Fake", "user": "bot",
+		"team_id": TeamID, "user_id": BotUserID, "bot_id": BotID}, nil
 }
 
 // drop loses the answer of a call that was carried out: it cuts the connection (status 0) or

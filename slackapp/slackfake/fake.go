@@ -213,20 +213,23 @@ func (s *Server) Close() {
 // URL is the Web API base for slack.OptionAPIURL and SLACK_API_URL: it ends in "/api/".
 func (s *Server) URL() string { return s.srv.URL + "/api/" }
 
+// locked runs f with s.mu held: the setters below are each one such step.
+func (s *Server) locked(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+}
+
 // SetAppURL tells the person where the app listens: payloads go to URL + "/slack/interactions",
 // "/slack/events" and "/slack/commands".
 func (s *Server) SetAppURL(u string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.appURL = strings.TrimSuffix(u, "/")
+	s.locked(func() { s.appURL = strings.TrimSuffix(u, "/") })
 }
 
 // SetClock sets the clock that stamps signatures and message timestamps (the app under test
 // checks signatures against its own clock). Trigger ids expire by the wall clock regardless.
 func (s *Server) SetClock(now func() time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.now = now
+	s.locked(func() { s.now = now })
 }
 
 // AddChannel creates a channel with the bot as a member.
@@ -242,9 +245,7 @@ func (s *Server) AddChannel(id, name string) {
 
 // DeleteChannel removes a channel: posting to it is channel_not_found.
 func (s *Server) DeleteChannel(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.channels, id)
+	s.locked(func() { delete(s.channels, id) })
 }
 
 // ArchiveChannel archives a channel: posting to it is is_archived.
@@ -267,31 +268,23 @@ func (s *Server) RemoveBot(id string) {
 
 // AddUserGroup creates (or replaces) a user group with its members.
 func (s *Server) AddUserGroup(id string, members ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.groups[id] = append([]string(nil), members...)
+	s.locked(func() { s.groups[id] = append([]string(nil), members...) })
 }
 
 // RevokeToken revokes the bot token: every later call is token_revoked.
 func (s *Server) RevokeToken() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.revoked = true
+	s.locked(func() { s.revoked = true })
 }
 
 // FailNext makes the next call of method answer {"ok":false,"error":code}. Calls queue up.
 func (s *Server) FailNext(method, code string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failNext[method] = append(s.failNext[method], failure{code: code})
+	s.locked(func() { s.failNext[method] = append(s.failNext[method], failure{code: code}) })
 }
 
 // FailNextStatus makes the next call of method answer with an HTTP status (500, 502, 503…)
 // and an HTML body, as Slack's edge does.
 func (s *Server) FailNextStatus(method string, status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failNext[method] = append(s.failNext[method], failure{status: status})
+	s.locked(func() { s.failNext[method] = append(s.failNext[method], failure{status: status}) })
 }
 
 // DropNextResponse makes the next call of method that reaches Slack's work (past Down, the rate
@@ -306,9 +299,7 @@ func (s *Server) DropNextResponse(method string) {
 // HTML body instead of the call's answer, as Slack's edge does when it times out on a call that
 // went through all the same. A status of 0 cuts the connection.
 func (s *Server) DropNextResponseStatus(method string, status int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.drops[method] = append(s.drops[method], status)
+	s.locked(func() { s.drops[method] = append(s.drops[method], status) })
 }
 
 // RateLimitEvery makes every n-th call of the given methods (of every method when none is
@@ -327,23 +318,17 @@ func (s *Server) RateLimitEvery(n int, retryAfter time.Duration, methods ...stri
 
 // SetLatency delays every Web API answer by d.
 func (s *Server) SetLatency(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.latency = d
+	s.locked(func() { s.latency = d })
 }
 
 // Down makes every Web API call answer 503 until Up.
 func (s *Server) Down() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.down = true
+	s.locked(func() { s.down = true })
 }
 
 // Up undoes Down.
 func (s *Server) Up() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.down = false
+	s.locked(func() { s.down = false })
 }
 
 // Call is one recorded Web API call.

@@ -3,6 +3,8 @@ package slackfake_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/require"
@@ -212,4 +215,433 @@ func TestSignedRequests(t *testing.T) {
 
 	_, err = f.Click("U1", "C1", "1.1", "x")
 	require.ErrorContains(t, err, "no message")
+}
+
+// callForm calls a form method of the fake and decodes its answer.
+func callForm(t *testing.T, f *slackfake.Server, method string, form url.Values) map[string]any {
+	t.Helper()
+	form.Set("token", slackfake.BotToken)
+	resp, err := http.PostForm(f.URL()+method, form)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(b, &out), "%s", b)
+	return out
+}
+
+// A text over 40,000 characters is not refused: Slack truncates it to 40,000, posts the message,
+// and warns message_truncated (api.slack.com/changelog/2018-04-truncating-really-long-messages).
+// Characters, not bytes: "é" is two bytes. Exactly 40,000 passes whole and without a warning.
+func TestLongTextIsTruncated(t *testing.T) {
+	f := slackfaketest.New(t)
+	whole := strings.Repeat("é", 40000)
+	long := whole + "and more"
+
+	at := callForm(t, f, "chat.postMessage", url.Values{"channel": {slackfake.DefaultChannel}, "text": {whole}})
+	require.Equal(t, true, at["ok"], "%v", at["error"])
+	require.NotContains(t, at, "warning")
+	require.NotContains(t, at, "response_metadata")
+
+	over := callForm(t, f, "chat.postMessage", url.Values{"channel": {slackfake.DefaultChannel}, "text": {long}})
+	require.Equal(t, true, over["ok"], "%v", over["error"])
+	require.Equal(t, "message_truncated", over["warning"])
+	md := over["response_metadata"].(map[string]any)
+	require.Equal(t, []any{"message_truncated"}, md["warnings"])
+	require.Equal(t, []any{"[WARN] Your message was truncated but still posted. The `text` field accepts up to 40,000 characters."}, md["messages"])
+	require.Equal(t, whole, over["message"].(map[string]any)["text"], "the answer shows the message as posted")
+	msgs := f.Messages(slackfake.DefaultChannel)
+	require.Len(t, msgs, 2)
+	require.Equal(t, whole, msgs[0].Text)
+	require.Equal(t, whole, msgs[1].Text)
+	require.Equal(t, 40000, utf8.RuneCountInString(msgs[1].Text))
+
+	// chat.update and chat.postEphemeral alike.
+	ts := msgs[0].TS
+	up := callForm(t, f, "chat.update", url.Values{"channel": {slackfake.DefaultChannel}, "ts": {ts}, "text": {long}})
+	require.Equal(t, true, up["ok"], "%v", up["error"])
+	require.Equal(t, "message_truncated", up["warning"])
+	require.Equal(t, whole, up["text"])
+	m, _ := f.Message(slackfake.DefaultChannel, ts)
+	require.Equal(t, whole, m.Text)
+	require.Equal(t, 1, m.Edits)
+	up = callForm(t, f, "chat.update", url.Values{"channel": {slackfake.DefaultChannel}, "ts": {ts}, "text": {"short"}})
+	require.NotContains(t, up, "warning")
+
+	eph := callForm(t, f, "chat.postEphemeral", url.Values{"channel": {slackfake.DefaultChannel}, "user": {"U1"}, "text": {long}})
+	require.Equal(t, true, eph["ok"], "%v", eph["error"])
+	require.Equal(t, "message_truncated", eph["warning"])
+	require.Equal(t, whole, f.Ephemerals("U1")[0].Text)
+
+	// slack-go posts it without an error (its chat methods do not call OptionOnWarning).
+	_, _, msg, err := client(f, slackfake.BotToken).PostMessageWithResponseContext(context.Background(),
+		slackfake.DefaultChannel, slack.MsgOptionText(long, false))
+	require.NoError(t, err)
+	require.Equal(t, whole, msg.Text)
+}
+
+// A thread_ts that names no message in the channel — its parent deleted, or never posted — does
+// not fail the post: Slack posts the message at the top of the channel, and the answer's message
+// carries no thread_ts (slack-go issue #1571: it "silently un-threads the reply into a top-level
+// channel message").
+func TestThreadTSWithoutParent(t *testing.T) {
+	f := slackfaketest.New(t)
+	f.AddChannel("C0OTHER001", "other")
+	ctx := context.Background()
+	api := client(f, slackfake.BotToken)
+
+	_, parent, err := api.PostMessageContext(ctx, slackfake.DefaultChannel, slack.MsgOptionText("parent", false))
+	require.NoError(t, err)
+	_, reply, msg, err := api.PostMessageWithResponseContext(ctx, slackfake.DefaultChannel,
+		slack.MsgOptionText("reply", false), slack.MsgOptionTS(parent))
+	require.NoError(t, err)
+	require.Equal(t, parent, msg.ThreadTimestamp, "with its parent there, the reply is in the thread")
+
+	_, orphan, msg, err := api.PostMessageWithResponseContext(ctx, slackfake.DefaultChannel,
+		slack.MsgOptionText("orphan", false), slack.MsgOptionTS("1700000000.000100"))
+	require.NoError(t, err)
+	require.Empty(t, msg.ThreadTimestamp, "the answer shows it un-threaded")
+	m, ok := f.Message(slackfake.DefaultChannel, orphan)
+	require.True(t, ok)
+	require.Empty(t, m.ThreadTS)
+
+	// A parent in another channel is no parent here.
+	_, elsewhere, msg, err := api.PostMessageWithResponseContext(ctx, "C0OTHER001",
+		slack.MsgOptionText("elsewhere", false), slack.MsgOptionTS(parent))
+	require.NoError(t, err)
+	require.Empty(t, msg.ThreadTimestamp)
+
+	var top []string
+	for _, m := range f.BotMessages(slackfake.DefaultChannel) {
+		top = append(top, m.TS)
+	}
+	require.Equal(t, []string{parent, orphan}, top, "the orphan is a top-level message, the reply is not")
+	require.Equal(t, elsewhere, f.BotMessages("C0OTHER001")[0].TS)
+	rs, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: slackfake.DefaultChannel, Timestamp: parent})
+	require.NoError(t, err)
+	require.Len(t, rs, 2)
+	require.Equal(t, reply, rs[1].Timestamp)
+}
+
+// The fake answers a message whose blocks Slack would refuse as Slack does, on the wire:
+// HTTP 200, {"ok":false,"error":"invalid_blocks","response_metadata":{"messages":[…]}}, and
+// records nothing; chat.update and chat.postEphemeral alike.
+func TestInvalidBlocksOnTheWire(t *testing.T) {
+	f := slackfaketest.New(t)
+	blocks := `[{"type":"sectionx","text":{"type":"mrkdwn","text":"hi"}}]`
+	want := []string{"[ERROR] unsupported type: sectionx [json-pointer:/blocks/0/type]"}
+
+	form := url.Values{"token": {slackfake.BotToken}, "channel": {slackfake.DefaultChannel}, "text": {"hi"}, "blocks": {blocks}}
+	resp, err := http.PostForm(f.URL()+"chat.postMessage", form)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, resp.Body.Close())
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(body, &got))
+	require.Equal(t, map[string]any{"ok": false, "error": "invalid_blocks",
+		"response_metadata": map[string]any{"messages": []any{want[0]}}}, got)
+	require.Empty(t, f.Messages(slackfake.DefaultChannel))
+
+	// Through slack-go, as the app sees it.
+	ctx := context.Background()
+	api := slack.New(slackfake.BotToken, slack.OptionAPIURL(f.URL()))
+	var raw []json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(blocks), &raw))
+	unknown := slack.MsgOptionBlocks(rawBlock(raw[0]))
+	_, _, err = api.PostMessageContext(ctx, slackfake.DefaultChannel, slack.MsgOptionText("hi", false), unknown)
+	requireRefused(t, err, "invalid_blocks", want)
+
+	_, ts, err := api.PostMessageContext(ctx, slackfake.DefaultChannel, slack.MsgOptionText("hi", false))
+	require.NoError(t, err)
+	_, _, _, err = api.UpdateMessageContext(ctx, slackfake.DefaultChannel, ts, slack.MsgOptionText("hi", false), unknown)
+	requireRefused(t, err, "invalid_blocks", want)
+	_, err = api.PostEphemeralContext(ctx, slackfake.DefaultChannel, "U1", slack.MsgOptionText("hi", false), unknown)
+	requireRefused(t, err, "invalid_blocks", want)
+
+	// Blocks that are not a JSON array: invalid_blocks_format.
+	form.Set("blocks", `{"type":"divider"}`)
+	resp, err = http.PostForm(f.URL()+"chat.postMessage", form)
+	require.NoError(t, err)
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, "invalid_blocks_format", got["error"])
+}
+
+// A view Slack would refuse: invalid_arguments with the messages, pointers under /view. The same
+// view with its title exactly at the limit opens (the fake does not spend a trigger_id on a
+// refused view, so the second call may use it).
+func TestInvalidViewOnTheWire(t *testing.T) {
+	f := slackfaketest.New(t)
+	api := slack.New(slackfake.BotToken, slack.OptionAPIURL(f.URL()))
+	bad := slack.ModalViewRequest{Type: slack.VTModal,
+		Title:  slack.NewTextBlockObject(slack.PlainTextType, strings.Repeat("T", 25), false, false),
+		Blocks: slack.Blocks{BlockSet: []slack.Block{slack.NewDividerBlock()}}}
+	good := bad
+	good.Title = slack.NewTextBlockObject(slack.PlainTextType, strings.Repeat("T", 24), false, false)
+	opened := viewOpener(t, f, api, bad, good)
+
+	_, ts, err := api.PostMessageContext(context.Background(), slackfake.DefaultChannel, slack.MsgOptionText("x", false),
+		slack.MsgOptionBlocks(button("open", "k1", "Open")))
+	require.NoError(t, err)
+	_, err = f.Click("U1", slackfake.DefaultChannel, ts, "Open")
+	require.NoError(t, err)
+	require.Len(t, *opened, 2)
+	requireRefused(t, (*opened)[0], "invalid_arguments", []string{
+		"[ERROR] failed to match all allowed schemas [json-pointer:/view]",
+		"[ERROR] failed to match all allowed schemas [json-pointer:/view/title]",
+		"[ERROR] must be less than 25 characters [json-pointer:/view/title/text]",
+	})
+	require.NoError(t, (*opened)[1])
+	_, ok := f.OpenView("U1")
+	require.True(t, ok)
+}
+
+func requireRefused(t *testing.T, err error, code string, messages []string) {
+	t.Helper()
+	var se slack.SlackErrorResponse
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, code, se.Err)
+	require.Equal(t, messages, se.ResponseMetadata.Messages)
+}
+
+// rawBlock sends a block exactly as written, whatever its type.
+type rawBlock json.RawMessage
+
+func (b rawBlock) BlockType() slack.MessageBlockType { return "raw" }
+func (b rawBlock) ID() string                        { return "" }
+func (b rawBlock) MarshalJSON() ([]byte, error)      { return b, nil }
+
+// post posts text as the bot with metadata carrying key (in the thread of threadTS when set).
+func post(t *testing.T, api *slack.Client, channel, threadTS, key string) string {
+	t.Helper()
+	opts := []slack.MsgOption{slack.MsgOptionText("question "+key, false),
+		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: "inquiry_question", EventPayload: map[string]any{"key": key}})}
+	if threadTS != "" {
+		opts = append(opts, slack.MsgOptionTS(threadTS))
+	}
+	_, ts, err := api.PostMessageContext(context.Background(), channel, opts...)
+	require.NoError(t, err)
+	return ts
+}
+
+func timestamps(msgs []slack.Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Timestamp
+	}
+	return out
+}
+
+func TestHistory(t *testing.T) {
+	f := slackfaketest.New(t)
+	f.SetAppURL("http://127.0.0.1:1") // the person's events go nowhere; the messages stay
+	ctx := context.Background()
+	api := client(f, slackfake.BotToken)
+	ch := slackfake.DefaultChannel
+
+	var top []string // top-level, oldest first
+	for i := range 5 {
+		top = append(top, post(t, api, ch, "", fmt.Sprintf("k%d", i)))
+	}
+	reply := post(t, api, ch, top[1], "in-thread")
+	_, _ = f.ReplyInThread("U0ALICE01", ch, top[1], "a person's reply")
+
+	t.Run("newest first, top level only, thread parents marked", func(t *testing.T) {
+		h, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: ch})
+		require.NoError(t, err)
+		require.Equal(t, []string{top[4], top[3], top[2], top[1], top[0]}, timestamps(h.Messages))
+		require.False(t, h.HasMore)
+		require.Empty(t, h.ResponseMetaData.NextCursor)
+		parent := h.Messages[3]
+		require.Equal(t, top[1], parent.ThreadTimestamp)
+		require.Equal(t, 2, parent.ReplyCount)
+		require.ElementsMatch(t, []string{slackfake.BotUserID, "U0ALICE01"}, parent.ReplyUsers)
+		require.Equal(t, slackfake.BotID, parent.BotID)
+		require.Equal(t, "question k1", parent.Text)
+		require.Empty(t, parent.Metadata.EventType, "no metadata unless include_all_metadata")
+	})
+
+	t.Run("metadata on demand", func(t *testing.T) {
+		h, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: ch, IncludeAllMetadata: true})
+		require.NoError(t, err)
+		for i, m := range h.Messages {
+			require.Equal(t, "inquiry_question", m.Metadata.EventType)
+			require.Equal(t, fmt.Sprintf("k%d", 4-i), m.Metadata.EventPayload["key"])
+		}
+	})
+
+	t.Run("oldest, latest, inclusive", func(t *testing.T) {
+		get := func(p slack.GetConversationHistoryParameters) []string {
+			p.ChannelID = ch
+			h, err := api.GetConversationHistoryContext(ctx, &p)
+			require.NoError(t, err)
+			return timestamps(h.Messages)
+		}
+		require.Equal(t, []string{top[4], top[3]}, get(slack.GetConversationHistoryParameters{Oldest: top[2]}))
+		require.Equal(t, []string{top[4], top[3], top[2]}, get(slack.GetConversationHistoryParameters{Oldest: top[2], Inclusive: true}))
+		require.Equal(t, []string{top[1], top[0]}, get(slack.GetConversationHistoryParameters{Latest: top[2]}))
+		require.Equal(t, []string{top[3], top[2], top[1]}, get(slack.GetConversationHistoryParameters{Oldest: top[1], Latest: top[3], Inclusive: true}))
+		require.Len(t, get(slack.GetConversationHistoryParameters{Oldest: "0"}), 5)
+		_, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: ch, Oldest: "yesterday"})
+		require.Equal(t, "invalid_ts_oldest", slackErr(t, err))
+		_, err = api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: ch, Latest: "1.x"})
+		require.Equal(t, "invalid_ts_latest", slackErr(t, err))
+	})
+
+	t.Run("pages by cursor", func(t *testing.T) {
+		var got []string
+		cursor, pages := "", 0
+		for {
+			h, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: ch, Limit: 2, Cursor: cursor})
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(h.Messages), 2)
+			got = append(got, timestamps(h.Messages)...)
+			pages++
+			require.Equal(t, h.HasMore, h.ResponseMetaData.NextCursor != "")
+			if !h.HasMore {
+				break
+			}
+			cursor = h.ResponseMetaData.NextCursor
+		}
+		require.Equal(t, 3, pages)
+		require.Equal(t, []string{top[4], top[3], top[2], top[1], top[0]}, got, "every message once, in order")
+		_, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: ch, Cursor: "not-a-cursor"})
+		require.Equal(t, "invalid_cursor", slackErr(t, err))
+	})
+
+	t.Run("replies: the thread oldest first", func(t *testing.T) {
+		msgs, more, next, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+			ChannelID: ch, Timestamp: top[1], IncludeAllMetadata: true})
+		require.NoError(t, err)
+		require.False(t, more)
+		require.Empty(t, next)
+		require.Len(t, msgs, 3)
+		require.Equal(t, []string{top[1], reply}, timestamps(msgs[:2]))
+		require.Equal(t, 2, msgs[0].ReplyCount)
+		require.Equal(t, top[1], msgs[1].ThreadTimestamp)
+		require.Equal(t, "in-thread", msgs[1].Metadata.EventPayload["key"])
+		require.Equal(t, "U0ALICE01", msgs[2].User)
+		require.Equal(t, slackfake.BotUserID, msgs[2].ParentUserId)
+
+		// Any message of the thread names it; a message without replies is a thread of one.
+		byReply, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: reply})
+		require.NoError(t, err)
+		require.Equal(t, timestamps(msgs), timestamps(byReply))
+		alone, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: top[0]})
+		require.NoError(t, err)
+		require.Equal(t, []string{top[0]}, timestamps(alone))
+
+		after, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: top[1], Oldest: top[1]})
+		require.NoError(t, err)
+		require.Equal(t, timestamps(msgs[1:]), timestamps(after))
+
+		first, more, next, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: top[1], Limit: 2})
+		require.NoError(t, err)
+		require.True(t, more)
+		rest, more, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: top[1], Limit: 2, Cursor: next})
+		require.NoError(t, err)
+		require.False(t, more)
+		require.Equal(t, timestamps(msgs), append(timestamps(first), timestamps(rest)...))
+
+		_, _, _, err = api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: "1.000001"})
+		require.Equal(t, "thread_not_found", slackErr(t, err))
+		_, _, _, err = api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch})
+		require.Equal(t, "invalid_arguments", slackErr(t, err))
+	})
+
+	t.Run("refusals and faults", func(t *testing.T) {
+		hist := func(api *slack.Client, channel string) error {
+			_, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: channel})
+			return err
+		}
+		require.Equal(t, "channel_not_found", slackErr(t, hist(api, "C0NOPE")))
+		_, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: "C0NOPE", Timestamp: top[0]})
+		require.Equal(t, "channel_not_found", slackErr(t, err))
+		f.AddChannel("C0PRIV0001", "priv")
+		f.RemoveBot("C0PRIV0001")
+		require.Equal(t, "not_in_channel", slackErr(t, hist(api, "C0PRIV0001")))
+		require.Equal(t, "invalid_auth", slackErr(t, hist(client(f, "xoxb-wrong"), ch)))
+
+		f.FailNext("conversations.history", "missing_scope")
+		var se slack.SlackErrorResponse
+		require.ErrorAs(t, hist(api, ch), &se)
+		require.Equal(t, "missing_scope", se.Err)
+		require.Equal(t, "channels:history", se.Needed)
+
+		f.FailNextStatus("conversations.replies", http.StatusBadGateway)
+		_, _, _, err = api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: top[1]})
+		var sc slack.StatusCodeError
+		require.ErrorAs(t, err, &sc)
+		require.Equal(t, http.StatusBadGateway, sc.Code)
+
+		f.Down()
+		require.ErrorAs(t, hist(api, ch), &sc)
+		require.Equal(t, http.StatusServiceUnavailable, sc.Code)
+		f.Up()
+
+		f.RateLimitEvery(1, 2*time.Second, "conversations.history")
+		var rl *slack.RateLimitedError
+		require.ErrorAs(t, hist(api, ch), &rl)
+		require.Equal(t, 2*time.Second, rl.RetryAfter)
+		f.RateLimitEvery(0, 0)
+		require.NoError(t, hist(api, ch))
+
+		calls := f.Calls("conversations.history")
+		last := calls[len(calls)-1]
+		require.Equal(t, ch, last.Params.Get("channel"))
+		require.Empty(t, last.Params.Get("token"), "the token is not recorded")
+	})
+}
+
+func TestDropNextResponse(t *testing.T) {
+	f := slackfaketest.New(t)
+	ctx := context.Background()
+	api := client(f, slackfake.BotToken)
+
+	// Cut: the message is posted, the client hears nothing.
+	f.DropNextResponse("chat.postMessage")
+	_, _, err := api.PostMessageContext(ctx, slackfake.DefaultChannel, slack.MsgOptionText("lost answer", false))
+	require.Error(t, err)
+	var se slack.SlackErrorResponse
+	var sc slack.StatusCodeError
+	require.False(t, errors.As(err, &se) || errors.As(err, &sc), "no answer at all: %v", err)
+	msgs := f.Messages(slackfake.DefaultChannel)
+	require.Len(t, msgs, 1, "Slack did the work")
+	require.Equal(t, "lost answer", msgs[0].Text)
+
+	// A 5xx in place of the answer: posted all the same.
+	f.DropNextResponseStatus("chat.postMessage", http.StatusInternalServerError)
+	_, _, err = api.PostMessageContext(ctx, slackfake.DefaultChannel, slack.MsgOptionText("500 after the post", false))
+	require.ErrorAs(t, err, &sc)
+	require.Equal(t, http.StatusInternalServerError, sc.Code)
+	require.Len(t, f.Messages(slackfake.DefaultChannel), 2)
+
+	// The knob is used up: the next call answers.
+	_, ts, err := api.PostMessageContext(ctx, slackfake.DefaultChannel, slack.MsgOptionText("answered", false))
+	require.NoError(t, err)
+	require.Equal(t, f.Messages(slackfake.DefaultChannel)[2].TS, ts)
+
+	calls := f.Calls("chat.postMessage")
+	require.Len(t, calls, 3)
+	require.True(t, calls[0].Dropped)
+	require.Equal(t, 0, calls[0].Status)
+	require.True(t, calls[1].Dropped)
+	require.Equal(t, http.StatusInternalServerError, calls[1].Status)
+	require.False(t, calls[2].Dropped)
+	require.Equal(t, http.StatusOK, calls[2].Status)
+
+	// A drop waits for a call that reaches Slack's work: a failure injected before it goes first.
+	f.FailNext("conversations.history", "internal_error")
+	f.DropNextResponse("conversations.history")
+	_, err = api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: slackfake.DefaultChannel})
+	require.Equal(t, "internal_error", slackErr(t, err))
+	_, err = api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: slackfake.DefaultChannel})
+	require.Error(t, err)
+	require.False(t, errors.As(err, &se))
+	h, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: slackfake.DefaultChannel})
+	require.NoError(t, err)
+	require.Len(t, h.Messages, 3)
 }

@@ -346,13 +346,7 @@ func (s *Server) Select(user, channel, ts, option string) (*Response, error) {
 	if c, ok := f.el["confirm"]; ok {
 		action["confirm"] = c
 	}
-	dispatch := f.block["type"] != "input" || f.block["dispatch_action"] == true
-	payload := s.blockActions(user, m, action)
-	s.mu.Unlock()
-	if !dispatch {
-		return &Response{Status: http.StatusOK}, nil
-	}
-	return s.sendPayload(payload)
+	return s.picked(user, m, f, action)
 }
 
 // Check ticks options (by value or label) in the checkboxes or multi-select of the message as
@@ -381,9 +375,16 @@ func (s *Server) Check(user, channel, ts string, options ...string) (*Response, 
 	}
 	typ := str(f.el, "type")
 	s.pick(user, m, f.blockID, str(f.el, "action_id"), obj{"type": typ, "selected_options": selected})
-	dispatch := f.block["type"] != "input" || f.block["dispatch_action"] == true
 	action := obj{"action_id": f.el["action_id"], "block_id": f.blockID, "type": typ,
 		"selected_options": selected, "action_ts": s.actionTS()}
+	return s.picked(user, m, f, action)
+}
+
+// picked ends a Select or a Check, called with s.mu held, which it releases: the block_actions
+// payload of action is sent, unless the element sits in an input block without dispatch_action
+// (then, as in Slack, the pick waits for the form's submission and nothing is sent).
+func (s *Server) picked(user string, m *Message, f found, action obj) (*Response, error) {
+	dispatch := f.block["type"] != "input" || f.block["dispatch_action"] == true
 	payload := s.blockActions(user, m, action)
 	s.mu.Unlock()
 	if !dispatch {

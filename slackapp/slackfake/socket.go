@@ -33,7 +33,7 @@ type socketState struct {
 	done chan struct{}
 }
 
-func (s *Server) connectionsOpen() (map[string]any, *apiError) {
+func (s *Server) connectionsOpen(*request) (map[string]any, *apiError) {
 	ticket := s.id("ticket")
 	return map[string]any{"url": "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/socket?ticket=" + ticket}, nil
 }
@@ -50,13 +50,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := &socketState{conn: conn, acks: map[string]chan json.RawMessage{}, done: make(chan struct{})}
-	s.mu.Lock()
-	old := s.socket
-	s.socket = st
-	s.mu.Unlock()
-	if old != nil {
-		old.close()
-	}
+	s.replaceSocket(st)
 	hello := map[string]any{"type": "hello", "num_connections": 1,
 		"debug_info":      map[string]any{"host": "fake", "build_number": 1, "approximate_connection_time": 3600},
 		"connection_info": map[string]any{"app_id": AppID}}
@@ -159,13 +153,16 @@ func (s *Server) dropSocket(st *socketState) {
 	s.mu.Unlock()
 }
 
-func (s *Server) closeSocket() {
+func (s *Server) closeSocket() { s.replaceSocket(nil) }
+
+// replaceSocket makes st the app's connection (nil: none) and closes the one it replaces.
+func (s *Server) replaceSocket(st *socketState) {
 	s.mu.Lock()
-	st := s.socket
-	s.socket = nil
+	old := s.socket
+	s.socket = st
 	s.mu.Unlock()
-	if st != nil {
-		st.close()
+	if old != nil {
+		old.close()
 	}
 }
 
