@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -160,8 +161,16 @@ func (s *Server) answerInquiry(c *gin.Context) {
 		return
 	}
 	// The service decides whether this token may answer (its namespace, never the asker).
-	rec, err := s.svc.AnswerAs(c.Request.Context(), c.Param("key"), inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, token(c))
+	rec, err := s.svc.AnswerAs(inquiry.WithVia(c.Request.Context(), via(c)), c.Param("key"), inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, token(c))
 	s.writeInquiry(c, rec, err)
+}
+
+// via is how an answer through the API came in: the bot CLI names itself in its User-Agent.
+func via(c *gin.Context) inquiry.Via {
+	if strings.HasPrefix(c.GetHeader("User-Agent"), "bot-cli/") {
+		return inquiry.ViaCLI
+	}
+	return inquiry.ViaAPI
 }
 
 // cancelInquiry withdraws a pending inquiry of the token's own namespace (any, for admin).

@@ -65,6 +65,14 @@ func CapAnswer(a Answer, max int) Answer {
 func StateAnswerOf(a Answer) Answer {
 	text, cut := cutRunes(a.Text, StateTextChars)
 	a.Text, a.Truncated = text, a.Truncated || cut
+	if len(a.Votes) > 0 {
+		votes := make([]Vote, len(a.Votes))
+		for i, v := range a.Votes {
+			v.Text, _ = cutRunes(v.Text, StateTextChars) // each vote's words cut like the answer's
+			votes[i] = v
+		}
+		a.Votes = votes
+	}
 	return a
 }
 
@@ -120,6 +128,15 @@ type Reply struct {
 // chooses the option whose value is "merge"; a value that matches no option is refused, never
 // shortened. Prose over the ceiling is cut by CapAnswer with Truncated set.
 func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
+	a, err := checkReply(in, r)
+	if err == nil {
+		err = checkReason(in, a)
+	}
+	return a, err
+}
+
+// checkReply is CheckAnswer without the inquiry's demand for a reason.
+func checkReply(in *Inquiry, r Reply) (Answer, error) {
 	a := Answer{InquiryID: in.ID}
 	r.Value = r.Value.canon() // a decision is compared; words are kept as they were sent
 	if !utf8.ValidString(r.Text) {
@@ -201,7 +218,8 @@ func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
 			a.Value = One(chosen[0])
 		}
 		if text != "" {
-			if !in.AllowText {
+			// Words beside the choice are its reason where the inquiry asks for one.
+			if !in.AllowText && in.Reason == ReasonNone {
 				return a, answerErr("text", "this question does not take words beside the choice: send the value alone")
 			}
 			a.Text = text

@@ -245,6 +245,8 @@ type Inquiry struct {
 	AllowText bool       `json:"allow_text"`
 	Default   Value      `json:"default"`
 	ExpiresAt *time.Time `json:"expires_at"`
+	// Approval is what a team must give (approvals, veto, requested_by, reason): optional.
+	Approval
 }
 
 // Source says who or what produced an answer. Labels are honest: only a human is SourcePerson.
@@ -275,6 +277,9 @@ type Answer struct {
 	AnsweredBy string    `json:"answered_by"`
 	Source     Source    `json:"source"`
 	AnsweredAt time.Time `json:"answered_at"`
+	// Votes are the votes of an inquiry that needed several people (its approvals), when it
+	// resolved: who, what and when, through which way in.
+	Votes []Vote `json:"votes,omitempty"`
 }
 
 // Status is where an inquiry stands.
@@ -327,6 +332,8 @@ type Record struct {
 	Failure     *Failure   `json:"failure"`
 	CreatedAt   time.Time  `json:"created_at"`
 	ResolvedAt  *time.Time `json:"resolved_at"`
+	// Votes are the votes so far of an inquiry that needs several people (Approval).
+	Votes []Vote `json:"votes,omitempty"`
 	// AskedBy is the name of the token that asked ("" when unknown): that token may not answer it.
 	AskedBy string `json:"-"`
 }
@@ -386,7 +393,8 @@ func content(in *Inquiry) []byte {
 		Multiple  bool     `json:"multiple"`
 		AllowText bool     `json:"allow_text"`
 		Default   Value    `json:"default"`
-	}{in.Kind, in.Question, in.Context, options, in.Multiple, in.AllowText, in.Default})
+		Approval           // omitted when unset, so that the content of an inquiry without it reads as before
+	}{in.Kind, in.Question, in.Context, options, in.Multiple, in.AllowText, in.Default, in.Approval})
 	return b
 }
 

@@ -131,6 +131,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 	if err := ValidateSlack(slack); err != nil {
 		return nil, false, err
 	}
+	if err := QuorumFits(&in, slack.Answerers); err != nil {
+		return nil, false, err
+	}
 	if err := CheckConfig(req.Config); err != nil {
 		return nil, false, err
 	}
@@ -383,6 +386,9 @@ func (s *Service) answer(ctx context.Context, key string, reply Reply, by string
 			return nil, err
 		}
 	}
+	if err := NotRequester(rec, by); err != nil {
+		return nil, err
+	}
 	if rec, err = s.current(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -401,8 +407,39 @@ func (s *Service) answer(ctx context.Context, key string, reply Reply, by string
 		}
 		return rec, AlreadyResolved(rec)
 	}
+	if rec.Quorum() > 1 && source == SourcePerson {
+		return s.vote(ctx, rec, Vote{By: by, Value: a.Value, Text: a.Text, Declined: a.Declined, At: now, Via: ViaFrom(ctx)})
+	}
 	a.Source, a.AnsweredBy, a.AnsweredAt = source, by, now
 	return s.resolve(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
+}
+
+// vote records v on rec, an inquiry that needs several people: a vote that decides it resolves
+// it (Tally) in the same transaction; one that does not leaves it pending with the votes so far,
+// and the message that shows it is updated with the tally.
+func (s *Service) vote(ctx context.Context, rec *Record, v Vote) (*Record, error) {
+	out, err := s.Store.Vote(ctx, rec.Key, v, func(cur *Record) (*Resolution, []Delivery) {
+		if a := Tally(&cur.Inquiry, cur.Votes); a != nil {
+			a.AnsweredAt = v.At
+			r := s.withDeliveries(cur, Resolution{Status: StatusAnswered, Answer: a, At: v.At})
+			return &r, nil
+		}
+		if cur.Config.Policy == PolicyAsk && cur.Config.Transport != TransportInbox {
+			return nil, []Delivery{s.delivery(cur, DeliverUpdate, cur.Config.Transport, v.At)}
+		}
+		return nil, nil
+	})
+	if err != nil {
+		if ErrorCode(err) == CodeAlreadyResolved && out != nil {
+			return out, AlreadyResolved(out)
+		}
+		return out, err
+	}
+	if out.Status != StatusPending {
+		s.resolved(out)
+	}
+	s.kick()
+	return out, nil
 }
 
 // Cancel withdraws a pending inquiry. Nobody's answer is recorded. A caller in ctx cancels only
@@ -458,6 +495,7 @@ func (s *Service) ExpireMany(ctx context.Context, recs []*Record) (int, error) {
 func (s *Service) expiry(rec *Record, now time.Time) Resolution {
 	a := DefaultAnswerFor(&rec.Inquiry)
 	a.Source, a.AnsweredAt = SourceExpired, now
+	a.Votes = rec.Votes // the votes given in time, beside what was assumed
 	return Resolution{Status: StatusExpired, Answer: &a, At: now}
 }
 

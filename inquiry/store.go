@@ -186,6 +186,12 @@ type Store interface {
 	// not an error. Rows are locked in key order, whatever the order of items, so two callers
 	// resolving overlapping batches concurrently never deadlock.
 	ResolveMany(ctx context.Context, items []ResolveItem) ([]*Record, error)
+	// Vote records v in the pending inquiry with key, in place of an earlier vote of the same
+	// person, under the row's lock; decide then says, given the record with its votes, whether
+	// they resolve it (a Resolution applied in the same transaction, as Resolve would) and what
+	// to enqueue when they do not. A vote on an inquiry no longer pending is not recorded:
+	// CodeAlreadyResolved together with the record.
+	Vote(ctx context.Context, key string, v Vote, decide func(rec *Record) (*Resolution, []Delivery)) (*Record, error)
 	// SetPosted records where a transport showed the inquiry.
 	SetPosted(ctx context.Context, key string, ref SlackRef) error
 	// NoteFailure records f on the inquiry unless it has a failure already (the first one says

@@ -52,6 +52,9 @@ func Validate(in *Inquiry, now time.Time) error {
 	if err := checkDefault(in); err != nil {
 		return err
 	}
+	if err := checkApproval(in); err != nil {
+		return err
+	}
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
 		return invalid("expires_at", "expires_at %s is not in the future: give a later time, or expires_in such as \"2h\"", in.ExpiresAt.UTC().Format(time.RFC3339))
 	}

@@ -99,7 +99,7 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 	}
 	several := len(pending) > 1
 	reply := inquiry.Reply{Text: unescape(m.Text)}
-	out, err := a.svc.Answer(ctx, rec.Key, reply, m.User)
+	out, err := a.svc.Answer(inquiry.WithVia(ctx, inquiry.ViaSlack), rec.Key, reply, m.User)
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in a slack thread", "key", rec.Key, "user", m.User, "pending_in_thread", len(pending))

@@ -51,6 +51,8 @@ type inquiryRow struct {
 	CreatedAt      dbTime   `db:"created_at"`
 	ResolvedAt     nullTime `db:"resolved_at"`
 	AskedBy        string   `db:"asked_by"`
+	Approval       jsonCol  `db:"approval"`
+	Votes          jsonCol  `db:"votes"`
 }
 
 // resolvedRow is an inquiry row with the run (of the inquiry's namespace) that parked waiting on
@@ -81,8 +83,17 @@ func encodeInquiry(rec *inquiry.Record) (*inquiryRow, error) {
 		SlackPermalink: rec.Slack.Permalink, SlackAnswerers: col(rec.Slack.Answerers, true),
 		CallbackURL: rec.CallbackURL, Failure: col(rec.Failure, rec.Failure != nil),
 		CreatedAt: at(rec.CreatedAt), ResolvedAt: atPtr(rec.ResolvedAt), AskedBy: rec.AskedBy,
+		Approval: col(rec.Approval, true), Votes: col(votesOrEmpty(rec.Votes), true),
 	}
 	return row, err
+}
+
+// votesOrEmpty is votes as stored: a list, empty rather than null.
+func votesOrEmpty(votes []inquiry.Vote) []inquiry.Vote {
+	if votes == nil {
+		return []inquiry.Vote{}
+	}
+	return votes
 }
 
 // record decodes the row. Creating and reading both go through it, so a record reads back
@@ -112,11 +123,15 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 	}
 	if err := cmp.Or(fromJSON(r.Options, &rec.Options, "options"), fromJSON(r.Default, &rec.Default, "default"),
 		fromJSON(r.SlackAnswerers, &rec.Slack.Answerers, "answerers"), fromJSON(r.Answer, rec.Answer, "answer"),
-		fromJSON(r.Failure, rec.Failure, "failure")); err != nil {
+		fromJSON(r.Failure, rec.Failure, "failure"), fromJSON(r.Approval, &rec.Approval, "approval"),
+		fromJSON(r.Votes, &rec.Votes, "votes")); err != nil {
 		return nil, err
 	}
 	if rec.Answer != nil {
 		rec.Answer.AnsweredAt = norm(rec.Answer.AnsweredAt)
+	}
+	if len(rec.Votes) == 0 {
+		rec.Votes = nil // none, however stored
 	}
 	return rec, nil
 }
@@ -429,83 +444,102 @@ type resolveItem struct {
 // transaction, after the resolutions, with the records resolved, in key order.
 func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.ResolveItem,
 	then func(tx *sqlx.Tx, won []*inquiry.Record) error) error {
-	sorted := make([]resolveItem, 0, len(items))
-	for _, it := range items {
-		r := &it.Resolution
-		if !r.Status.Resolved() {
-			return translate(fmt.Errorf("status %q is not a resolution", r.Status), step)
-		}
-		if r.At.IsZero() {
-			return translate(errNoTime, step)
-		}
-		answer, err := jsonOrNull(r.Answer, r.Answer != nil)
-		if err != nil {
-			return translate(err, step)
-		}
-		failure, err := jsonOrNull(r.Failure, r.Failure != nil)
-		if err != nil {
-			return translate(err, step)
-		}
-		sorted = append(sorted, resolveItem{ResolveItem: it, answer: answer, failure: failure})
+	sorted, err := prepareResolutions(items)
+	if err != nil {
+		return translate(err, step)
 	}
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 	if len(sorted) == 0 {
 		return nil
 	}
 	return s.inTx(ctx, step, func(tx *sqlx.Tx) error {
-		type parked struct {
-			rec *inquiry.Record
-			run string
-			at  time.Time
-		}
-		var won []*inquiry.Record
-		var runs []parked
-		// First every inquiry row, in key order.
-		for _, it := range sorted {
-			r := it.Resolution
-			var row resolvedRow
-			err := tx.GetContext(ctx, &row, s.q(`UPDATE inquiries
-				SET status = ?, answer = ?, failure = ?, resolved_at = ?
-				WHERE key = ? AND status = 'pending'
-				RETURNING `+resolvedTable.cols), string(r.Status), it.answer, it.failure, at(r.At), it.Key)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue // not pending, or not there: another resolution came first
-			}
-			if err != nil {
-				return err
-			}
-			rec, err := row.record()
-			if err != nil {
-				return err
-			}
-			if err := s.insertDeliveries(ctx, tx, r.Deliveries, deliveryDefaults{
-				key: it.Key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}); err != nil {
-				return err
-			}
-			if row.ParkedRun != "" {
-				runs = append(runs, parked{rec: rec, run: row.ParkedRun, at: r.At})
-			}
-			if s.postgres() {
-				if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, it.Key); err != nil {
-					return err
-				}
-			}
-			won = append(won, rec)
-		}
-		// Then the parked runs, in (namespace, id) order.
-		sort.SliceStable(runs, func(i, j int) bool {
-			if runs[i].rec.Namespace != runs[j].rec.Namespace {
-				return runs[i].rec.Namespace < runs[j].rec.Namespace
-			}
-			return runs[i].run < runs[j].run
-		})
-		for _, p := range runs {
-			if err := s.answerParkedRun(ctx, tx, p.rec, p.run, p.at); err != nil {
-				return err
-			}
+		won, err := s.resolveTx(ctx, tx, sorted)
+		if err != nil {
+			return err
 		}
 		return then(tx, won)
 	})
+}
+
+// prepareResolutions checks and encodes items, in key order.
+func prepareResolutions(items []inquiry.ResolveItem) ([]resolveItem, error) {
+	sorted := make([]resolveItem, 0, len(items))
+	for _, it := range items {
+		r := &it.Resolution
+		if !r.Status.Resolved() {
+			return nil, fmt.Errorf("status %q is not a resolution", r.Status)
+		}
+		if r.At.IsZero() {
+			return nil, errNoTime
+		}
+		answer, err := jsonOrNull(r.Answer, r.Answer != nil)
+		if err != nil {
+			return nil, err
+		}
+		failure, err := jsonOrNull(r.Failure, r.Failure != nil)
+		if err != nil {
+			return nil, err
+		}
+		sorted = append(sorted, resolveItem{ResolveItem: it, answer: answer, failure: failure})
+	}
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
+	return sorted, nil
+}
+
+// resolveTx applies sorted inside tx: each inquiry row in key order, then the parked runs; it
+// returns the records it resolved.
+func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem) ([]*inquiry.Record, error) {
+	type parked struct {
+		rec *inquiry.Record
+		run string
+		at  time.Time
+	}
+	var won []*inquiry.Record
+	var runs []parked
+	// First every inquiry row, in key order.
+	for _, it := range sorted {
+		r := it.Resolution
+		var row resolvedRow
+		err := tx.GetContext(ctx, &row, s.q(`UPDATE inquiries
+			SET status = ?, answer = ?, failure = ?, resolved_at = ?
+			WHERE key = ? AND status = 'pending'
+			RETURNING `+resolvedTable.cols), string(r.Status), it.answer, it.failure, at(r.At), it.Key)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // not pending, or not there: another resolution came first
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec, err := row.record()
+		if err != nil {
+			return nil, err
+		}
+		if err := s.insertDeliveries(ctx, tx, r.Deliveries, deliveryDefaults{
+			key: it.Key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}); err != nil {
+			return nil, err
+		}
+		if row.ParkedRun != "" {
+			runs = append(runs, parked{rec: rec, run: row.ParkedRun, at: r.At})
+		}
+		if s.postgres() {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, it.Key); err != nil {
+				return nil, err
+			}
+		}
+		won = append(won, rec)
+	}
+	// Then the parked runs, in (namespace, id) order.
+	sort.SliceStable(runs, func(i, j int) bool {
+		if runs[i].rec.Namespace != runs[j].rec.Namespace {
+			return runs[i].rec.Namespace < runs[j].rec.Namespace
+		}
+		return runs[i].run < runs[j].run
+	})
+	for _, p := range runs {
+		if err := s.answerParkedRun(ctx, tx, p.rec, p.run, p.at); err != nil {
+			return nil, err
+		}
+	}
+	return won, nil
 }
 
 // NoteFailure records f on the inquiry unless it has a failure already; nothing else changes.

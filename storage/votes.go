@@ -1,0 +1,58 @@
+package storage
+
+import (
+	"context"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Vote records v in the pending inquiry with key, in place of an earlier vote of the same
+// person, under the inquiry row's lock (FOR UPDATE on PostgreSQL; SQLite's one writer), so that
+// concurrent voters each see every vote before theirs. decide then says, from the record with
+// its votes, whether they resolve it — applied in the same transaction as Resolve applies it —
+// and what to enqueue when they do not (the message update showing the tally). A vote on an
+// inquiry no longer pending is not recorded: CodeAlreadyResolved with the record.
+func (s *Store) Vote(ctx context.Context, key string, v inquiry.Vote,
+	decide func(rec *inquiry.Record) (*inquiry.Resolution, []inquiry.Delivery)) (*inquiry.Record, error) {
+	var out *inquiry.Record
+	var lost error
+	err := s.inTx(ctx, "record the vote", func(tx *sqlx.Tx) error {
+		rec, err := s.inquiryWhere(ctx, tx, "key = ?"+s.forUpdate(), key)
+		if err != nil {
+			return err
+		}
+		if rec.Status != inquiry.StatusPending {
+			out, lost = rec, inquiry.AlreadyResolved(rec)
+			return nil
+		}
+		rec.Votes = inquiry.WithVote(rec.Votes, v)
+		votes, err := jsonText(rec.Votes)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE inquiries SET votes = ? WHERE key = ?`), votes, key); err != nil {
+			return err
+		}
+		r, ds := decide(rec)
+		if r == nil {
+			out = rec
+			return s.insertDeliveries(ctx, tx, ds, deliveryDefaults{key: rec.Key, namespace: rec.Namespace, runID: rec.RunID, now: v.At})
+		}
+		items, err := prepareResolutions([]inquiry.ResolveItem{{Key: key, Resolution: *r}})
+		if err != nil {
+			return err
+		}
+		won, err := s.resolveTx(ctx, tx, items)
+		if err != nil {
+			return err
+		}
+		out = won[0] // the row is locked and pending: this resolution is the one
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, lost
+}
