@@ -432,7 +432,8 @@ func codeForStatus(status int) inquiry.Code {
 }
 
 // askBody is req as the client sends it: only what its sender set (the members that say nothing
-// — empty, false, null, an empty list — left out), and the wait in whole seconds, rounded up.
+// — empty, false, null, an empty list — left out, but for a veto turned off, whose false says
+// something), and the wait in whole seconds, rounded up.
 func askBody(req AskRequest) (json.RawMessage, error) {
 	if req.Wait != nil {
 		w := math.Ceil(min(*req.Wait, MaxWait.Seconds()))
@@ -447,6 +448,9 @@ func askBody(req AskRequest) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encode the ask: %w", err)
 	}
 	for k, v := range members {
+		if k == "veto" && req.Veto != nil {
+			continue
+		}
 		switch string(v) {
 		case `""`, "null", "false", "[]", "{}":
 			delete(members, k)

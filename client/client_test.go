@@ -225,6 +225,31 @@ func TestAskSendsTheDesignBody(t *testing.T) {
 	}
 }
 
+// TestAskSendsTheApproval: a team approval goes as set, a veto turned off included (its false
+// says something, unlike the other members' falses the client leaves out).
+func TestAskSendsTheApproval(t *testing.T) {
+	t.Parallel()
+	f, c := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusCreated, map[string]any{"key": "inq_1", "status": "pending"})
+	})
+	two, off := 2, false
+	_, _, err := c.Ask(context.Background(), client.AskRequest{Inquiry: inquiry.Inquiry{ID: "merge-42", Kind: inquiry.KindConfirm, Question: "Merge #42?",
+		Approval: inquiry.Approval{Approvals: &two, Veto: &off, RequestedBy: []string{"U0AUTHOR"}, Reason: inquiry.ReasonOnNo}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(f.body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body["approvals"] != float64(2) || body["veto"] != false || body["reason"] != "on_no" || len(body["requested_by"].([]any)) != 1 {
+		t.Errorf("body %s: want approvals 2, veto false, requested_by and reason", f.body)
+	}
+	if _, ok := body["allow_text"]; ok {
+		t.Errorf("body %s: a false that says nothing is left out", f.body)
+	}
+}
+
 func TestAskAgainIsNotCreated(t *testing.T) {
 	t.Parallel()
 	_, c := newFake(t, func(w http.ResponseWriter, r *http.Request) {

@@ -53,6 +53,9 @@ type Result struct {
 	// Code and Field are the server's error code and the input field it concerns, for errors.
 	Code  string `json:"code,omitempty"`
 	Field string `json:"field,omitempty"`
+	// Votes are the votes of a question that needs several people: so far while it is pending,
+	// all of them once it is decided (answered_by is then whose vote decided it).
+	Votes []inquiry.Vote `json:"votes,omitempty"`
 }
 
 func resultSchema() *jsonschema.Schema {
@@ -80,10 +83,34 @@ func resultSchema() *jsonschema.Schema {
 			"expires_at":  str("when the question stops waiting (RFC 3339)"),
 			"code":        str("the server's error code, for an error"),
 			"field":       str("the input field an error concerns"),
+			"votes": {
+				Type: "array", Items: voteSchema(),
+				Description: "the votes of a question that needs several people (approvals): so far while pending, all of them once decided",
+			},
 		},
 		PropertyOrder: []string{"status", "message", "key", "id", "answer", "values", "label", "text", "truncated",
-			"answered_by", "source", "asked_at", "expires_at", "code", "field"},
+			"answered_by", "source", "asked_at", "expires_at", "code", "field", "votes"},
 		Required: []string{"status", "message"},
+	}
+}
+
+// voteSchema is one vote of a result's votes, as the API shows it.
+func voteSchema() *jsonschema.Schema {
+	str := func(desc string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Description: desc} }
+	return &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"by": str("who voted: a Slack user id or a token name"),
+			"value": {AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}}},
+				Description: "what they chose: an option's value, or yes or no"},
+			"text":     str("their words: the reason, when one was given"),
+			"declined": {Type: "boolean", Description: "they declined to decide"},
+			"at":       str("when they voted (RFC 3339)"),
+			"via": {Type: "string", Enum: []any{string(inquiry.ViaSlack), string(inquiry.ViaAPI), string(inquiry.ViaCLI), string(inquiry.ViaWeb), string(inquiry.ViaEmail), string(inquiry.ViaMCP)},
+				Description: "how the vote came in"},
+		},
+		PropertyOrder: []string{"by", "value", "text", "declined", "at", "via"},
+		Required:      []string{"by", "value", "text", "at", "via"},
 	}
 }
 
@@ -96,8 +123,8 @@ func describe(rec *inquiry.Record) Result {
 	}
 	switch rec.Status {
 	case inquiry.StatusPending:
-		res.Status = StatusPending
-		res.Message = "Nobody has answered yet. " + openUntil(rec) + " Call get_answer with key " + quote(rec.Key) +
+		res.Status, res.Votes = StatusPending, rec.Votes
+		res.Message = notYet(rec) + " " + openUntil(rec) + " Call get_answer with key " + quote(rec.Key) +
 			" later to pick up the answer; meanwhile carry on with work that does not depend on it."
 		return res
 	case inquiry.StatusCancelled:
@@ -119,7 +146,7 @@ func describe(rec *inquiry.Record) Result {
 		res.Message = fmt.Sprintf("The question is %s but the server sent no answer: call get_answer with key %s again.", rec.Status, quote(rec.Key))
 		return res
 	}
-	res.Source, res.AnsweredBy, res.Text, res.Truncated = a.Source, a.AnsweredBy, a.Text, a.Truncated
+	res.Source, res.AnsweredBy, res.Text, res.Truncated, res.Votes = a.Source, a.AnsweredBy, a.Text, a.Truncated, a.Votes
 	if in.Kind != inquiry.KindText {
 		res.Values = a.Value.Strings()
 		if a.Value.Len() > 0 {
@@ -159,6 +186,12 @@ func describe(rec *inquiry.Record) Result {
 	default:
 		res.Status = StatusAnswered
 		res.Message = what + " — answered" + by(a) + "."
+		if said, ok := inquiry.DecidedBy(in, a); ok {
+			// Who decided, each voter with their words: the decision itself is said without them.
+			words := *a
+			words.Text = ""
+			res.Message = decision(in, &words) + " — " + said + "."
+		}
 		if a.Truncated {
 			res.Message += fmt.Sprintf(" (Their words were cut to %d characters.)", inquiry.DefaultAnswerChars)
 		}
@@ -200,6 +233,18 @@ func by(a *inquiry.Answer) string {
 		return ""
 	}
 	return " by " + a.AnsweredBy
+}
+
+// notYet says that a pending question is not decided yet: the tally of one that needs several
+// people (inquiry.Tallied), and what it asks of them before anybody voted.
+func notYet(rec *inquiry.Record) string {
+	if tally := inquiry.Tallied(rec); tally != "" {
+		return "Not decided yet; so far " + tally + "."
+	}
+	if rec.Quorum() > 1 {
+		return "Nobody has answered yet (" + inquiry.ApprovalAsked(&rec.Inquiry) + ")."
+	}
+	return "Nobody has answered yet."
 }
 
 // openUntil says how long a pending question waits, and what happens when it stops.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -49,6 +50,15 @@ func branch(t *testing.T, s *jsonschema.Schema, typ string) *jsonschema.Schema {
 
 func intPtr(n int) *int { return &n }
 
+// names is n token names.
+func names(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("person-%02d", i)
+	}
+	return out
+}
+
 // The limits the server checks are in ask_human's input schema itself, as the OpenAPI document
 // states them, so that a client or a model sees them before it calls; each is the constant of
 // package inquiry that the server checks.
@@ -81,6 +91,13 @@ func TestAskHumanSchemaStatesTheLimits(t *testing.T) {
 		list := branch(t, def, "array")
 		require.Equal(t, intPtr(inquiry.MaxOptions), list.MaxItems)
 		require.Equal(t, intPtr(inquiry.MaxOptionValueChars), list.Items.MaxLength)
+
+		require.Equal(t, jsonschema.Ptr(1.0), p["approvals"].Minimum)
+		require.Equal(t, jsonschema.Ptr(float64(inquiry.MaxApprovals)), p["approvals"].Maximum)
+		require.Equal(t, intPtr(inquiry.MaxRequestedBy), p["requested_by"].MaxItems)
+		require.Equal(t, intPtr(1), p["requested_by"].Items.MinLength)
+		require.Equal(t, intPtr(min(inquiry.MaxIDChars, inquiry.MaxSlackRefChars)), p["requested_by"].Items.MaxLength)
+		require.Equal(t, []any{string(inquiry.ReasonOnNo), string(inquiry.ReasonAlways)}, p["reason"].Enum)
 	})
 }
 
@@ -111,6 +128,10 @@ func TestAskHumanSchemaRefusesBeyondTheLimits(t *testing.T) {
 			{"long id", map[string]any{"question": "Q?", "id": long(inquiry.MaxIDChars + 1)}, "id"},
 			{"long label", merge("options", []any{map[string]any{"label": long(inquiry.MaxOptionLabelChars + 1)}, "hold"}), "options"},
 			{"long bare option", merge("options", []any{long(inquiry.MaxOptionLabelChars + 1), "hold"}), "options"},
+			{"approvals above the most", map[string]any{"question": "Q?", "kind": "confirm", "approvals": inquiry.MaxApprovals + 1}, "approvals"},
+			{"approvals 0", map[string]any{"question": "Q?", "kind": "confirm", "approvals": 0}, "approvals"},
+			{"too many requesters", map[string]any{"question": "Q?", "kind": "confirm", "requested_by": names(inquiry.MaxRequestedBy + 1)}, "requested_by"},
+			{"another reason", map[string]any{"question": "Q?", "kind": "confirm", "reason": "sometimes"}, "reason"},
 		} {
 			_, raw := call(t, cs, mcptools.AskHuman, c.args)
 			require.True(t, raw.IsError, c.name)
@@ -124,6 +145,7 @@ func TestAskHumanSchemaRefusesBeyondTheLimits(t *testing.T) {
 		at := map[string]any{
 			"question": long(inquiry.MaxQuestionChars), "context": long(inquiry.MaxContextChars),
 			"id": long(inquiry.MaxIDChars), "options": options(inquiry.MaxOptions), "wait_seconds": 0,
+			"approvals": inquiry.MaxApprovals, "requested_by": append(names(inquiry.MaxRequestedBy-1), long(min(inquiry.MaxIDChars, inquiry.MaxSlackRefChars))),
 		}
 		res, raw := call(t, cs, mcptools.AskHuman, at)
 		require.False(t, raw.IsError, res.Message)

@@ -133,6 +133,11 @@ type askInput struct {
 	ExpiresIn   string           `json:"expires_in,omitempty"`
 	ID          string           `json:"id,omitempty"`
 	WaitSeconds *int             `json:"wait_seconds,omitempty"`
+	// A team approval (inquiry.Approval), passed through for the server's rules.
+	Approvals   *int           `json:"approvals,omitempty"`
+	Veto        *bool          `json:"veto,omitempty"`
+	RequestedBy []string       `json:"requested_by,omitempty"`
+	Reason      inquiry.Reason `json:"reason,omitempty"`
 }
 
 // getInput is what get_answer takes.
@@ -196,8 +201,22 @@ func askHumanTool() *mcp.Tool {
 			"expires_in":   str(`How long the question stays open, a duration such as "30m", "2h" or "24h". When it passes, the default is assumed (without a default the question is declined). Without it, the question stays open until somebody answers.`),
 			"id":           bounded(1, inquiry.MaxIDChars, fmt.Sprintf(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to %d printable characters). Default: derived from the question, kind, options, context, multiple, allow_text and default, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`, inquiry.MaxIDChars)),
 			"wait_seconds": waitSeconds(" When nobody has answered by then, the status is pending and the key picks the answer up later with get_answer."),
+			"approvals": {
+				Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(inquiry.MaxApprovals)),
+				Description: fmt.Sprintf("For a confirm or a single choice: how many distinct people must give the same answer, 1 to %d (default 1). For a confirm, one no answers no at once unless veto is false.", inquiry.MaxApprovals),
+			},
+			"veto": boolean("For a confirm with approvals above 1 (default true): one no answers no at once. false: it takes as many noes as approvals."),
+			"requested_by": {
+				Type: "array", MaxItems: jsonschema.Ptr(inquiry.MaxRequestedBy),
+				Items:       bounded(1, min(inquiry.MaxIDChars, inquiry.MaxSlackRefChars), "a Slack user id (U…) or a token's name"),
+				Description: fmt.Sprintf("Who asked for this approval, and so may not give it (four eyes): Slack user ids or token names, at most %d — for a merge, the pull request's author.", inquiry.MaxRequestedBy),
+			},
+			"reason": {
+				Type: "string", Enum: []any{string(inquiry.ReasonOnNo), string(inquiry.ReasonAlways)},
+				Description: `When the person must say why: "on_no" (a no or a decline), "always" (every answer). The reason comes back as the answer's text.`,
+			},
 		},
-		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds"},
+		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds", "approvals", "veto", "requested_by", "reason"},
 		Required:             []string{"question"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
@@ -332,6 +351,7 @@ func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
 		}
 	}
 	req.Default = defaultValue(req.Kind, req.Options, in.Default)
+	req.Approval = inquiry.Approval{Approvals: in.Approvals, Veto: in.Veto, RequestedBy: in.RequestedBy, Reason: in.Reason}
 	if t.opts.Policy != "" {
 		req.Config = &inquiry.Config{Policy: t.opts.Policy}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-const answerHelp = `usage: bot answer <key | number> <answer number | answer words | own words...>
+const answerHelp = `usage: bot answer <key | number> <answer number | answer words | own words...> [--reason WHY]
        bot answer <key | number> --decline [reason...]
 
 Answers a question listed by bot questions, by its number there or its key. The words after it
@@ -26,12 +26,17 @@ takes no other words are refused, and nothing is sent. For a multiple choice, se
 with commas: bot answer 2 1,3. For a text question the words are the answer. Put -- before
 words that start with a dash.
 
+--reason says why: a question that asks for a reason (bot questions marks it: "a no needs a
+reason") refuses an answer without one. For one that needs several people, your answer is your
+vote: bot answer 2 no --reason "not on a Friday".
+
 Flags:
 `
 
 func runAnswer(ctx context.Context, e *env) error {
 	fs := commandFlags(e, "answer", answerHelp)
 	decline := fs.Bool("decline", false, "decline to decide (the words after it, if any, say why)")
+	reason := fs.String("reason", "", "why: the reason a question may ask for (with a no, a decline, or every answer)")
 	asJSON := fs.Bool("json", false, "print the answered inquiry as JSON")
 	pos, err := parseInterspersed(fs, e.args, e.stdout)
 	if err != nil {
@@ -62,18 +67,53 @@ func runAnswer(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	if why := strings.TrimSpace(*reason); why != "" {
+		if reply.Text != "" {
+			return exitf(exitUsage, "the words %q are already the answer's text, and --reason would be a second one: give the reason once (in --reason, or as the words). Nothing was sent.", reply.Text)
+		}
+		reply.Text = why
+	}
 	if note != "" {
 		fmt.Fprintln(e.stdout, note)
 	}
 	answered, err := c.Answer(ctx, rec.Key, reply)
 	if err != nil {
+		if inquiry.ErrorCode(err) == inquiry.CodeInvalidAnswer && inquiry.ErrorField(err) == "text" {
+			return exitf(exitUsage, "%s. With bot answer, give it with --reason: bot answer %s %s --reason \"...\"", strings.TrimSuffix(errMessage(err), "."), pos[0], answerWords(words, *decline))
+		}
 		return failed(ctx, err, false)
 	}
 	if *asJSON {
 		return writeJSON(e.stdout, answered)
 	}
-	fmt.Fprintf(e.stdout, "Recorded for %q (%s): %s\n", inquiry.OneLine(answered.Question, 100), answered.Key, inquiry.RenderAnswer(&answered.Inquiry, answered.Answer))
+	q := inquiry.OneLine(answered.Question, 100)
+	if answered.Status == inquiry.StatusPending {
+		// A vote of an inquiry that needs several people, which did not decide it yet.
+		vote := inquiry.RenderAnswer(&answered.Inquiry, &inquiry.Answer{Value: reply.Value, Text: reply.Text, Declined: reply.Declined})
+		left := "Not decided yet"
+		if tally := inquiry.Tallied(answered); tally != "" {
+			left += ": " + tally
+		}
+		fmt.Fprintf(e.stdout, "Your vote for %q (%s) is recorded: %s. %s.\n", q, answered.Key, vote, left)
+		return nil
+	}
+	what := inquiry.RenderAnswer(&answered.Inquiry, answered.Answer)
+	if line, ok := decided(&answered.Inquiry, answered.Answer); ok {
+		what = line
+	}
+	fmt.Fprintf(e.stdout, "Recorded for %q (%s): %s\n", q, answered.Key, what)
 	return nil
+}
+
+// answerWords is how the answer was typed, to repeat it in a hint.
+func answerWords(words string, decline bool) string {
+	if decline {
+		return "--decline"
+	}
+	if strings.ContainsAny(words, " \t\"'") {
+		return strconv.Quote(words)
+	}
+	return words
 }
 
 // parseInterspersed parses flags wherever they stand among the arguments (bot answer 1 yes

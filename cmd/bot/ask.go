@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +32,12 @@ stderr says it was assumed.
 
 So 'bot ask --confirm --question "Deploy?" && deploy' deploys only on a yes.
 
+A team approval: --approvals 2 waits for two distinct people to say yes (one no answers no at
+once, unless --no-veto); --requested-by names who asked for it, who may not give it (in a merge
+gate, the pull request's author); --reason on_no asks a no for its reason. The exit status still
+says the answer, and stderr says who decided:
+  bot ask --confirm --question "Merge #42?" --approvals 2 --requested-by "$PR_AUTHOR" --reason on_no
+
 The same command finds the same inquiry (--id is derived from the question, kind, options and
 default): run again, it picks up the answer it already has. To ask afresh each time, give a
 fresh --id, e.g. --id "deploy-$(date +%F)".
@@ -49,30 +57,18 @@ type askFlags struct {
 	policy, transport     string
 	allowText, multiple   bool
 	json                  bool
+	// Team approvals (inquiry.Approval): approvals is nil unless --approvals was given, so that
+	// the server refuses a 0 with its sentence rather than the CLI reading it as "unset".
+	approvals   *int
+	noVeto      bool
+	requestedBy stringList
+	reason      string
 }
 
 func runAsk(ctx context.Context, e *env) error {
 	var f askFlags
 	fs := commandFlags(e, "ask", askHelp)
-	fs.BoolVar(&f.confirm, "confirm", false, "a yes-or-no question")
-	fs.BoolVar(&f.choice, "choice", false, "pick among the --option answers (the default when --option is given)")
-	fs.BoolVar(&f.text, "text", false, "an answer in words (the default without --option)")
-	fs.StringVar(&f.question, "question", "", "the question, in plain words (required)")
-	fs.StringVar(&f.context, "context", "", "background the person needs to decide")
-	fs.Var(&f.options, "option", "an offered answer, repeatable: `value=Label` or plain words")
-	fs.StringVar(&f.def, "default", "", "what to assume when nobody answers in time: an option (comma-separated with --multiple), yes/no, or text")
-	fs.StringVar(&f.expiresIn, "expires-in", "", "how long the question stays open, a Go `duration` such as 2h")
-	fs.StringVar(&f.channel, "channel", "", "Slack channel to ask in")
-	fs.StringVar(&f.thread, "thread", "", "Slack thread ts to ask in")
-	fs.Var(&f.answerers, "answerer", "Slack user (U…) or user group (S…) who may answer, repeatable")
-	fs.StringVar(&f.run, "run", "", "the run this question belongs to (it waits on it, visible in bot runs)")
-	fs.StringVar(&f.id, "id", "", "the inquiry's stable id (default: derived from the question, kind, options and default)")
-	fs.DurationVar(&f.timeout, "timeout", time.Hour, "how long to wait for the answer")
-	fs.StringVar(&f.policy, "policy", string(inquiry.PolicyAsk), "ask, default (assume the default, ask nobody) or refuse")
-	fs.StringVar(&f.transport, "transport", "", "slack or inbox (default: the server's)")
-	fs.BoolVar(&f.allowText, "allow-text", false, "a choice or confirm may be answered in own words instead")
-	fs.BoolVar(&f.multiple, "multiple", false, "a choice may take several options")
-	fs.BoolVar(&f.json, "json", false, "print the final inquiry as JSON instead of the answer")
+	f.register(fs)
 	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
@@ -96,7 +92,7 @@ func runAsk(ctx context.Context, e *env) error {
 	// The first request does not wait, so the key is known (and shown) at once; the waiting is
 	// the long-poll below.
 	req.Wait = nil
-	local := &inquiry.Inquiry{ID: req.ID, RunID: f.run, Kind: req.Kind, Question: req.Question, Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText}
+	local := &inquiry.Inquiry{ID: req.ID, RunID: f.run, Kind: req.Kind, Question: req.Question, Options: req.Options, Multiple: req.Multiple, AllowText: req.AllowText, Approval: req.Approval}
 
 	var rec *inquiry.Record
 	parked := false // the run waits on the question and is to be resumed when it resolves
@@ -158,6 +154,47 @@ func runAsk(ctx context.Context, e *env) error {
 	return askOutcome(e, rec, f.timeout, !f.json)
 }
 
+// register defines the flags of bot ask on fs.
+func (f *askFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.confirm, "confirm", false, "a yes-or-no question")
+	fs.BoolVar(&f.choice, "choice", false, "pick among the --option answers (the default when --option is given)")
+	fs.BoolVar(&f.text, "text", false, "an answer in words (the default without --option)")
+	fs.StringVar(&f.question, "question", "", "the question, in plain words (required)")
+	fs.StringVar(&f.context, "context", "", "background the person needs to decide")
+	fs.Var(&f.options, "option", "an offered answer, repeatable: `value=Label` or plain words")
+	fs.StringVar(&f.def, "default", "", "what to assume when nobody answers in time: an option (comma-separated with --multiple), yes/no, or text")
+	fs.StringVar(&f.expiresIn, "expires-in", "", "how long the question stays open, a Go `duration` such as 2h")
+	fs.StringVar(&f.channel, "channel", "", "Slack channel to ask in")
+	fs.StringVar(&f.thread, "thread", "", "Slack thread ts to ask in")
+	fs.Var(&f.answerers, "answerer", "Slack user (U…) or user group (S…) who may answer, repeatable")
+	fs.StringVar(&f.run, "run", "", "the run this question belongs to (it waits on it, visible in bot runs)")
+	fs.StringVar(&f.id, "id", "", "the inquiry's stable id (default: derived from the question, kind, options and default)")
+	fs.DurationVar(&f.timeout, "timeout", time.Hour, "how long to wait for the answer")
+	fs.StringVar(&f.policy, "policy", string(inquiry.PolicyAsk), "ask, default (assume the default, ask nobody) or refuse")
+	fs.StringVar(&f.transport, "transport", "", "slack or inbox (default: the server's)")
+	fs.BoolVar(&f.allowText, "allow-text", false, "a choice or confirm may be answered in own words instead")
+	fs.BoolVar(&f.multiple, "multiple", false, "a choice may take several options")
+	fs.BoolVar(&f.json, "json", false, "print the final inquiry as JSON instead of the answer")
+	fs.Func("approvals", "how many distinct people must give the same answer (a confirm or a single choice; default 1)", func(s string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number: give how many people must agree, such as 2", s)
+		}
+		f.approvals = &n
+		return nil
+	})
+	fs.BoolVar(&f.noVeto, "no-veto", false, "with --approvals, a no does not answer no at once: it takes as many noes as yeses")
+	fs.Func("requested-by", "who asked for this approval and so may not give it: a Slack user (U…) or a token's name, repeatable or comma-separated (in a merge gate, the pull request's author)", func(s string) error {
+		for _, who := range strings.Split(s, ",") {
+			if who = strings.TrimSpace(who); who != "" {
+				f.requestedBy = append(f.requestedBy, who)
+			}
+		}
+		return nil
+	})
+	fs.StringVar(&f.reason, "reason", "", "when an answer must say why: on_no (a no or a decline) or always")
+}
+
 // request builds the ask request from the flags, or says what is wrong with them.
 func (f *askFlags) request() (client.AskRequest, error) {
 	var req client.AskRequest
@@ -211,6 +248,7 @@ func (f *askFlags) request() (client.AskRequest, error) {
 		transport = inquiry.TransportSlack
 	}
 	req.Config = &inquiry.Config{Policy: policy, Transport: transport}
+	req.Approval = f.approval()
 	if f.channel != "" || f.thread != "" || len(f.answerers) > 0 {
 		req.Slack = &client.SlackTarget{Channel: f.channel, ThreadTS: f.thread, Answerers: f.answerers}
 	}
@@ -219,6 +257,16 @@ func (f *askFlags) request() (client.AskRequest, error) {
 		req.ID = inquiry.DerivedID("cli", &req.Inquiry)
 	}
 	return req, nil
+}
+
+// approval is the team approval the flags ask for, passed as given: the server's rules
+// (inquiry.Validate) refuse what does not fit, with their sentences.
+func (f *askFlags) approval() inquiry.Approval {
+	a := inquiry.Approval{Approvals: f.approvals, RequestedBy: f.requestedBy, Reason: inquiry.Reason(strings.TrimSpace(f.reason))}
+	if f.noVeto {
+		a.Veto = new(bool)
+	}
+	return a
 }
 
 // parseOption reads "value=Label" (both sides non-empty) or plain words (value = label).
@@ -272,6 +320,9 @@ func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool) 
 	switch rec.Status {
 	case inquiry.StatusPending:
 		waited := "nobody answered within " + roundDuration(timeout)
+		if tally := inquiry.Tallied(rec); tally != "" {
+			waited = "not decided within " + roundDuration(timeout) + " (" + tally + ")"
+		}
 		if timeout == 0 {
 			waited = "asked without waiting (--timeout 0)"
 		}
@@ -310,7 +361,9 @@ func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool) 
 	case inquiry.SourceDefault:
 		fmt.Fprintf(e.stderr, "bot ask: %s\n", inquiry.RenderAnswer(in, a))
 	}
-	if a.Value.Len() > 0 && a.Text != "" {
+	if line, ok := decided(in, a); ok {
+		fmt.Fprintf(e.stderr, "bot ask: %s\n", line)
+	} else if a.Value.Len() > 0 && a.Text != "" {
 		fmt.Fprintf(e.stderr, "bot ask: with the words: %s\n", a.Text)
 	}
 	if in.Kind == inquiry.KindConfirm {

@@ -153,3 +153,13 @@ func roundDuration(d time.Duration) string {
 	hours := int((d % (24 * time.Hour)) / time.Hour)
 	return fmt.Sprintf("%dd%dh", days, hours)
 }
+
+// decided is the line of an answer that took several people — what it decided and who decided
+// it (inquiry.DecidedBy), "Yes — approved by U1 and U2" — or false for any other answer.
+func decided(in *inquiry.Inquiry, a *inquiry.Answer) (string, bool) {
+	said, ok := inquiry.DecidedBy(in, a)
+	if !ok {
+		return "", false
+	}
+	return inquiry.RenderValue(in, a.Value) + " — " + said, true
+}

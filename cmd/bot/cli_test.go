@@ -423,13 +423,7 @@ func TestAskRequestFromFlags(t *testing.T) {
 		var f askFlags
 		fs := flag.NewFlagSet("ask", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		fs.BoolVar(&f.confirm, "confirm", false, "")
-		fs.BoolVar(&f.text, "text", false, "")
-		fs.StringVar(&f.question, "question", "", "")
-		fs.Var(&f.options, "option", "")
-		fs.StringVar(&f.def, "default", "", "")
-		fs.StringVar(&f.policy, "policy", "ask", "")
-		fs.BoolVar(&f.multiple, "multiple", false, "")
+		f.register(fs)
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
@@ -455,6 +449,25 @@ func TestAskRequestFromFlags(t *testing.T) {
 	if req, _ := parse("--question", "Which?", "--multiple", "--option", "a", "--option", "b", "--default", "A,b"); !req.Default.Equal(inquiry.Many("a", "b")) {
 		t.Errorf("multiple default = %v", req.Default)
 	}
+	// A team approval passes through as given, for the server's rules to judge; a flag left out
+	// is no field.
+	req, _ = parse("--confirm", "--question", "Merge #42?", "--approvals", "2", "--no-veto",
+		"--requested-by", "U0AUTHOR, ci", "--requested-by", "bob", "--reason", "on_no")
+	if a := req.Approval; a.Approvals == nil || *a.Approvals != 2 || a.Veto == nil || *a.Veto ||
+		strings.Join(a.RequestedBy, "|") != "U0AUTHOR|ci|bob" || a.Reason != inquiry.ReasonOnNo {
+		t.Errorf("approval = %+v", a)
+	}
+	if zero, _ := parse("--confirm", "--question", "Merge #42?", "--approvals", "0"); zero.Approvals == nil || *zero.Approvals != 0 {
+		t.Errorf("--approvals 0 = %v, want it sent for the server to refuse", zero.Approvals)
+	}
+	plain, _ := parse("--confirm", "--question", "Merge #42?")
+	if plain.Approvals != nil || plain.Veto != nil || plain.RequestedBy != nil || plain.Reason != "" {
+		t.Errorf("no approval flags: %+v", plain.Approval)
+	}
+	if two, _ := parse("--confirm", "--question", "Merge #42?", "--approvals", "2"); two.ID == plain.ID {
+		t.Errorf("another approval asked the same id %s: a quorum of 2 is another question than one", two.ID)
+	}
+
 	for _, args := range [][]string{
 		{"--confirm", "--text", "--question", "x"},
 		{"--confirm"},

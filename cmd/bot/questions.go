@@ -140,6 +140,13 @@ func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time) {
 	case in.AllowText:
 		fmt.Fprintln(w, "     or answer in your own words")
 	}
+	if asked := inquiry.ApprovalAsked(in); asked != "" {
+		// What the people who answer must give: how many must agree, a reason, who may not.
+		fmt.Fprintf(w, "   %s\n", asked)
+	}
+	if tally := inquiry.Tallied(r); tally != "" {
+		fmt.Fprintf(w, "   so far: %s\n", tally)
+	}
 	facts := []string{string(in.Kind), "key " + r.Key}
 	if r.Namespace != "" {
 		facts = append(facts, "from "+r.Namespace)
@@ -168,6 +175,9 @@ func writeResolved(w io.Writer, r *inquiry.Record, now time.Time) {
 	switch r.Status {
 	case inquiry.StatusAnswered, inquiry.StatusExpired:
 		what = inquiry.RenderAnswer(in, r.Answer) // it marks assumptions, by policy or expiry
+		if line, ok := decided(in, r.Answer); ok {
+			what = line
+		}
 	case inquiry.StatusCancelled:
 		what = "cancelled by the asker"
 	case inquiry.StatusFailed:
