@@ -3,9 +3,10 @@
 //
 // It owns:
 //
-//   - the question message (Message), the message after resolution (Resolved), the thread
-//     notice for an answer assumed by policy (Notice), and the three modals (TextModal,
-//     ConfirmModal, OwnWordsModal);
+//   - the question message (Message, with the tally of a team approval as it grows: Tally,
+//     Names), the message after resolution (Resolved: who decided, for an approval), the thread
+//     notice for an answer assumed by policy (Notice), and the four modals (TextModal,
+//     ConfirmModal, OwnWordsModal, and ReasonModal for an answer that must say why);
 //   - the routing scheme that maps a click or a submission back to an inquiry key (the
 //     constants below, ParseBlockID, BaseAction, ReadAction, ReadSubmission, ModalFor);
 //   - the escaping of user text for Slack (Escape, Mention, Who);
@@ -31,9 +32,14 @@
 //	                   inq:own_words    opens OwnWordsModal; value = key
 //	                   inq:open_text    opens TextModal; value = key
 //	                   inq:open_confirm opens ConfirmModal; value = key
-//	callback_id        inq:text | inq:confirm | inq:own_words
+//	callback_id        inq:text | inq:confirm | inq:own_words | inq:reason
 //	private_metadata   the key
-//	modal inputs       block inq:answer (action inq:answer_text or inq:yes_no), block inq:note (action inq:note)
+//	modal inputs       block inq:answer (action inq:answer_text, inq:yes_no, or inq:choice in the reason
+//	                   modal of a choice), block inq:note (action inq:note), block inq:reason (action inq:reason)
+//
+// A Confirm that needs several approvals shows Yes and No as inq:choose buttons (values yes and
+// no); a button whose answer must say why (inquiry.NeedsReason) has no confirmation dialog: its
+// click opens the reason modal, the answer preselected.
 //
 // The scheme is a contract with messages already posted: change it only by adding.
 //

@@ -98,3 +98,14 @@ func longOptions(n int) []inquiry.Option {
 	}
 	return opts
 }
+
+// approval makes rec a team approval of n people.
+func approval(rec *inquiry.Record, n int) *inquiry.Record {
+	rec.Approvals = &n
+	return rec
+}
+
+// vote is a vote given through Slack ten minutes before now.
+func vote(by, value, text string) inquiry.Vote {
+	return inquiry.Vote{By: by, Value: inquiry.One(value), Text: text, At: now.Add(-10 * time.Minute), Via: inquiry.ViaSlack}
+}

@@ -166,6 +166,81 @@ func goldenCases() []goldenCase {
 			rec.Default = inquiry.One("hold")
 			return resolved(rec, inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("hold"), Source: inquiry.SourceDefault})
 		}},
+		{"approval_confirm_tally", func() *inquiry.Record {
+			rec := approval(record(inquiry.KindConfirm), 2)
+			rec.Reason = inquiry.ReasonOnNo
+			rec.RequestedBy = []string{"U0AUTHOR1", "ci-bot"}
+			rec.Votes = []inquiry.Vote{vote("U024BE7LH", "yes", "")}
+			return rec // its No opens the reason modal: the "modal" of the golden file
+		}},
+		{"approval_confirm_no_votes_note", func() *inquiry.Record {
+			rec := approval(record(inquiry.KindConfirm), 3)
+			veto := false
+			rec.Veto = &veto
+			rec.AllowText = true
+			return rec
+		}},
+		{"approval_choice_tally", func() *inquiry.Record {
+			rec := approval(choice(3, false), 3)
+			rec.Reason = inquiry.ReasonAlways
+			rec.Votes = []inquiry.Vote{vote("U024BE7LH", "merge", "green"), vote("ops-cli <&>", "hold", "freeze"), vote("W0123ABCD", "merge", "ok")}
+			return rec
+		}},
+		{"approval_select_tally", func() *inquiry.Record {
+			rec := approval(choice(8, false), 2)
+			rec.Votes = []inquiry.Vote{vote("U024BE7LH", "merge", "")}
+			return rec
+		}},
+		{"choice_multiple_reason_always", func() *inquiry.Record {
+			rec := choice(4, true)
+			rec.Reason = inquiry.ReasonAlways
+			return rec
+		}},
+		{"confirm_reason_always", func() *inquiry.Record {
+			rec := record(inquiry.KindConfirm)
+			rec.Reason = inquiry.ReasonAlways
+			return rec
+		}},
+		{"confirm_reason_on_no", func() *inquiry.Record {
+			rec := record(inquiry.KindConfirm)
+			rec.Reason = inquiry.ReasonOnNo
+			rec.AllowText = true
+			return rec
+		}},
+		{"resolved_approved", func() *inquiry.Record {
+			rec := approval(record(inquiry.KindConfirm), 2)
+			votes := []inquiry.Vote{vote("U024BE7LH", "yes", ""), vote("W0123ABCD", "yes", "backup checked & <fine>")}
+			return resolved(rec, inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("yes"), Text: "backup checked & <fine>",
+				AnsweredBy: "W0123ABCD", Source: inquiry.SourcePerson, Votes: votes})
+		}},
+		{"resolved_vetoed", func() *inquiry.Record {
+			rec := approval(record(inquiry.KindConfirm), 2)
+			rec.Reason = inquiry.ReasonOnNo
+			votes := []inquiry.Vote{vote("U024BE7LH", "yes", ""), vote("U0CAROL01", "no", "the migration is not reversible")}
+			return resolved(rec, inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("no"), Text: "the migration is not reversible",
+				AnsweredBy: "U0CAROL01", Source: inquiry.SourcePerson, Votes: votes})
+		}},
+		{"resolved_rejected_no_veto", func() *inquiry.Record {
+			rec := approval(record(inquiry.KindConfirm), 2)
+			veto := false
+			rec.Veto = &veto
+			votes := []inquiry.Vote{vote("U024BE7LH", "no", ""), vote("U0CAROL01", "yes", ""), vote("ops-cli", "no", "")}
+			return resolved(rec, inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("no"),
+				AnsweredBy: "ops-cli", Source: inquiry.SourcePerson, Votes: votes})
+		}},
+		{"resolved_chosen", func() *inquiry.Record {
+			rec := approval(choice(3, false), 3)
+			votes := []inquiry.Vote{vote("U024BE7LH", "merge", ""), vote("U0BOB0001", "merge", ""), vote("U0CAROL01", "hold", ""), vote("U0DAVE001", "merge", "")}
+			return resolved(rec, inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("merge"),
+				AnsweredBy: "U0DAVE001", Source: inquiry.SourcePerson, Votes: votes})
+		}},
+		{"resolved_expired_votes", func() *inquiry.Record {
+			rec := approval(record(inquiry.KindConfirm), 2)
+			rec.Default = inquiry.One("no")
+			rec.ExpiresAt = at(-2 * time.Hour)
+			votes := []inquiry.Vote{vote("U024BE7LH", "yes", "")}
+			return resolved(rec, inquiry.StatusExpired, &inquiry.Answer{Value: inquiry.One("no"), Source: inquiry.SourceExpired, Votes: votes})
+		}},
 		{"resolved_escaping", func() *inquiry.Record {
 			rec := hostile(record(inquiry.KindText))
 			return resolved(rec, inquiry.StatusAnswered,
@@ -199,7 +274,11 @@ func TestGolden(t *testing.T) {
 // checkModals validates every modal a button of the record can open.
 func checkModals(t *testing.T, rec *inquiry.Record) {
 	t.Helper()
-	for _, m := range []slack.ModalViewRequest{blockkit.TextModal(rec), blockkit.ConfirmModal(rec), blockkit.OwnWordsModal(rec)} {
+	modals := []slack.ModalViewRequest{blockkit.TextModal(rec), blockkit.ConfirmModal(rec), blockkit.OwnWordsModal(rec)}
+	for _, o := range inquiry.Offered(&rec.Inquiry) {
+		modals = append(modals, blockkit.ReasonModal(rec, inquiry.One(o.Value)))
+	}
+	for _, m := range modals {
 		if err := blockkit.ValidateView(m); err != nil {
 			t.Errorf("%s modal: %v", m.CallbackID, err)
 		}

@@ -2,6 +2,7 @@ package blockkit
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,9 @@ func Message(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Bl
 	in := &rec.Inquiry
 	blocks = append(blocks, prose(rec.Key, revQuestion, in)...)
 	blocks = append(blocks, controls(rec)...)
+	if line := approvalLine(rec); line != "" {
+		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revQuestion, "tally"), mrkdwn(line)))
+	}
 	blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revQuestion, "meta"),
 		mrkdwn(metaLine(rec, now)), mrkdwn(whoLine(rec))))
 
@@ -66,6 +70,14 @@ func controls(rec *inquiry.Record) []slack.Block {
 		return []slack.Block{actions(slack.NewButtonBlockElement(ActionOpenText, key, plain("Write an answer")).
 			WithStyle(slack.StylePrimary))}
 	case inquiry.KindConfirm:
+		if rec.Quorum() > 1 {
+			// A team approval: each vote is one click on Yes or No, and a note needs the modal.
+			elems := answerButtons(in, inquiry.ConfirmOptions)
+			if in.AllowText {
+				elems = append(elems, slack.NewButtonBlockElement(ActionOpenConfirm, key, plain("Answer with a note")))
+			}
+			return []slack.Block{actions(elems...)}
+		}
 		return []slack.Block{actions(slack.NewButtonBlockElement(ActionOpenConfirm, key, plain("Answer yes or no")).
 			WithStyle(slack.StylePrimary))}
 	case inquiry.KindChoice:
@@ -88,18 +100,15 @@ func controls(rec *inquiry.Record) []slack.Block {
 		if d := descriptions(opts); d != "" {
 			blocks = append(blocks, section(blockID(key, revQuestion, "desc"), d))
 		}
-		elems := make([]slack.BlockElement, 0, len(opts)+1)
-		for i, o := range opts {
-			elems = append(elems, slack.NewButtonBlockElement(chooseAction(i), o.Value,
-				plain(clip(label(o), maxButtonText))).WithConfirm(confirmOption(in, o)))
-		}
-		blocks = append(blocks, actions(append(elems, ownWords...)...))
+		blocks = append(blocks, actions(append(answerButtons(in, opts), ownWords...)...))
 	case !in.Multiple:
 		sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Choose an answer"),
 			ActionSelect, options(opts)...)
-		sel.Confirm = slack.NewConfirmationBlockObject(plain("Send this answer?"),
-			plain("Your choice goes straight back to whoever asked, and it cannot be changed afterwards."),
-			plain("Send answer"), plain("Cancel"))
+		if !slices.ContainsFunc(opts, func(o inquiry.Option) bool { return inquiry.NeedsReason(in, o.Value, false) }) {
+			// An answer that must say why opens the reason modal instead, which confirms it.
+			sel.Confirm = slack.NewConfirmationBlockObject(plain("Send this answer?"),
+				plain(sendNote(rec)), plain("Send answer"), plain("Cancel"))
+		}
 		blocks = append(blocks, actions(append([]slack.BlockElement{sel}, ownWords...)...))
 	default:
 		// An input block: ticking sends nothing, the Submit button reads the ticks from the
@@ -145,6 +154,91 @@ func descriptions(opts []inquiry.Option) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// answerButtons are one button per answer, each with a confirmation dialog (a slip of one click
+// sends nothing) — except an answer that must say why, whose click opens the reason modal.
+func answerButtons(in *inquiry.Inquiry, opts []inquiry.Option) []slack.BlockElement {
+	elems := make([]slack.BlockElement, 0, len(opts)+1)
+	for i, o := range opts {
+		b := slack.NewButtonBlockElement(chooseAction(i), o.Value, plain(clip(label(o), maxButtonText)))
+		if !inquiry.NeedsReason(in, o.Value, false) {
+			b = b.WithConfirm(confirmOption(in, o))
+		}
+		elems = append(elems, b)
+	}
+	return elems
+}
+
+// sendNote is the text of the select's confirmation: a vote of several may still change.
+func sendNote(rec *inquiry.Record) string {
+	if rec.Quorum() > 1 {
+		return "Your vote counts towards the answer; you may change it until the question is decided."
+	}
+	return "Your choice goes straight back to whoever asked, and it cannot be changed afterwards."
+}
+
+// approvalLine says what a team approval needs and, once people voted, the tally as it grows:
+// "Needs 2 approvals; one no stops it · 1 of 2 approvals: @ana". "" for an inquiry that asks
+// none of it.
+func approvalLine(rec *inquiry.Record) string {
+	in := &rec.Inquiry
+	var parts []string
+	if n := rec.Quorum(); n > 1 {
+		need := fmt.Sprintf("Needs %d people to choose the same answer", n)
+		if in.Kind == inquiry.KindConfirm {
+			need = fmt.Sprintf("Needs %d approvals; one no stops it", n)
+			if !in.VetoOn() {
+				need = fmt.Sprintf("Needs %d approvals, or %d noes", n, n)
+			}
+		}
+		parts = append(parts, need)
+		if t := Tally(in, rec.Votes); t != "" {
+			parts = append(parts, t)
+		} else {
+			parts = append(parts, "no votes yet")
+		}
+	}
+	switch in.Reason {
+	case inquiry.ReasonOnNo:
+		parts = append(parts, "a no must say why")
+	case inquiry.ReasonAlways:
+		parts = append(parts, "every answer must say why")
+	}
+	if len(in.RequestedBy) > 0 {
+		parts = append(parts, "asked for by "+Names(in.RequestedBy)+", who may not answer")
+	}
+	return clip(strings.Join(parts, " · "), maxText)
+}
+
+// Tally renders the votes of an inquiry that needs several people for mrkdwn, "1 of 2
+// approvals: <@U1>; 1 of 2 noes: <@U3>" (inquiry.Shares): voters as mentions or escaped names,
+// labels escaped. "" when nobody voted.
+func Tally(in *inquiry.Inquiry, votes []inquiry.Vote) string {
+	var parts []string
+	for _, sh := range inquiry.Shares(in, votes) {
+		who := make([]string, len(sh.Voters))
+		for i, v := range sh.Voters {
+			who[i] = Who(v)
+		}
+		parts = append(parts, sh.Count(escapeLabel)+": "+strings.Join(who, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func escapeLabel(s string) string { return short(s, maxOptionText) }
+
+// Names renders people for mrkdwn as a list read aloud, "<@U1>, <@U2> and <@U4>": Slack user ids
+// as mentions, anything else (a token's name) as escaped text (Who).
+func Names(ids []string) string {
+	who := make([]string, len(ids))
+	for i, id := range ids {
+		who[i] = Who(id)
+	}
+	if len(who) <= 1 {
+		return strings.Join(who, "")
+	}
+	return strings.Join(who[:len(who)-1], ", ") + " and " + who[len(who)-1]
 }
 
 // confirmOption is the dialog behind a choice button: a slip of one click sends nothing.
@@ -252,6 +346,9 @@ func outcome(rec *inquiry.Record, now time.Time, full bool) string {
 			// Handed back through a run's resume: the caller's word, and the message says so.
 			by = " by the run's caller" + strings.TrimPrefix(by, " by")
 		}
+		if a != nil && a.Source == inquiry.SourcePerson && in.Quorum() > 1 && len(a.Votes) > 0 && !a.Declined {
+			return decidedBy(in, a, full)
+		}
 		if inquiry.IsDeclined(a) {
 			line := ":no_entry_sign: Declined" + by
 			if a.Text != "" {
@@ -272,10 +369,15 @@ func outcome(rec *inquiry.Record, now time.Time, full bool) string {
 		if in.ExpiresAt != nil {
 			by = " by " + when(*in.ExpiresAt, now)
 		}
+		line := ":hourglass: Expired — nobody decided (no answer" + by + ")"
 		if d := decision(in, a, full); d != "" {
-			return ":hourglass: No answer" + by + " — assumed " + d
+			line = ":hourglass: No answer" + by + " — assumed " + d
 		}
-		return ":hourglass: Expired — nobody decided (no answer" + by + ")"
+		if t := Tally(in, a.Votes); t != "" && full {
+			// The votes given in time, beside what was assumed: not enough to decide.
+			line += "\nVotes given in time: " + t
+		}
+		return line
 	case inquiry.StatusCancelled:
 		return ":heavy_multiplication_x: Cancelled — the question was withdrawn"
 	case inquiry.StatusFailed:
@@ -289,6 +391,49 @@ func outcome(rec *inquiry.Record, now time.Time, full bool) string {
 		return ":warning: Could not be asked: " + why
 	}
 	return ":hourglass_flowing_sand: Waiting for an answer"
+}
+
+// voteWords is how much of each vote's reason the resolved message shows beside who decided.
+const voteWords = 500
+
+// decidedBy is the line of an answer that several people gave: who decided it (inquiry.Voters of
+// the votes that chose it, in the order they voted) — "Approved by <@U1> and <@U2>", "Vetoed by
+// <@U3>: “reason”", "*Merge* — chosen by <@U1>, <@U2> and <@U4>" — and, in full, the reasons the
+// voters gave, one line each.
+func decidedBy(in *inquiry.Inquiry, a *inquiry.Answer, full bool) string {
+	v := a.Value.First()
+	who := Names(inquiry.Voters(a.Votes, v))
+	var line string
+	shown := ""
+	switch {
+	case inquiry.Vetoed(in, a):
+		line = ":no_entry: Vetoed by " + Who(a.AnsweredBy)
+		if strings.TrimSpace(a.Text) != "" {
+			line += ": " + quote(a.Text, full)
+			shown = a.AnsweredBy
+		}
+	case in.Kind == inquiry.KindConfirm && v == "yes":
+		line = ":white_check_mark: Approved by " + who
+	case in.Kind == inquiry.KindConfirm:
+		line = ":no_entry: Rejected by " + who
+	default:
+		l := inquiry.LabelOf(in, v)
+		if full {
+			l = Escape(l)
+		} else {
+			l = short(l, 300)
+		}
+		line = ":white_check_mark: *" + l + "* — chosen by " + who
+	}
+	if !full {
+		return line
+	}
+	for _, vote := range a.Votes {
+		if t := strings.TrimSpace(vote.Text); t != "" && vote.By != shown {
+			line += "\n• " + Who(vote.By) + " (" + short(inquiry.RenderValue(in, vote.Value), maxOptionText) + "): “" + short(t, voteWords) + "”"
+		}
+	}
+	return line
 }
 
 // assumedByPolicy is the line for an answer that policy default assumed: nobody was asked.

@@ -2,6 +2,7 @@ package blockkit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/inquiry-bot/bot/inquiry"
@@ -68,10 +69,75 @@ func ConfirmModal(rec *inquiry.Record) slack.ModalViewRequest {
 		hint = plain(clip("If nobody answers: "+inquiry.RenderValue(in, in.Default), maxInputHint))
 	}
 	inputs := []slack.Block{slack.NewInputBlock(BlockAnswer, plain("Your answer"), hint, yesNo)}
-	if in.AllowText {
+	switch {
+	case in.Reason == inquiry.ReasonAlways:
+		inputs = append(inputs, reasonInput(ceiling))
+	case in.Reason == inquiry.ReasonOnNo:
+		// Which answer the person picks is known only on submission: the service's sentence
+		// shows on this block when a No comes without its reason.
+		inputs = append(inputs, reasonInput("Required with a No. "+ceiling).WithOptional(true))
+	case in.AllowText:
 		note := slack.NewPlainTextInputBlockElement(plain("Anything the asker should know"), ActionNote).
 			WithMultiline(true).WithMaxLength(inquiry.DefaultAnswerChars)
 		inputs = append(inputs, slack.NewInputBlock(BlockNote, plain("Note"), plain(ceiling), note).WithOptional(true))
 	}
 	return modal(rec, CallbackConfirm, "Yes or no?", inputs...)
+}
+
+// reasonInput is the multi-line reason of an answer, capped at the one answer ceiling; required
+// unless made optional.
+func reasonInput(hint string) *slack.InputBlock {
+	el := slack.NewPlainTextInputBlockElement(plain("Why you answer so"), ActionReason).
+		WithMultiline(true).WithMaxLength(inquiry.DefaultAnswerChars)
+	return slack.NewInputBlock(BlockReason, plain("Your reason"), plain(hint), el)
+}
+
+// ReasonModal is what a click on an answer that must say why opens instead of the plain
+// confirmation dialog (inquiry.NeedsReason): the question, the answer clicked, preselected and
+// still changeable, and a required multi-line reason capped at inquiry.DefaultAnswerChars. Its
+// submission answers with the reason as the answer's text.
+func ReasonModal(rec *inquiry.Record, clicked inquiry.Value) slack.ModalViewRequest {
+	in := &rec.Inquiry
+	opts := inquiry.Offered(in)
+	if len(opts) > maxSelectOptions {
+		opts = opts[:maxSelectOptions] // not a valid inquiry; render what Slack can show
+	}
+	var initial []*slack.OptionBlockObject
+	for _, o := range options(opts) {
+		if slices.Contains(clicked.Strings(), o.Value) {
+			initial = append(initial, o)
+		}
+	}
+	var el slack.BlockElement
+	switch {
+	case in.Kind == inquiry.KindConfirm:
+		r := slack.NewRadioButtonsBlockElement(ActionYesNo, options(opts)...)
+		if len(initial) > 0 {
+			r.InitialOption = initial[0]
+		}
+		el = r
+	case in.Multiple && len(opts) <= maxCheckboxes:
+		c := slack.NewCheckboxGroupsBlockElement(ActionChoice, options(opts)...)
+		c.InitialOptions = initial
+		el = c
+	case in.Multiple:
+		m := slack.NewOptionsMultiSelectBlockElement(slack.MultiOptTypeStatic, plain("Choose any that apply"), ActionChoice, options(opts)...)
+		m.InitialOptions = initial
+		el = m
+	case len(opts) <= maxRadioButtons:
+		r := slack.NewRadioButtonsBlockElement(ActionChoice, options(opts)...)
+		if len(initial) > 0 {
+			r.InitialOption = initial[0]
+		}
+		el = r
+	default:
+		sel := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Choose an answer"), ActionChoice, options(opts)...)
+		if len(initial) > 0 {
+			sel.InitialOption = initial[0]
+		}
+		el = sel
+	}
+	return modal(rec, CallbackReason, "Say why",
+		slack.NewInputBlock(BlockAnswer, plain("Your answer"), nil, el),
+		reasonInput("Whoever asked reads it with your answer. "+ceiling))
 }

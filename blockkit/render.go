@@ -20,7 +20,8 @@ type rendering struct {
 
 // Render returns the Block Kit of an inquiry as indented JSON, for `bot render`: {"blocks": …}
 // pastes into Slack's Block Kit Builder. A pending inquiry renders as its question message, with
-// the modal behind its button under "modal" (Text, Confirm, and a Choice with allow_text); a
+// the modal behind its button under "modal" (Text, Confirm, a Choice with allow_text, and the
+// reason modal of an answer that must say why); a
 // resolved one renders as the updated message. Everything is validated first, so an inquiry that
 // would not fit in Slack is an error naming the broken limit.
 func Render(rec *inquiry.Record, now time.Time) ([]byte, error) {
@@ -30,13 +31,17 @@ func Render(rec *inquiry.Record, now time.Time) ([]byte, error) {
 	} else {
 		r.Text, r.Blocks = Message(rec, now)
 		var m slack.ModalViewRequest
-		switch {
+		switch needs := reasonFirst(rec); {
 		case rec.Kind == inquiry.KindText:
 			m = TextModal(rec)
+		case rec.Kind == inquiry.KindConfirm && rec.Quorum() > 1 && needs != "":
+			m = ReasonModal(rec, inquiry.One(needs)) // its buttons vote; a No that must say why opens this
 		case rec.Kind == inquiry.KindConfirm:
 			m = ConfirmModal(rec)
 		case rec.Kind == inquiry.KindChoice && rec.AllowText:
 			m = OwnWordsModal(rec)
+		case rec.Kind == inquiry.KindChoice && needs != "":
+			m = ReasonModal(rec, inquiry.One(needs))
 		}
 		if m.Type != "" {
 			r.Modal = &m
@@ -66,6 +71,16 @@ func Render(rec *inquiry.Record, now time.Time) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", rec.Key, err)
 	}
 	return unescapeHTML(out.Bytes()), nil
+}
+
+// reasonFirst is the first offered answer whose click opens ReasonModal, or "".
+func reasonFirst(rec *inquiry.Record) string {
+	for _, o := range inquiry.Offered(&rec.Inquiry) {
+		if inquiry.NeedsReason(&rec.Inquiry, o.Value, false) {
+			return o.Value
+		}
+	}
+	return ""
 }
 
 // unescapeHTML turns the \u003c, \u003e and \u0026 that slack-go's own MarshalJSON methods

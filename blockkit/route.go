@@ -27,6 +27,7 @@ const (
 	CallbackText     = "inq:text"      // callback_id of TextModal
 	CallbackConfirm  = "inq:confirm"   // callback_id of ConfirmModal
 	CallbackOwnWords = "inq:own_words" // callback_id of OwnWordsModal
+	CallbackReason   = "inq:reason"    // callback_id of ReasonModal
 
 	// Input blocks of the modals: stable, so errors can be attached to them with
 	// slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: "…"}).
@@ -35,6 +36,9 @@ const (
 	ActionAnswerText = "inq:answer_text"
 	ActionYesNo      = "inq:yes_no"
 	ActionNote       = "inq:note"
+	BlockReason      = "inq:reason" // the reason of ReasonModal, and of ConfirmModal when the inquiry asks for one
+	ActionReason     = "inq:reason"
+	ActionChoice     = "inq:choice" // the answer of ReasonModal for a choice: radio buttons, checkboxes or a select
 )
 
 // MaxKeyChars is the longest inquiry key whose block_ids stay within Slack's 255 characters.
@@ -169,7 +173,7 @@ var ErrNotOurs = errors.New("not an inquiry view")
 // its key or its state, is an error.
 func ReadSubmission(view slack.View) (key string, reply inquiry.Reply, err error) {
 	switch view.CallbackID {
-	case CallbackText, CallbackOwnWords, CallbackConfirm:
+	case CallbackText, CallbackOwnWords, CallbackConfirm, CallbackReason:
 	default:
 		return "", reply, fmt.Errorf("read view submission: callback_id %q: %w", view.CallbackID, ErrNotOurs)
 	}
@@ -184,11 +188,33 @@ func ReadSubmission(view slack.View) (key string, reply inquiry.Reply, err error
 	if !found {
 		return "", reply, fmt.Errorf("read view submission: %s for %s has no %s block in its state", view.CallbackID, key, BlockAnswer)
 	}
-	if view.CallbackID == CallbackConfirm {
+	reason, asked := view.State.Values[BlockReason][ActionReason]
+	switch view.CallbackID {
+	case CallbackConfirm:
 		if v := answer[ActionYesNo].SelectedOption.Value; v != "" {
 			reply.Value = inquiry.One(v)
 		}
 		reply.Text = view.State.Values[BlockNote][ActionNote].Value
+		if asked {
+			reply.Text = reason.Value
+		}
+		return key, reply, nil
+	case CallbackReason:
+		for _, id := range []string{ActionYesNo, ActionChoice} {
+			a, ok := answer[id]
+			switch {
+			case !ok:
+			case a.Type == slack.ActionType(slack.METCheckboxGroups) || a.Type == slack.ActionType(slack.MultiOptTypeStatic):
+				vals := make([]string, 0, len(a.SelectedOptions))
+				for _, o := range a.SelectedOptions {
+					vals = append(vals, o.Value)
+				}
+				reply.Value = inquiry.Many(vals...) // none ticked: an empty list, refused with a sentence
+			case a.SelectedOption.Value != "":
+				reply.Value = inquiry.One(a.SelectedOption.Value)
+			}
+		}
+		reply.Text = reason.Value
 		return key, reply, nil
 	}
 	reply.Text = answer[ActionAnswerText].Value

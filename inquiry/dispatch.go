@@ -85,7 +85,7 @@ const (
 // classKinds are the kinds each class claims. A new DeliveryKind must be added to one of them, or
 // it is never claimed.
 var classKinds = [classes][]DeliveryKind{
-	transportWork: {DeliverPost, DeliverUpdate, DeliverNotice},
+	transportWork: {DeliverPost, DeliverUpdate, DeliverTally, DeliverNotice},
 	callbackWork:  {DeliverCallback, DeliverResume},
 }
 
@@ -494,6 +494,7 @@ func (s *Service) TransportHandlers() map[DeliveryKind]DeliveryHandler {
 	return map[DeliveryKind]DeliveryHandler{
 		DeliverPost:   s.deliverPost,
 		DeliverUpdate: s.deliverUpdate,
+		DeliverTally:  s.deliverUpdate,
 		DeliverNotice: s.deliverNotice,
 	}
 }
@@ -545,6 +546,9 @@ func (s *Service) deliverUpdate(ctx context.Context, d Delivery) error {
 	}
 	if rec.Slack.TS == "" {
 		return nil // never shown: nothing to update
+	}
+	if d.Kind == DeliverTally && rec.Status != StatusPending {
+		return nil // resolved since the vote: the resolution's update shows it, once
 	}
 	t, err := s.Transports.Lookup(d.Target)
 	if err != nil {

@@ -232,7 +232,7 @@ func (s *Service) delivery(rec *Record, kind DeliveryKind, target string, now ti
 		Kind: kind, InquiryKey: rec.Key, Namespace: rec.Namespace, RunID: rec.RunID, Target: target,
 		Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now, UpdatedAt: now,
 	}
-	if kind == DeliverPost || kind == DeliverUpdate || kind == DeliverNotice {
+	if kind == DeliverPost || kind == DeliverUpdate || kind == DeliverTally || kind == DeliverNotice {
 		d.Lane = rec.Slack.Channel // one channel's messages go out in order
 	}
 	return d
@@ -425,7 +425,7 @@ func (s *Service) vote(ctx context.Context, rec *Record, v Vote) (*Record, error
 			return &r, nil
 		}
 		if cur.Config.Policy == PolicyAsk && cur.Config.Transport != TransportInbox {
-			return nil, []Delivery{s.delivery(cur, DeliverUpdate, cur.Config.Transport, v.At)}
+			return nil, []Delivery{s.delivery(cur, DeliverTally, cur.Config.Transport, v.At)}
 		}
 		return nil, nil
 	})

@@ -1016,3 +1016,37 @@ func TestLaneRenewsItsLease(t *testing.T) {
 		}
 	})
 }
+
+// TestTallyUpdateAfterResolutionIsSkipped: each vote that decides nothing asks for the message to
+// show the tally; when such an update goes out only after the inquiry has resolved, it does
+// nothing, so that the message is updated for the resolution once (by the resolution's own
+// update), not twice.
+func TestTallyUpdateAfterResolutionIsSkipped(t *testing.T) {
+	b := setup(t)
+	ft := &fakeTransport{}
+	b.svc.Transports.Register("fake", ft)
+	d := &inquiry.Dispatcher{Store: b.store, Handlers: b.svc.TransportHandlers(), Now: b.clock.Now}
+	in := inquiry.Inquiry{ID: "deploy", Kind: inquiry.KindConfirm, Question: "Deploy?"}
+	two := 2
+	in.Approvals = &two
+	req := ask(inquiry.PolicyAsk, in)
+	req.Config.Transport = "fake"
+	req.Slack = &inquiry.SlackTarget{Channel: "C1"}
+	rec, _, err := b.svc.Ask(b.ctx, req)
+	require.NoError(t, err)
+	_, err = d.Drain(b.ctx) // posted
+	require.NoError(t, err)
+	require.Equal(t, []string{"deploy"}, ft.posted)
+
+	// Both votes before the dispatcher runs again: the first one's tally update is still due
+	// when the second resolves the inquiry.
+	for _, who := range []string{"U1", "U2"} {
+		_, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("yes")}, who)
+		require.NoError(t, err)
+	}
+	for range 3 {
+		_, err = d.Drain(b.ctx)
+		require.NoError(t, err)
+	}
+	require.Equal(t, []string{"deploy"}, ft.updated, "one update: the resolution's")
+}

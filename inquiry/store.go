@@ -52,6 +52,9 @@ type DeliveryKind string
 const (
 	DeliverPost     DeliveryKind = "post"     // put a pending inquiry to people through its transport
 	DeliverUpdate   DeliveryKind = "update"   // show a resolved inquiry's outcome through its transport
+	// DeliverTally shows the votes so far of a pending inquiry that needs several people; once
+	// the inquiry has resolved it does nothing, its resolution's own update shows the outcome.
+	DeliverTally DeliveryKind = "tally"
 	DeliverNotice   DeliveryKind = "notice"   // record a policy assumption where people read
 	DeliverCallback DeliveryKind = "callback" // POST the resolved inquiry to its callback_url
 	DeliverResume   DeliveryKind = "resume"   // POST the run and its new answer to its resume_url

@@ -5,7 +5,9 @@
 // It owns:
 //
 //   - App, an inquiry.Transport: Post (chat.postMessage of blockkit.Message, paced per channel,
-//     with a best-effort permalink), Update (chat.update of blockkit.Resolved) and Notice (a
+//     with a best-effort permalink; a team approval whose user groups have fewer people than
+//     it needs fails instead, inquiry.GroupQuorumFits), Update (chat.update of blockkit.Message
+//     with the tally while a team approval is pending, of blockkit.Resolved once resolved) and Notice (a
 //     thread message of blockkit.Notice). Slack's errors become the dispatcher's vocabulary: a
 //     429 is an *inquiry.RetryAfterError, a permanent error (channel_not_found, not_in_channel,
 //     token_revoked, missing_scope, invalid_blocks, …) is inquiry.Unavailable with a sentence
@@ -18,7 +20,12 @@
 //     handleCommand) as the HTTP endpoints;
 //   - who may answer (answerers: user ids, and user groups resolved with usergroups.users.list)
 //     and the ephemeral sentences people get when they may not, are late, or typed something
-//     that is none of the offered answers.
+//     that is none of the offered answers;
+//   - team approvals at the edge: the ephemeral confirming a vote ("Your vote is in: 1 of 2
+//     approvals so far."), the four-eyes refusal of whoever requested_by names (on a click, a
+//     modal and a thread reply), and the reason modal a click opens when the answer must say
+//     why (inquiry.NeedsReason); a thread reply gives its reason after the answer
+//     (inquiry.ReplyOf: "no: the tests fail").
 //
 // It decides nothing about answers itself: clicks and submissions are read by blockkit
 // (ReadAction, ReadSubmission), checked by inquiry.CheckAnswer inside Service.Answer, and the

@@ -98,14 +98,21 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 		return nil
 	}
 	several := len(pending) > 1
-	reply := inquiry.Reply{Text: unescape(m.Text)}
+	reply := inquiry.ReplyOf(&rec.Inquiry, unescape(m.Text)) // "no: the tests fail" carries its reason
 	out, err := a.svc.Answer(inquiry.WithVia(ctx, inquiry.ViaSlack), rec.Key, reply, m.User)
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in a slack thread", "key", rec.Key, "user", m.User, "pending_in_thread", len(pending))
+		var say []string
 		if several {
-			a.tell(at, m.User, sayAnsweredOneOf(rec, len(pending)-1, len(pending) == threadLimit))
+			say = append(say, sayAnsweredOneOf(rec, len(pending)-1, len(pending) == threadLimit))
 		}
+		if voted := sayVoted(rec, out, m.User); voted != "" {
+			say = append(say, voted)
+		}
+		a.tell(at, m.User, strings.Join(say, " "))
+	case inquiry.CodeForbidden:
+		a.tell(at, m.User, sayRequester)
 	case inquiry.CodeAlreadyResolved:
 		if out == nil {
 			out = rec
@@ -113,6 +120,9 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 		a.tell(at, m.User, sayResolved(out, a.now()))
 	case inquiry.CodeInvalidAnswer:
 		say := sayInvalid(rec, reply, err)
+		if inquiry.ReasonMissing(&rec.Inquiry, reply) {
+			say = sayNoReason(rec, err)
+		}
 		if several {
 			say += " " + sayReadFor(rec)
 		}

@@ -75,6 +75,12 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 		a.tell(whereOf(ic, rec), user, say)
 		return
 	}
+	if inquiry.NeedsReason(&rec.Inquiry, reply.Value.First(), reply.Declined) {
+		// The answer must say why: the reason modal, the answer preselected, instead of
+		// recording a click that would be refused.
+		a.open(ctx, ic, rec, blockkit.ReasonModal(rec, reply.Value))
+		return
+	}
 	a.answer(ctx, rec, reply, user, whereOf(ic, rec))
 }
 
@@ -91,11 +97,16 @@ func (a *App) openModal(ctx context.Context, ic slack.InteractionCallback, key, 
 	if !ok {
 		return
 	}
+	a.open(ctx, ic, rec, view)
+}
+
+// open opens view with the interaction's trigger_id, or tells the person it could not.
+func (a *App) open(ctx context.Context, ic slack.InteractionCallback, rec *inquiry.Record, view slack.ModalViewRequest) {
 	octx, cancel := context.WithTimeout(ctx, openViewTimeout)
 	defer cancel()
 	if _, err := a.client.OpenViewContext(octx, ic.TriggerID, view); err != nil {
-		a.log.WarnContext(ctx, "open modal", "key", key, "user", user, "err", err)
-		a.tell(whereOf(ic, rec), user, sayNoModal(rec))
+		a.log.WarnContext(ctx, "open modal", "key", rec.Key, "user", ic.User.ID, "callback_id", view.CallbackID, "err", err)
+		a.tell(whereOf(ic, rec), ic.User.ID, sayNoModal(rec))
 	}
 }
 
@@ -132,6 +143,9 @@ func (a *App) answer(ctx context.Context, rec *inquiry.Record, reply inquiry.Rep
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in slack", "key", rec.Key, "user", user)
+		a.tell(at, user, sayVoted(rec, out, user))
+	case inquiry.CodeForbidden:
+		a.tell(at, user, sayRequester)
 	case inquiry.CodeAlreadyResolved:
 		if out == nil {
 			out = rec
@@ -172,8 +186,16 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in a slack modal", "key", key, "user", user)
+		a.tell(whereOf(ic, rec), user, sayVoted(rec, out, user))
+		return nil
+	case inquiry.CodeForbidden:
+		a.tell(whereOf(ic, rec), user, sayRequester)
 		return nil
 	case inquiry.CodeInvalidAnswer:
+		if inquiry.ReasonMissing(&rec.Inquiry, reply) {
+			// Slack's required field keeps an empty reason out; blanks get the service's sentence.
+			return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockReason: plainMessage(err)})
+		}
 		block := blockkit.BlockAnswer
 		if inquiry.ErrorField(err) == "text" && ic.View.CallbackID == blockkit.CallbackConfirm && rec.AllowText {
 			block = blockkit.BlockNote

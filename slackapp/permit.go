@@ -13,10 +13,13 @@ import (
 // groupTimeout bounds a usergroups.users.list inside an interaction's three seconds.
 const groupTimeout = 1500 * time.Millisecond
 
-// refusal returns "" when user may answer rec, else the sentence to tell them. With no
-// answerers anybody may; otherwise user must be listed or be a member of a listed user group.
+// refusal returns "" when user may answer rec, else the sentence to tell them. Whoever
+// requested_by names may not (inquiry.NotRequester). With no answerers anybody else may; otherwise user must be listed or be a member of a listed user group.
 // A group that cannot be resolved right now admits nobody: the check fails closed.
 func (a *App) refusal(ctx context.Context, rec *inquiry.Record, user string) string {
+	if inquiry.NotRequester(rec, user) != nil {
+		return sayRequester // four eyes, before any list: whoever asked never gives it
+	}
 	ids := rec.Slack.Answerers
 	if len(ids) == 0 {
 		return ""

@@ -19,7 +19,65 @@ const (
 	sayTryAgainPlain = "Your answer could not be recorded just now: please try again in a moment."
 	sayLostForm      = "This form lost its question: close it and answer in the question's thread instead."
 	sayNobody        = "this answer names no Slack user, so it was not taken." // never sent: there is nobody to send it to
+	// sayRequester refuses whoever requested_by names (inquiry.NotRequester, CodeForbidden).
+	sayRequester = "You asked for this approval: someone else must give it."
 )
+
+// sayVoted confirms a vote to whoever gave it, on an inquiry that needs several people: the
+// tally of their answer so far ("Your vote is in: 1 of 2 approvals so far."), that they changed
+// it, or that it decided the question. before is the inquiry as it stood before the vote, after
+// as the vote left it. "" for an inquiry that one answer decides: its message says it all.
+func sayVoted(before, after *inquiry.Record, user string) string {
+	if after == nil || after.Quorum() <= 1 {
+		return ""
+	}
+	in := &after.Inquiry
+	if after.Status != inquiry.StatusPending {
+		return "Your vote is in, and it decided the question: " + decision(in, after.Answer) + "."
+	}
+	mine, ok := voteOf(after.Votes, user)
+	if !ok {
+		return ""
+	}
+	if mine.Declined {
+		return "Your vote is in: you declined, which counts towards no answer."
+	}
+	v := mine.Value.First()
+	share := inquiry.ShareOf(in, after.Votes, v)
+	count := share.Count(blockkit.Escape) + " so far."
+	label := blockkit.Escape(inquiry.LabelOf(in, v))
+	if old, had := voteOf(before.Votes, user); had && (old.Declined || old.Value.First() != v) {
+		return "You changed your vote to " + label + ": " + count
+	}
+	if share.Approval {
+		return "Your vote is in: " + count
+	}
+	return "Your vote for " + label + " is in: " + count
+}
+
+// voteOf finds who's vote among votes.
+func voteOf(votes []inquiry.Vote, who string) (inquiry.Vote, bool) {
+	for _, v := range votes {
+		if v.By == who {
+			return v, true
+		}
+	}
+	return inquiry.Vote{}, false
+}
+
+// sayNoReason is for a thread reply that must say why and does not: the service's sentence, and
+// how a reply gives a reason.
+func sayNoReason(rec *inquiry.Record, err error) string {
+	example := "no: the tests fail"
+	if opts := inquiry.Offered(&rec.Inquiry); rec.Kind == inquiry.KindChoice && len(opts) > 0 {
+		example = inquiry.OneLine(opts[0].Label, 40) + ": because …"
+	}
+	return blockkit.Escape(inquiry.ErrorMessage(err)) + ". In this thread, reply with the answer and your reason, like “" +
+		blockkit.Escape(example) + "”."
+}
+
+// plainMessage is an error's sentence for a modal's input block: plain text, one line.
+func plainMessage(err error) string { return inquiry.OneLine(inquiry.ErrorMessage(err), 300) }
 
 // sayNotAnswerer refuses a person outside the answerers, naming who may answer.
 func sayNotAnswerer(ids, unchecked []string) string {

@@ -29,6 +29,9 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, er
 	if channel == "" {
 		return inquiry.Posted{}, inquiry.Unavailable("no Slack channel to ask in: name one in slack.channel, or set SLACK_DEFAULT_CHANNEL on the server")
 	}
+	if err := a.quorumFits(ctx, rec); err != nil {
+		return inquiry.Posted{}, err
+	}
 	text, blocks := blockkit.Message(rec, a.now())
 	opts := []slack.MsgOption{
 		slack.MsgOptionText(text, false),
@@ -155,13 +158,63 @@ func lookupFailed(op, channel string, err error) error {
 	return classify(op, channel, err)
 }
 
-// Update replaces the question message with its outcome: controls gone, new block_ids, one line
-// saying what happened.
+// quorumFits resolves the user groups among the answerers of an inquiry that needs several
+// people, and refuses to post it when fewer people could answer than it needs
+// (inquiry.GroupQuorumFits, fatal: the inquiry fails with the sentence). A group Slack will
+// never list is fatal too; a passing failure is retried.
+func (a *App) quorumFits(ctx context.Context, rec *inquiry.Record) error {
+	if rec.Quorum() <= 1 {
+		return nil
+	}
+	members := map[string][]string{}
+	for _, id := range rec.Slack.Answerers {
+		if !blockkit.IsGroupID(id) {
+			continue
+		}
+		set, err := a.groups.members(ctx, id)
+		if err != nil {
+			return groupFailed(fmt.Sprintf("list the members of user group %s for inquiry %s", id, rec.Key), id, err)
+		}
+		for u := range set {
+			members[id] = append(members[id], u)
+		}
+	}
+	if len(members) == 0 {
+		return nil
+	}
+	return inquiry.GroupQuorumFits(&rec.Inquiry, rec.Slack.Answerers, members)
+}
+
+// groupFailed classifies a failed usergroups.users.list at posting time: an answer of Slack's
+// that no retry changes fails the inquiry with how to fix it; anything passing is retried.
+func groupFailed(op, group string, err error) error {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		fix := ""
+		switch se.Err {
+		case "no_such_subteam", "subteam_not_found":
+			fix = fmt.Sprintf("Slack knows no user group %s: put the group's id (S…, from its page in Slack) in slack.answerers", group)
+		case "missing_scope":
+			fix = "the Slack app lacks the scope usergroups:read, needed to count the members of a user group among slack.answerers: add it under OAuth & Permissions, reinstall the app, and set SLACK_BOT_TOKEN to the new token"
+		}
+		if fix != "" {
+			return &inquiry.Error{Code: inquiry.CodeUnavailable, Message: se.Err + ": " + fix, Err: fmt.Errorf("%s: %w", op, err)}
+		}
+	}
+	return classify(op, "", err)
+}
+
+// Update shows the inquiry as it stands: while it is pending (a vote came in), the question
+// with its tally and its controls; once resolved, its outcome — controls gone, new block_ids,
+// one line saying what happened.
 func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	if rec.Slack.TS == "" || rec.Slack.Channel == "" {
 		return nil // never shown: nothing to update
 	}
 	text, blocks := blockkit.Resolved(rec, a.now())
+	if rec.Status == inquiry.StatusPending {
+		text, blocks = blockkit.Message(rec, a.now())
+	}
 	if err := a.ready(ctx, rec.Slack.Channel); err != nil {
 		return err
 	}

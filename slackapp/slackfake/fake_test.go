@@ -645,3 +645,43 @@ func TestDropNextResponse(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h.Messages, 3)
 }
+
+// An input left as the modal opened is submitted with its initial value or selection, as Slack's
+// client submits it: a preselected required radio needs no click, a prefilled text no typing.
+func TestSubmitViewKeepsInitialValues(t *testing.T) {
+	f := slackfaketest.New(t)
+	api := client(f, slackfake.BotToken)
+	got := make(chan slack.InteractionCallback, 1)
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ic slack.InteractionCallback
+		require.NoError(t, json.Unmarshal([]byte(r.FormValue("payload")), &ic))
+		if ic.Type != slack.InteractionTypeBlockActions {
+			got <- ic
+			return
+		}
+		plain := func(s string) *slack.TextBlockObject {
+			return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+		}
+		no := slack.NewOptionBlockObject("no", plain("No"), nil)
+		radio := slack.NewRadioButtonsBlockElement("yn", slack.NewOptionBlockObject("yes", plain("Yes"), nil), no)
+		radio.InitialOption = no
+		text := slack.NewPlainTextInputBlockElement(nil, "why")
+		text.InitialValue = "kept as it was"
+		_, err := api.OpenViewContext(r.Context(), ic.TriggerID, slack.ModalViewRequest{Type: slack.VTModal,
+			Title: plain("Answer"), CallbackID: "cb", Submit: plain("Send"),
+			Blocks: slack.Blocks{BlockSet: []slack.Block{
+				slack.NewInputBlock("answer", plain("Answer"), nil, radio),
+				slack.NewInputBlock("reason", plain("Why"), nil, text),
+			}}})
+		require.NoError(t, err)
+	}))
+	defer app.Close()
+	f.SetAppURL(app.URL)
+	_, err := f.Click("U1", slackfake.DefaultChannel, postButton(t, f), "Go")
+	require.NoError(t, err)
+	_, err = f.SubmitView("U1", "", "", "")
+	require.NoError(t, err)
+	ic := <-got
+	require.Equal(t, "no", ic.View.State.Values["answer"]["yn"].SelectedOption.Value)
+	require.Equal(t, "kept as it was", ic.View.State.Values["reason"]["why"].Value)
+}

@@ -404,7 +404,8 @@ func (s *Server) CheckAndSubmit(user, channel, ts string, options ...string) (*R
 // SubmitView submits the modal viewID (the one most recently opened for user when "") as user,
 // filling its input blocks in order with values: text for a text input, an option's value or
 // label for radio buttons and selects, comma-separated options for checkboxes and multi-selects,
-// "" to leave an input empty. Like Slack's client it refuses to submit an empty required input or
+// "" to leave an input as it opened (empty, or with its initial value or options, as Slack
+// submits them). Like Slack's client it refuses to submit an empty required input or
 // text over max_length. After the app answers, the view is closed, kept open (errors), or
 // replaced (update), as the answer says.
 func (s *Server) SubmitView(user, viewID string, values ...string) (*Response, error) {
@@ -441,6 +442,10 @@ func (s *Server) SubmitView(user, viewID string, values ...string) (*Response, e
 		i++
 		bid, aid, typ := str(b, "block_id"), str(el, "action_id"), str(el, "type")
 		optional, _ := b["optional"].(bool)
+		if val == "" {
+			// Left as the modal opened it: an initial value or selection is submitted as it is.
+			val = initialOf(el)
+		}
 		if val == "" && !optional {
 			s.mu.Unlock()
 			return nil, fmt.Errorf("slackfake: submit view: required input %s is empty: Slack's client would not submit it", bid)
@@ -505,6 +510,28 @@ func (s *Server) SubmitView(user, viewID string, values ...string) (*Response, e
 	}
 	s.afterSubmit(id, resp)
 	return resp, nil
+}
+
+// initialOf is what an input element holds when the person leaves it as it opened, in the form
+// SubmitView takes values: its initial_value, the value of its initial_option, or the values of
+// its initial_options joined by commas; "" when it opens empty.
+func initialOf(el obj) string {
+	if v := str(el, "initial_value"); v != "" {
+		return v
+	}
+	if o, ok := el["initial_option"].(obj); ok {
+		return str(o, "value")
+	}
+	if list, ok := el["initial_options"].([]any); ok {
+		var vals []string
+		for _, x := range list {
+			if o, ok := x.(obj); ok {
+				vals = append(vals, str(o, "value"))
+			}
+		}
+		return strings.Join(vals, ",")
+	}
+	return ""
 }
 
 // afterSubmit does to the view what the app's answer says.

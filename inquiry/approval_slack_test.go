@@ -1,0 +1,79 @@
+package inquiry_test
+
+import (
+	"testing"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+func TestReplyOfCarriesTheReason(t *testing.T) {
+	t.Parallel()
+	two := 2
+	confirm := &inquiry.Inquiry{Kind: inquiry.KindConfirm, Approval: inquiry.Approval{Approvals: &two, Reason: inquiry.ReasonOnNo}}
+	choice := &inquiry.Inquiry{Kind: inquiry.KindChoice, Options: []inquiry.Option{{Value: "prod", Label: "Prod"}, {Value: "prod-eu", Label: "Prod EU"}},
+		Approval: inquiry.Approval{Reason: inquiry.ReasonAlways}}
+	plain := &inquiry.Inquiry{Kind: inquiry.KindConfirm}
+	for _, tc := range []struct {
+		name  string
+		in    *inquiry.Inquiry
+		typed string
+		want  inquiry.Reply
+	}{
+		{"exact answer", confirm, " No ", inquiry.Reply{Text: " No "}},
+		{"answer and reason", confirm, "no: the tests fail", inquiry.Reply{Value: inquiry.One("no"), Text: "the tests fail"}},
+		{"a line break", confirm, "Yes\nafter the backup", inquiry.Reply{Value: inquiry.One("yes"), Text: "after the backup"}},
+		{"not a word of its own", confirm, "nobody knows", inquiry.Reply{Text: "nobody knows"}},
+		{"longest label wins", choice, "Prod EU — the US is frozen", inquiry.Reply{Value: inquiry.One("prod-eu"), Text: "the US is frozen"}},
+		{"shorter label", choice, "prod, because", inquiry.Reply{Value: inquiry.One("prod"), Text: "because"}},
+		{"no reason asked", plain, "no: the tests fail", inquiry.Reply{Text: "no: the tests fail"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := inquiry.ReplyOf(tc.in, tc.typed)
+			if !got.Value.Equal(tc.want.Value) || got.Text != tc.want.Text {
+				t.Errorf("ReplyOf(%q) = %+v, want %+v", tc.typed, got, tc.want)
+			}
+		})
+	}
+	if !inquiry.ReasonMissing(confirm, inquiry.Reply{Text: "no"}) || inquiry.ReasonMissing(confirm, inquiry.Reply{Text: "yes"}) ||
+		inquiry.ReasonMissing(confirm, inquiry.Reply{Text: "maybe"}) {
+		t.Error("ReasonMissing: only a no without words lacks its reason")
+	}
+}
+
+func TestGroupQuorumFits(t *testing.T) {
+	t.Parallel()
+	three := 3
+	in := &inquiry.Inquiry{Kind: inquiry.KindConfirm, Approval: inquiry.Approval{Approvals: &three, RequestedBy: []string{"U3"}}}
+	members := map[string][]string{"S1": {"U1", "U2", "U3"}, "S2": {"U2"}}
+	for _, tc := range []struct {
+		answerers []string
+		want      string
+	}{
+		{[]string{"S1", "U4"}, ""},
+		{[]string{"S1"}, "approvals 3 needs 3 people, but only 2 may answer: user group S1 has 3 members, and U3 asked for it (requested_by); ask for at most 2 approvals, or add people to slack.answerers or to the group"},
+		{[]string{"S1", "S2", "U1"}, "approvals 3 needs 3 people, but only 2 may answer: user groups S1 has 3 members and S2 has 1 member, and U3 asked for it (requested_by); ask for at most 2 approvals, or add people to slack.answerers or to the group"},
+		{[]string{"U1", "U2"}, ""}, // no group: Ask's QuorumFits judged it
+	} {
+		err := inquiry.GroupQuorumFits(in, tc.answerers, members)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.answerers, err)
+		case tc.want != "" && (inquiry.ErrorMessage(err) != tc.want || !inquiry.Fatal(err)):
+			t.Errorf("%v: %v (fatal %v), want %q", tc.answerers, err, inquiry.Fatal(err), tc.want)
+		}
+	}
+}
+
+func TestShares(t *testing.T) {
+	t.Parallel()
+	two := 2
+	in := &inquiry.Inquiry{Kind: inquiry.KindConfirm, Approval: inquiry.Approval{Approvals: &two}}
+	votes := []inquiry.Vote{{By: "U1", Value: inquiry.One("yes")}, {By: "U2", Value: inquiry.One("no")}}
+	sh := inquiry.Shares(in, votes)
+	if len(sh) != 2 || sh[0].Count(nil) != "1 of 2 approvals" || sh[1].Count(nil) != "1 of 2 noes" {
+		t.Errorf("Shares = %+v", sh)
+	}
+	if got := inquiry.ShareOf(in, votes, "yes"); !got.Approval || len(got.Voters) != 1 {
+		t.Errorf("ShareOf yes = %+v", got)
+	}
+}
