@@ -50,11 +50,11 @@ type DeliveryKind string
 
 // Delivery kinds.
 const (
-	DeliverPost     DeliveryKind = "post"     // put a pending inquiry to people through its transport
-	DeliverUpdate   DeliveryKind = "update"   // show a resolved inquiry's outcome through its transport
+	DeliverPost   DeliveryKind = "post"   // put a pending inquiry to people through its transport
+	DeliverUpdate DeliveryKind = "update" // show a resolved inquiry's outcome through its transport
 	// DeliverTally shows the votes so far of a pending inquiry that needs several people; once
 	// the inquiry has resolved it does nothing, its resolution's own update shows the outcome.
-	DeliverTally DeliveryKind = "tally"
+	DeliverTally    DeliveryKind = "tally"
 	DeliverNotice   DeliveryKind = "notice"   // record a policy assumption where people read
 	DeliverCallback DeliveryKind = "callback" // POST the resolved inquiry to its callback_url
 	DeliverResume   DeliveryKind = "resume"   // POST the run and its new answer to its resume_url
@@ -205,8 +205,8 @@ type Store interface {
 	// the expiry of pending rows). Claiming is advisory: the caller resolves each with Resolve,
 	// whose conditional update keeps two sweepers from resolving one inquiry twice.
 	DueInquiries(ctx context.Context, now time.Time, limit int) ([]*Record, error)
-	// DeleteResolvedBefore deletes inquiries resolved before t, and done or failed deliveries
-	// last touched before t; it returns how many inquiries.
+	// DeleteResolvedBefore deletes inquiries resolved before t with their events, and done or
+	// failed deliveries last touched before t; it returns how many inquiries.
 	DeleteResolvedBefore(ctx context.Context, t time.Time) (int, error)
 
 	// PutRun registers a run, or returns the existing one updated with any config and resume
@@ -277,4 +277,8 @@ type Store interface {
 	CountPending(ctx context.Context) (int, error)
 	// Ping checks the database can be reached.
 	Ping(ctx context.Context) error
+
+	// EventStore reads the record of events the store appends to with every change of an
+	// inquiry, in the same transaction (event.go).
+	EventStore
 }

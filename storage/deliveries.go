@@ -187,9 +187,10 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 }
 
 // CompleteDelivery marks a delivery done.
+// A callback's or a resume's is recorded (callback_delivered) in the same transaction.
 func (s *Store) CompleteDelivery(ctx context.Context, id int64, now time.Time) error {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE deliveries SET status = 'done', updated_at = ? WHERE id = ?`), at(now), id)
-	return s.oneRow(res, err, "complete the delivery", "no such delivery")
+	return s.endDelivery(ctx, "complete the delivery", id, true, "", now,
+		`UPDATE deliveries SET status = 'done', updated_at = ?`, at(now))
 }
 
 // RetryDelivery puts a delivery back for another attempt at next, with the error.
@@ -200,10 +201,11 @@ func (s *Store) RetryDelivery(ctx context.Context, id int64, next time.Time, las
 }
 
 // FailDelivery gives a delivery up, keeping the error visible.
+// A callback's or a resume's is recorded (callback_failed, with the error) in the same
+// transaction.
 func (s *Store) FailDelivery(ctx context.Context, id int64, lastErr string, now time.Time) error {
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE deliveries SET status = 'failed', last_error = ?, updated_at = ? WHERE id = ?`),
-		lastErr, at(now), id)
-	return s.oneRow(res, err, "give the delivery up", "no such delivery")
+	return s.endDelivery(ctx, "give the delivery up", id, false, lastErr, now,
+		`UPDATE deliveries SET status = 'failed', last_error = ?, updated_at = ?`, lastErr, at(now))
 }
 
 // ListDeliveries lists the deliveries of an inquiry in id order.

@@ -161,12 +161,17 @@ func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveri
 		return nil, false, translate(err, step)
 	}
 	def := deliveryDefaults{key: in.Key, namespace: in.Namespace, runID: in.RunID, now: in.CreatedAt}
+	evs := []inquiry.Event{inquiry.CreatedEvent(stored)}
+	if e, ok := inquiry.ResolvedEvent(stored, inquiry.CallerFrom(ctx)); ok { // resolved at once by policy
+		evs = append(evs, e)
+	}
 	for attempt := 0; ; attempt++ {
-		key, err := s.insertInquiry(ctx, row, deliveries, def)
+		key, err := s.insertInquiry(ctx, row, deliveries, def, evs)
 		if err != nil {
 			return nil, false, translate(err, step)
 		}
 		if key != "" {
+			s.recorded()
 			return stored, true, nil
 		}
 		// Asked before. The conflict wrote nothing, and the row it met is committed (PostgreSQL
@@ -188,16 +193,18 @@ func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveri
 	}
 }
 
-// insertInquiry writes the inquiry row and its deliveries atomically unless the (namespace,
-// run_id, id) is taken; it returns the key when it wrote them, "" when it wrote nothing.
-func (s *Store) insertInquiry(ctx context.Context, row *inquiryRow, deliveries []inquiry.Delivery, def deliveryDefaults) (string, error) {
+// insertInquiry writes the inquiry row, its deliveries and its events (evs: created, and how it
+// resolved when it did at once) atomically unless the (namespace, run_id, id) is taken; it
+// returns the key when it wrote them, "" when it wrote nothing.
+func (s *Store) insertInquiry(ctx context.Context, row *inquiryRow, deliveries []inquiry.Delivery, def deliveryDefaults, evs []inquiry.Event) (string, error) {
 	var key string
-	if s.postgres() && len(deliveries) <= maxPreparedDeliveries {
-		st, err := s.prepared(ctx, createQueries[len(deliveries)])
+	if s.postgres() && len(deliveries) <= maxPreparedDeliveries && len(evs) <= maxCreateEvents {
+		st, err := s.prepared(ctx, createQueries[len(deliveries)][len(evs)-1])
 		if err != nil {
 			return "", err
 		}
-		err = st.QueryRowxContext(ctx, append(inquiryTable.args(row), deliveryArgs(deliveries, def)...)...).Scan(&key)
+		args := append(append(inquiryTable.args(row), deliveryArgs(deliveries, def)...), eventArgs(evs)...)
+		err = st.QueryRowxContext(ctx, args...).Scan(&key)
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", nil
 		}
@@ -211,7 +218,10 @@ func (s *Store) insertInquiry(ctx context.Context, row *inquiryRow, deliveries [
 		if err != nil {
 			return err
 		}
-		return s.insertDeliveries(ctx, tx, deliveries, def)
+		if err := s.insertDeliveries(ctx, tx, deliveries, def); err != nil {
+			return err
+		}
+		return s.insertEvents(ctx, tx, evs) // last: see insertEvents
 	})
 	return key, err
 }
@@ -221,18 +231,31 @@ func (s *Store) insertInquiry(ctx context.Context, row *inquiryRow, deliveries [
 var insertInquiryQuery = `INSERT INTO inquiries (` + inquiryTable.cols + `) VALUES (` + inquiryTable.marks + `)
 	ON CONFLICT (namespace, run_id, id) DO NOTHING RETURNING key`
 
-// createQueries[n] is CreateInquiry's statement on PostgreSQL for an inquiry with n deliveries,
-// prepared once: for a statement this size, parsing and planning cost about as much as the
-// insert itself. It is one statement, so one round trip and no BEGIN/COMMIT: the deliveries are
-// inserted by a second data-modifying CTE that reads the first one's RETURNING, so they are
-// written only when the inquiry is.
-var createQueries = func() (qs [maxPreparedDeliveries + 1]string) {
-	qs[0] = insertInquiryQuery
-	for n := 1; n < len(qs); n++ {
-		qs[n] = `WITH ins AS (` + insertInquiryQuery + `), dl AS (
+// maxCreateEvents is how many events a creation records at most: created, and its resolution
+// when a policy resolved it at once.
+const maxCreateEvents = 2
+
+// createQueries[n][m-1] is CreateInquiry's statement on PostgreSQL for an inquiry with n
+// deliveries and m events, prepared once: for a statement this size, parsing and planning cost
+// about as much as the insert itself. It is one statement, so one round trip and no
+// BEGIN/COMMIT: the deliveries and the events are inserted by data-modifying CTEs that read the
+// first one's RETURNING, so they are written only when the inquiry is. The events' CTE numbers
+// its rows (the trigger's lock, migration 00008) only once the inquiry's row is in, and nothing
+// after it waits on a lock.
+var createQueries = func() (qs [maxPreparedDeliveries + 1][maxCreateEvents]string) {
+	for n := range qs {
+		for m := 1; m <= maxCreateEvents; m++ {
+			q := `WITH ins AS (` + insertInquiryQuery + `)`
+			if n > 0 {
+				q += `, dl AS (
 			INSERT INTO deliveries (` + newDeliveryTable.cols + `)
-			SELECT * FROM (VALUES ` + newDeliveryTable.values(n, true) + `) AS v WHERE EXISTS (SELECT 1 FROM ins))
+			SELECT * FROM (VALUES ` + newDeliveryTable.values(n, true) + `) AS v WHERE EXISTS (SELECT 1 FROM ins))`
+			}
+			qs[n][m-1] = q + `, ev AS (
+			INSERT INTO events (` + newEventTable.cols + `)
+			SELECT * FROM (VALUES ` + newEventTable.values(m, true) + `) AS v WHERE EXISTS (SELECT 1 FROM ins))
 			SELECT key FROM ins`
+		}
 	}
 	return qs
 }()
@@ -451,13 +474,17 @@ func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.Re
 	if len(sorted) == 0 {
 		return nil
 	}
-	return s.inTx(ctx, step, func(tx *sqlx.Tx) error {
-		won, err := s.resolveTx(ctx, tx, sorted)
+	err = s.inTx(ctx, step, func(tx *sqlx.Tx) error {
+		won, err := s.resolveTx(ctx, tx, sorted, nil)
 		if err != nil {
 			return err
 		}
 		return then(tx, won)
 	})
+	if err == nil {
+		s.recorded()
+	}
+	return err
 }
 
 // prepareResolutions checks and encodes items, in key order.
@@ -485,9 +512,10 @@ func prepareResolutions(items []inquiry.ResolveItem) ([]resolveItem, error) {
 	return sorted, nil
 }
 
-// resolveTx applies sorted inside tx: each inquiry row in key order, then the parked runs; it
-// returns the records it resolved.
-func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem) ([]*inquiry.Record, error) {
+// resolveTx applies sorted inside tx: each inquiry row in key order, then the parked runs, then
+// the events — lead (what led to the resolutions: the deciding vote), and how each inquiry
+// resolved — last, as insertEvents must be; it returns the records it resolved.
+func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem, lead []inquiry.Event) ([]*inquiry.Record, error) {
 	type parked struct {
 		rec *inquiry.Record
 		run string
@@ -539,6 +567,16 @@ func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem
 			return nil, err
 		}
 	}
+	evs := lead
+	caller := inquiry.CallerFrom(ctx) // who cancelled, when one did
+	for _, rec := range won {
+		if e, ok := inquiry.ResolvedEvent(rec, caller); ok {
+			evs = append(evs, e)
+		}
+	}
+	if err := s.insertEvents(ctx, tx, evs); err != nil {
+		return nil, err
+	}
 	return won, nil
 }
 
@@ -555,19 +593,51 @@ func (s *Store) NoteFailure(ctx context.Context, key string, f inquiry.Failure) 
 // SetPosted records where a transport showed the inquiry. A ref with a message ts says where the
 // message is, thread included (an empty thread: at the top of the channel); other empty fields
 // of ref keep what is stored. The answerers are the asker's and are kept unless ref names some.
+//
+// The same transaction records the posted event, at the time of the attempt that showed it: the
+// last the dispatcher wrote on the inquiry's post delivery (its claim), the store keeping no clock
+// (the inquiry's creation when no delivery posted it).
 func (s *Store) SetPosted(ctx context.Context, key string, ref inquiry.SlackRef) error {
+	const step = "record where the inquiry was posted"
 	answerers, err := jsonOrNull(ref.Answerers, ref.Answerers != nil)
 	if err != nil {
-		return translate(err, "record where the inquiry was posted")
+		return translate(err, step)
 	}
-	res, err := s.db.ExecContext(ctx, s.q(`UPDATE inquiries SET
-			slack_channel = COALESCE(NULLIF(?, ''), slack_channel),
-			slack_thread_ts = CASE WHEN ? = '' THEN COALESCE(NULLIF(?, ''), slack_thread_ts) ELSE ? END,
-			slack_ts = COALESCE(NULLIF(?, ''), slack_ts),
-			slack_permalink = COALESCE(NULLIF(?, ''), slack_permalink),
-			slack_answerers = COALESCE(?, slack_answerers)
-		WHERE key = ?`), ref.Channel, ref.TS, ref.ThreadTS, ref.ThreadTS, ref.TS, ref.Permalink, answerers, key)
-	return s.oneRow(res, err, "record where the inquiry was posted", "no such inquiry: check the key")
+	err = s.inTx(ctx, step, func(tx *sqlx.Tx) error {
+		var row inquiryRow
+		err := tx.GetContext(ctx, &row, s.q(`UPDATE inquiries SET
+				slack_channel = COALESCE(NULLIF(?, ''), slack_channel),
+				slack_thread_ts = CASE WHEN ? = '' THEN COALESCE(NULLIF(?, ''), slack_thread_ts) ELSE ? END,
+				slack_ts = COALESCE(NULLIF(?, ''), slack_ts),
+				slack_permalink = COALESCE(NULLIF(?, ''), slack_permalink),
+				slack_answerers = COALESCE(?, slack_answerers)
+			WHERE key = ?
+			RETURNING `+inquiryTable.cols), ref.Channel, ref.TS, ref.ThreadTS, ref.ThreadTS, ref.TS, ref.Permalink, answerers, key)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("no such inquiry: check the key")
+		}
+		if err != nil {
+			return err
+		}
+		rec, err := row.record()
+		if err != nil {
+			return err
+		}
+		var claimed nullTime
+		if err := tx.GetContext(ctx, &claimed, s.q(`SELECT max(updated_at) FROM deliveries WHERE inquiry_key = ? AND kind = ?`),
+			key, string(inquiry.DeliverPost)); err != nil {
+			return err
+		}
+		when := rec.CreatedAt
+		if claimed.Valid {
+			when = claimed.T
+		}
+		return s.insertEvents(ctx, tx, []inquiry.Event{inquiry.PostedEvent(rec, when)})
+	})
+	if err == nil {
+		s.recorded()
+	}
+	return err
 }
 
 // oneRow turns an exec that should touch one row into an error: translated, or not found.
@@ -605,23 +675,24 @@ func (s *Store) DueInquiries(ctx context.Context, now time.Time, limit int) ([]*
 	return recs, translate(err, "find due inquiries")
 }
 
-// DeleteResolvedBefore deletes inquiries resolved before t, and with them the finished (done or
-// failed) deliveries last touched before t, so that retention bounds both tables. Pending
-// deliveries are kept whatever their age.
+// DeleteResolvedBefore deletes inquiries resolved before t with their events, and the finished
+// (done or failed) deliveries last touched before t, so that retention bounds every table.
+// Pending deliveries are kept whatever their age. The events go after their inquiries, by the
+// keys deleted: a callback's event being written meanwhile holds its inquiry's row (endDelivery),
+// so the inquiry's delete waits for it and this delete then sees it.
 func (s *Store) DeleteResolvedBefore(ctx context.Context, t time.Time) (int, error) {
-	var n int64
+	var keys []string
 	err := s.inTx(ctx, "delete old inquiries", func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM inquiries WHERE status <> 'pending' AND resolved_at < ?`), at(t))
-		if err != nil {
+		if err := tx.SelectContext(ctx, &keys, s.q(`DELETE FROM inquiries WHERE status <> 'pending' AND resolved_at < ? RETURNING key`), at(t)); err != nil {
 			return err
 		}
-		if n, err = res.RowsAffected(); err != nil {
+		if err := s.deleteEvents(ctx, tx, keys); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`), at(t))
+		_, err := tx.ExecContext(ctx, s.q(`DELETE FROM deliveries WHERE status <> 'pending' AND updated_at < ?`), at(t))
 		return err
 	})
-	return int(n), err
+	return len(keys), err
 }
 
 // CountPending counts pending inquiries (from the partial index alone on PostgreSQL).

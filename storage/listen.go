@@ -11,7 +11,8 @@ import (
 // PostgreSQL database, until ctx ends (then it returns nil). onResolved("") means "re-check
 // everything": it is called once the listener is subscribed and again after every reconnect,
 // since notifications sent while not subscribed are lost. onResolved runs on Listen's goroutine
-// and should not block.
+// and should not block. On the same connection it hears every replica's new events
+// (eventsChannel) and wakes this store's followers (WatchEvents) — after a reconnect too.
 //
 // On SQLite there is one process and the service wakes its waiters itself: Listen returns nil at
 // once.
@@ -25,7 +26,13 @@ func (s *Store) Listen(ctx context.Context, onResolved func(key string)) error {
 	// Listen blocks until subscribed, retrying the connection meanwhile; closing the listener (on
 	// the way out) ends it.
 	subscribed := make(chan error, 1)
-	go func() { subscribed <- l.Listen(notifyChannel) }()
+	go func() {
+		err := l.Listen(notifyChannel)
+		if err == nil {
+			err = l.Listen(eventsChannel)
+		}
+		subscribed <- err
+	}()
 	select {
 	case <-ctx.Done():
 		return nil
@@ -35,6 +42,7 @@ func (s *Store) Listen(ctx context.Context, onResolved func(key string)) error {
 		}
 	}
 	onResolved("")
+	s.events.wake()
 
 	// A dead connection is noticed only when something is sent on it: ping now and then.
 	ping := time.NewTicker(30 * time.Second)
@@ -49,6 +57,9 @@ func (s *Store) Listen(ctx context.Context, onResolved func(key string)) error {
 				return nil
 			case n == nil: // reconnected
 				onResolved("")
+				s.events.wake()
+			case n.Channel == eventsChannel:
+				s.events.wake()
 			default:
 				onResolved(n.Extra)
 			}

@@ -53,6 +53,10 @@ type Store struct {
 	// stmts holds the statements prepared once on PostgreSQL, by query (see prepared).
 	stmts     sync.Map // string -> *sqlx.Stmt
 	prepareMu sync.Mutex
+
+	events    watchers  // the followers of the event record (events.go)
+	announcer announcer // tells other replicas' followers of events recorded here
+	horizon   horizon   // the settled id of the event record, read once for concurrent followers
 }
 
 // errNoTime refuses a write that carries no time: the caller's clock (the service's, which tests

@@ -13,7 +13,8 @@ import (
 // concurrent voters each see every vote before theirs. decide then says, from the record with
 // its votes, whether they resolve it — applied in the same transaction as Resolve applies it —
 // and what to enqueue when they do not (the message update showing the tally). A vote on an
-// inquiry no longer pending is not recorded: CodeAlreadyResolved with the record.
+// inquiry no longer pending is not recorded: CodeAlreadyResolved with the record. The vote, and
+// the resolution it decides, are on the inquiry's record of events.
 func (s *Store) Vote(ctx context.Context, key string, v inquiry.Vote,
 	decide func(rec *inquiry.Record) (*inquiry.Resolution, []inquiry.Delivery)) (*inquiry.Record, error) {
 	var out *inquiry.Record
@@ -35,16 +36,20 @@ func (s *Store) Vote(ctx context.Context, key string, v inquiry.Vote,
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE inquiries SET votes = ? WHERE key = ?`), votes, key); err != nil {
 			return err
 		}
+		voted := inquiry.VotedEvent(rec, v)
 		r, ds := decide(rec)
 		if r == nil {
 			out = rec
-			return s.insertDeliveries(ctx, tx, ds, deliveryDefaults{key: rec.Key, namespace: rec.Namespace, runID: rec.RunID, now: v.At})
+			if err := s.insertDeliveries(ctx, tx, ds, deliveryDefaults{key: rec.Key, namespace: rec.Namespace, runID: rec.RunID, now: v.At}); err != nil {
+				return err
+			}
+			return s.insertEvents(ctx, tx, []inquiry.Event{voted}) // last: see insertEvents
 		}
 		items, err := prepareResolutions([]inquiry.ResolveItem{{Key: key, Resolution: *r}})
 		if err != nil {
 			return err
 		}
-		won, err := s.resolveTx(ctx, tx, items)
+		won, err := s.resolveTx(ctx, tx, items, []inquiry.Event{voted})
 		if err != nil {
 			return err
 		}
@@ -53,6 +58,9 @@ func (s *Store) Vote(ctx context.Context, key string, v inquiry.Vote,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if lost == nil {
+		s.recorded()
 	}
 	return out, lost
 }

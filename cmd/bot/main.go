@@ -59,6 +59,7 @@ func commands() []command {
 		{"questions", "list the pending questions you may answer", runQuestions},
 		{"answer", "answer a question by number, option or own words", runAnswer},
 		{"runs", "list runs and their status", runRuns},
+		{"log", "print the record of an inquiry: every event, oldest first", runLog},
 		{"token", "create, list or revoke API tokens (create|list|revoke)", runToken},
 		{"migrate", "apply the database migrations", runMigrate},
 		{"mcp", "serve the ask_human and get_answer tools over MCP on stdio", runMCP},
