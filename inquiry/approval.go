@@ -243,25 +243,11 @@ func Voters(votes []Vote, value string) []string {
 }
 
 // Tallied is the tally of a pending inquiry that needs several answers, as people read it: "1
-// of 2 approvals: U1" — "" when it needs one or has no vote yet.
+// of 2 approvals: U1" — "" when it needs one or has no vote yet. It reads Shares.
 func Tallied(rec *Record) string {
-	n := rec.Quorum()
-	if n <= 1 || len(rec.Votes) == 0 {
-		return ""
-	}
 	var parts []string
-	for _, o := range Offered(&rec.Inquiry) {
-		who := Voters(rec.Votes, o.Value)
-		if len(who) == 0 {
-			continue
-		}
-		noun := "for " + LabelOf(&rec.Inquiry, o.Value)
-		if rec.Kind == KindConfirm && o.Value == "yes" {
-			noun = "approvals"
-		} else if rec.Kind == KindConfirm {
-			noun = "noes"
-		}
-		parts = append(parts, fmt.Sprintf("%d of %d %s: %s", len(who), n, noun, strings.Join(who, ", ")))
+	for _, sh := range Shares(&rec.Inquiry, rec.Votes) {
+		parts = append(parts, sh.Count(nil)+": "+strings.Join(sh.Voters, ", "))
 	}
 	return strings.Join(parts, "; ")
 }
