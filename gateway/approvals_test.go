@@ -217,3 +217,58 @@ func TestExpiryKeepsTheVotes(t *testing.T) {
 		require.Equal(t, "yes", str(votesOf(t, answer["votes"])["alice"]["value"]))
 	})
 }
+
+// TestResumeOnApprovals: what a run's caller hands back never stands in for the people an
+// approval needs — the asker's resume is refused, a resume by a token that may answer is one
+// vote (the run's state waits for the decision) — and an answer handed back for an inquiry that
+// ended without one (cancelled) is refused, the run resuming without it.
+func TestResumeOnApprovals(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		both := b.token("runner", "team-a", inquiry.ScopeAsk, inquiry.ScopeAnswer)
+		require.Equal(t, http.StatusCreated, b.do("POST", "/v1/runs", b.askA, map[string]any{"id": "r1"}).status, "one run of team-a, for both tokens")
+		park := func(tok, id string, extra ...any) string {
+			r := b.do("POST", "/v1/runs/r1/ask", tok, confirm(id, extra...))
+			require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
+			return str(r.json(t)["inquiry"].(map[string]any)["key"])
+		}
+		resume := func(tok, id string, answer map[string]any) resp {
+			return b.do("POST", "/v1/runs/r1/resume", tok, map[string]any{"answers": map[string]any{id: answer}})
+		}
+
+		// The asker alone may not close a question two people must approve.
+		key := park(b.askA, "two", "approvals", 2)
+		got := resume(b.askA, "two", map[string]any{"value": "yes"}).errorOf(t, http.StatusForbidden, inquiry.CodeForbidden)
+		require.Contains(t, got["message"], "needs 2 people")
+		require.Equal(t, "pending", b.do("GET", "/v1/inquiries/"+key, b.askA, nil).json(t)["status"])
+
+		// A resume by a token that may answer is its vote; the question stays pending.
+		key = park(b.askA, "vote", "approvals", 2)
+		r := resume(both, "vote", map[string]any{"value": "yes"})
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		require.NotContains(t, r.json(t)["answers"], "vote", "not decided yet")
+		pending := b.do("GET", "/v1/inquiries/"+key, b.admin, nil).json(t)
+		require.Equal(t, "pending", pending["status"])
+		require.Len(t, votesOf(t, pending["votes"]), 1)
+
+		// A cancelled question answers nothing: handing an answer back for it is a contradiction
+		// (409), and the run resumes without it.
+		key = park(b.askA, "gone")
+		require.Equal(t, http.StatusOK, b.do("POST", "/v1/inquiries/"+key+"/cancel", b.askA, nil).status)
+		resume(b.askA, "gone", map[string]any{"value": "no"}).errorOf(t, http.StatusConflict, inquiry.CodeAlreadyResolved)
+		r = b.do("POST", "/v1/runs/r1/resume", b.askA, map[string]any{"answers": map[string]any{}})
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		require.Equal(t, "running", r.json(t)["status"])
+	})
+}
+
+// TestQuorumCountsWithoutTheRequesters: the people who may approve are slack.answerers' users
+// less those requested_by names.
+func TestQuorumCountsWithoutTheRequesters(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		got := b.do("POST", "/v1/inquiries", b.askA, confirm("a", "approvals", 2, "requested_by", []any{"U1"},
+			"slack", map[string]any{"answerers": []any{"U1", "U2"}})).errorOf(t, http.StatusUnprocessableEntity, inquiry.CodeInvalidInquiry)
+		require.Contains(t, got["message"], "more than the 1 people")
+	})
+}

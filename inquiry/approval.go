@@ -108,21 +108,22 @@ func checkApproval(in *Inquiry) error {
 // users slack.answerers lists (user groups are counted when the question is posted).
 func QuorumFits(in *Inquiry, answerers []string) error {
 	n := in.Quorum()
-	if people, groups := countAnswerers(answerers); n > 1 && !groups && len(people) > 0 && n > len(people) {
+	if people, groups := countAnswerers(in, answerers); n > 1 && !groups && len(people) > 0 && n > len(people) {
 		return invalid("approvals", "approvals %d is more than the %d people slack.answerers allows: ask for at most %d, or add answerers", n, len(people), len(people))
 	}
 	return nil
 }
 
-// countAnswerers splits slack.answerers into people (U…, W…) and reports whether there are user
-// groups (S…), whose members are known only when the question is posted.
-func countAnswerers(answerers []string) (people []string, groups bool) {
+// countAnswerers splits slack.answerers into the people who may answer in (U…, W…; not those
+// requested_by names) and reports whether there are user groups (S…), whose members are known
+// only when the question is posted.
+func countAnswerers(in *Inquiry, answerers []string) (people []string, groups bool) {
 	for _, a := range answerers {
 		if strings.HasPrefix(a, "S") {
 			groups = true
 			continue
 		}
-		if !slices.Contains(people, a) {
+		if !in.Requested(a) && !slices.Contains(people, a) {
 			people = append(people, a)
 		}
 	}

@@ -285,8 +285,8 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 	}
 	for _, st := range steps {
 		a := st.own
-		if st.rec != nil && st.rec.Status != StatusPending {
-			a = *st.rec.Answer
+		if st.rec != nil && st.rec.Status != StatusPending && st.rec.Answer != nil {
+			a = *st.rec.Answer // one that ended unanswered (cancelled, failed) keeps the caller's own
 		}
 		merged[st.id] = StateOf(a)
 	}
@@ -304,6 +304,8 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 			}
 			out, err := s.answer(ctx, st.rec.Key, st.reply, tok.Name, source, nil)
 			switch {
+			case err == nil && out.Answer == nil:
+				continue // one vote of several: the run's state waits for the decision
 			case err == nil:
 				a = *out.Answer
 			case ErrorCode(err) == CodeAlreadyResolved && out != nil && out.Answer != nil && SameDecision(&out.Inquiry, *out.Answer, st.reply):
@@ -313,7 +315,7 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 			default:
 				return nil, err
 			}
-		} else if st.rec != nil {
+		} else if st.rec != nil && st.rec.Answer != nil {
 			a = *st.rec.Answer
 		}
 		cut[st.id] = StateOf(a)

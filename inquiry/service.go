@@ -407,6 +407,9 @@ func (s *Service) answer(ctx context.Context, key string, reply Reply, by string
 		}
 		return rec, AlreadyResolved(rec)
 	}
+	if n := rec.Quorum(); n > 1 && source != SourcePerson {
+		return rec, Errorf(CodeForbidden, "inquiry %s needs %d people's approvals, which a run's caller cannot give for them: let them answer it, and resume with it once decided, or leave it out", rec.Key, n)
+	}
 	if rec.Quorum() > 1 && source == SourcePerson {
 		return s.vote(ctx, rec, Vote{By: by, Value: a.Value, Text: a.Text, Declined: a.Declined, At: now, Via: ViaFrom(ctx)})
 	}
