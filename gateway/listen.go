@@ -202,6 +202,14 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		c.makeRoom()
+		if c.f.state >= stBody && c.f.since.IsZero() && len(p) > 1 {
+			// A read from the network in a body means net/http has taken every byte judged so
+			// far, the head included: it reads this body now, so its clock starts here, not when
+			// the head came in behind a slow request before it (a long-poll, pipelined). Not on a
+			// read of one byte: that is net/http's background read, which watches a connection
+			// while the request before runs; a body is read into a buffer.
+			c.f.since = time.Now()
+		}
 		c.applyDeadline()
 		buf := c.in[len(c.in):cap(c.in)]
 		c.mu.Unlock()
@@ -429,6 +437,9 @@ func (f *framer) deadline() time.Time {
 	case stHead:
 		return f.since.Add(f.lim.HeaderTimeout)
 	default:
+		if f.since.IsZero() {
+			return time.Time{} // net/http has not asked for the body yet
+		}
 		return f.since.Add(f.lim.BodyTimeout)
 	}
 }
@@ -566,7 +577,7 @@ func (f *framer) judge(head []byte, now time.Time) (int, verdict, *refusal) {
 		if len(encodings) != 1 || !asciiEqualFold(encodings[0], "chunked") {
 			return n, lost, nil // net/http answers 501
 		}
-		f.state, f.scan, f.extra, f.since = stChunkLine, 0, 0, now
+		f.state, f.scan, f.extra, f.since = stChunkLine, 0, 0, time.Time{} // timed from its first read
 	case len(lengths) > 0:
 		for _, v := range lengths[1:] {
 			if !bytes.Equal(v, lengths[0]) {
@@ -580,7 +591,7 @@ func (f *framer) judge(head []byte, now time.Time) (int, verdict, *refusal) {
 		if size == 0 {
 			f.next()
 		} else {
-			f.state, f.left, f.since = stBody, size, now
+			f.state, f.left, f.since = stBody, size, time.Time{} // timed from its first read
 		}
 	default:
 		f.next()

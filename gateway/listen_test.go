@@ -314,6 +314,32 @@ func TestLongPollNotCutByBodyTimeout(t *testing.T) {
 	}
 }
 
+// TestPipelinedBodyTimedFromItsRead: the body of a request pipelined behind a slow one (a
+// long-poll) is timed from when the server starts reading it, not from when its headers came
+// in behind the slow one: a large body sent at once is read whole.
+func TestPipelinedBodyTimedFromItsRead(t *testing.T) {
+	t.Parallel()
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if r.Method == http.MethodGet {
+			time.Sleep(500 * time.Millisecond)
+		}
+		fmt.Fprintf(w, "read %d", len(body))
+	})
+	addr := serveHardened(t, gateway.Limits{BodyTimeout: 100 * time.Millisecond, HeaderTimeout: 100 * time.Millisecond}, slow)
+	big := strings.Repeat("x", 200<<10)
+	replies, _ := exchange(t, addr, 20*time.Second,
+		"GET /poll HTTP/1.1\r\nHost: x\r\n\r\n"+
+			fmt.Sprintf("POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(big), big))
+	require.Len(t, replies, 2)
+	require.Equal(t, "read 0", replies[0].body)
+	require.Equal(t, fmt.Sprintf("read %d", len(big)), replies[1].body)
+}
+
 // TestConnectionCap: at most MaxConns connections are open at once; the others wait until one
 // closes, and are then served.
 func TestConnectionCap(t *testing.T) {
