@@ -130,43 +130,55 @@ func TestSlowBodiesCut(t *testing.T) {
 		slowClients, h.elapsed.Round(time.Millisecond), answered, slowest.Round(100*time.Millisecond))
 }
 
-// TestConnectionCap: with BOT_MAX_CONNS connections open, the next one is not served until one
-// of them closes; then it is. Before, there was no cap.
+// TestConnectionCap: with BOT_MAX_CONNS connections in the middle of a request, the next one
+// is not served until one of them closes; then it is. Connections that only idle between
+// requests (keep-alive) give way to a new one instead of locking it out. Before, there was no
+// cap; with the first cap, idle connections locked out every new client.
 func TestConnectionCap(t *testing.T) {
 	t.Parallel()
 	const limit = 20
 	b := startBot(t, storagetest.SQLiteURL(t), fmt.Sprintf("BOT_MAX_CONNS=%d", limit), "BOT_RATE_LIMIT=off")
 	addr := strings.TrimPrefix(b.url, "http://")
 	healthz := "GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n"
-
-	// Connections the bot has taken (each answered once) and that stay open, idle.
-	held := make([]net.Conn, limit)
-	for i := range held {
+	dial := func() net.Conn {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer c.Close()
-		if status, err := exchangeOn(c, healthz, 20*time.Second); err != nil || status != http.StatusOK {
-			t.Fatalf("held connection %d: %d %v", i, status, err)
-		}
-		held[i] = c
+		t.Cleanup(func() { c.Close() })
+		return c
 	}
 
-	extra, err := net.Dial("tcp", addr) // the kernel takes it into the backlog
-	if err != nil {
-		t.Fatal(err)
+	// Idle connections (each answered once, kept open) give way to a new client.
+	for i := range limit {
+		if status, err := exchangeOn(dial(), healthz, 20*time.Second); err != nil || status != http.StatusOK {
+			t.Fatalf("idle connection %d: %d %v", i, status, err)
+		}
 	}
-	defer extra.Close()
+	start := time.Now()
+	if status, err := exchangeOn(dial(), healthz, 20*time.Second); err != nil || status != http.StatusOK {
+		t.Fatalf("a new client beside %d idle connections: %d %v", limit, status, err)
+	}
+	gaveWay := time.Since(start)
+
+	// Connections in the middle of a request (their heads not yet complete) hold their slots.
+	held := make([]net.Conn, limit)
+	for i := range held {
+		held[i] = dial()
+		if _, err := io.WriteString(held[i], "GET /healthz HTTP/1.1\r\nHost: bot\r\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // room for the idle ones above to give way to these
+	extra := dial()
 	if _, err := io.WriteString(extra, healthz); err != nil {
 		t.Fatal(err)
 	}
 	_ = extra.SetReadDeadline(time.Now().Add(time.Second))
 	br := bufio.NewReader(extra)
 	if resp, err := http.ReadResponse(br, nil); err == nil {
-		t.Fatalf("connection %d of a cap of %d was served (%d) while %d were open", limit+1, limit, resp.StatusCode, limit)
+		t.Fatalf("connection %d of a cap of %d was served (%d) while %d were in a request", limit+1, limit, resp.StatusCode, limit)
 	}
-
 	freed := time.Now()
 	held[0].Close()
 	_ = extra.SetReadDeadline(time.Now().Add(20 * time.Second))
@@ -174,8 +186,8 @@ func TestConnectionCap(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("connection %d, once one closed: %v %v", limit+1, resp, err)
 	}
-	t.Logf("figures: BOT_MAX_CONNS=%d with %d idle connections open: connection %d not served within 1s; served %s after one closed",
-		limit, limit, limit+1, time.Since(freed).Round(time.Millisecond))
+	t.Logf("figures: BOT_MAX_CONNS=%d: beside %d idle connections a new client served in %s; with %d in a request, connection %d not served within 1s, served %s after one closed",
+		limit, limit, gaveWay.Round(time.Millisecond), limit, limit+1, time.Since(freed).Round(time.Millisecond))
 }
 
 // exchangeOn sends one request on c and reads its answer's status.

@@ -103,8 +103,9 @@ func Listen(addr string, l Limits) (net.Listener, error) {
 	return NewListener(inner, l), nil
 }
 
-// NewListener wraps inner so that at most l.MaxConns of its connections are open at once, and
-// each connection holds its requests to l:
+// NewListener wraps inner so that at most l.MaxConns of its connections are served at once
+// (at the cap, the one idle the longest between requests gives way to a new one; see Accept),
+// and each connection holds its requests to l:
 //
 //   - a request line over MaxRequestLine is answered 414, a head over MaxHeaderBytes 431;
 //   - a request carrying both Content-Length and Transfer-Encoding, Transfer-Encoding over
@@ -129,7 +130,8 @@ func Listen(addr string, l Limits) (net.Listener, error) {
 // no connection (a hijacked one would still be read as HTTP/1.1).
 func NewListener(inner net.Listener, l Limits) net.Listener {
 	l = l.withDefaults()
-	return &listener{Listener: inner, lim: l, slots: make(chan struct{}, l.MaxConns), done: make(chan struct{})}
+	return &listener{Listener: inner, lim: l, slots: make(chan struct{}, l.MaxConns), done: make(chan struct{}),
+		open: map[*limitedConn]struct{}{}}
 }
 
 type listener struct {
@@ -138,20 +140,85 @@ type listener struct {
 	slots chan struct{} // one token per open connection
 	done  chan struct{} // closed by Close, to release an Accept waiting for a slot
 	once  sync.Once
+
+	mu   sync.Mutex
+	open map[*limitedConn]struct{} // the connections holding a slot
 }
 
+// Accept waits for a slot. At the cap it takes the next connection all the same, then makes
+// room for it: the connection idle the longest between requests is closed (keep-alive
+// connections must not lock out a new client: a probe, Slack), looking again every reclaimEvery
+// for one gone idle or closed meanwhile. So at most MaxConns connections are served, and one
+// more is held, unread, until there is room.
 func (l *listener) Accept() (net.Conn, error) {
 	select {
 	case l.slots <- struct{}{}:
+		c, err := l.Listener.Accept()
+		if err != nil {
+			<-l.slots
+			return nil, err
+		}
+		return l.wrap(c), nil
 	case <-l.done:
 		return nil, net.ErrClosed
+	default:
 	}
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.slots
 		return nil, err
 	}
-	return &limitedConn{Conn: c, lim: &l.lim, f: framer{lim: &l.lim}, release: func() { <-l.slots }}, nil
+	for {
+		select {
+		case l.slots <- struct{}{}:
+			return l.wrap(c), nil
+		default:
+		}
+		l.closeLongestIdle()
+		select {
+		case l.slots <- struct{}{}:
+			return l.wrap(c), nil
+		case <-l.done:
+			_ = c.Close()
+			return nil, net.ErrClosed
+		case <-time.After(reclaimEvery):
+		}
+	}
+}
+
+// reclaimEvery is how often an Accept at the cap looks again for room.
+const reclaimEvery = 100 * time.Millisecond
+
+// wrap makes c, which holds a slot, one of the listener's connections.
+func (l *listener) wrap(c net.Conn) *limitedConn {
+	lc := &limitedConn{Conn: c, lim: &l.lim, f: framer{lim: &l.lim}}
+	lc.release = func() {
+		l.mu.Lock()
+		delete(l.open, lc)
+		l.mu.Unlock()
+		<-l.slots
+	}
+	l.mu.Lock()
+	l.open[lc] = struct{}{}
+	l.mu.Unlock()
+	return lc
+}
+
+// closeLongestIdle closes the network connection of the connection that has waited longest for
+// its next request; net/http then closes it and its slot comes free. A connection in the middle
+// of a request is never chosen.
+func (l *listener) closeLongestIdle() {
+	l.mu.Lock()
+	var oldest *limitedConn
+	var since time.Time
+	for c := range l.open {
+		if t := c.idle(); !t.IsZero() && (oldest == nil || t.Before(since)) {
+			oldest, since = c, t
+		}
+	}
+	l.mu.Unlock()
+	if oldest != nil {
+		oldest.reclaim()
+	}
 }
 
 func (l *listener) Close() error {
@@ -169,6 +236,11 @@ type limitedConn struct {
 	lim     *Limits
 	release func() // gives the connection's slot back
 	once    sync.Once
+
+	// idleSince is when net/http began to wait for the next request on the connection (zero
+	// while a request is under way); reclaimed marks one closed to make room. Both under mu.
+	idleSince time.Time
+	reclaimed bool
 
 	mu sync.Mutex
 	f  framer
@@ -212,9 +284,15 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 		}
 		c.applyDeadline()
 		buf := c.in[len(c.in):cap(c.in)]
+		if c.f.state == stStart && c.off == len(c.in) && len(p) > 1 {
+			// Between requests with nothing at hand, and not net/http's one-byte background
+			// read (which runs while a request's handler does): it waits for the next request.
+			c.idleSince = time.Now()
+		}
 		c.mu.Unlock()
 		n, err := c.Conn.Read(buf)
 		c.mu.Lock()
+		c.idleSince = time.Time{}
 		now := time.Now()
 		c.in = c.in[:len(c.in)+n]
 		c.judge(now)
@@ -322,6 +400,26 @@ func (c *limitedConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
+}
+
+// idle is when the connection began to wait for its next request, zero while one is under way
+// or once it was reclaimed.
+func (c *limitedConn) idle() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reclaimed {
+		return time.Time{}
+	}
+	return c.idleSince
+}
+
+// reclaim closes the network connection of an idle connection, so that net/http's wait for the
+// next request ends and it closes the connection.
+func (c *limitedConn) reclaim() {
+	c.mu.Lock()
+	c.reclaimed = true
+	c.mu.Unlock()
+	_ = c.Conn.Close()
 }
 
 // Close writes the pending refusal, if net/http came as far as the refused request (then every

@@ -340,6 +340,49 @@ func TestPipelinedBodyTimedFromItsRead(t *testing.T) {
 	require.Equal(t, fmt.Sprintf("read %d", len(big)), replies[1].body)
 }
 
+// TestIdleConnectionsGiveWay: at the cap, a keep-alive connection that idles between requests
+// is closed to let a new one in, so that clients that keep connections open cannot lock out
+// everyone else (a probe, Slack); one in the middle of a request is never closed for it.
+func TestIdleConnectionsGiveWay(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/held" {
+			<-release
+		}
+		fmt.Fprint(w, "ok")
+	})
+	addr := serveHardened(t, gateway.Limits{MaxConns: 2}, h)
+	t.Cleanup(func() { close(release) })
+
+	// One connection busy with a request, one idle after its request, both kept open.
+	busy, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer busy.Close()
+	_, err = io.WriteString(busy, "GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
+	require.NoError(t, err)
+	idle, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer idle.Close()
+	_, err = io.WriteString(idle, "GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
+	require.NoError(t, err)
+	replies, closed := readReplies(t, idle, 2*time.Second)
+	require.False(t, closed)
+	require.Equal(t, []int{200}, statuses(replies))
+
+	// A third client is served: the idle connection gave way, the busy one did not.
+	replies, _ = exchange(t, addr, 10*time.Second, "GET /new HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	require.Equal(t, []int{200}, statuses(replies))
+	_ = idle.SetReadDeadline(time.Now().Add(2 * time.Second))
+	_, err = idle.Read(make([]byte, 1))
+	require.ErrorIs(t, err, io.EOF, "the idle connection was closed")
+	_ = busy.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	_, err = busy.Read(make([]byte, 1))
+	var ne net.Error
+	require.ErrorAs(t, err, &ne)
+	require.True(t, ne.Timeout(), "the busy connection is still open, its request still running: %v", err)
+}
+
 // TestConnectionCap: at most MaxConns connections are open at once; the others wait until one
 // closes, and are then served.
 func TestConnectionCap(t *testing.T) {
