@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -540,6 +541,18 @@ func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem
 		rec, err := row.record()
 		if err != nil {
 			return nil, err
+		}
+		if r.Status == inquiry.StatusExpired && rec.Answer != nil && !reflect.DeepEqual(rec.Answer.Votes, rec.Votes) {
+			// The expiry was built from a record read without a lock; a vote committed since is
+			// one given in time all the same: the answer keeps the votes the row holds.
+			rec.Answer.Votes = rec.Votes
+			text, err := jsonText(rec.Answer)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE inquiries SET answer = ? WHERE key = ?`), text, it.Key); err != nil {
+				return nil, err
+			}
 		}
 		if err := s.insertDeliveries(ctx, tx, r.Deliveries, deliveryDefaults{
 			key: it.Key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}); err != nil {
