@@ -259,10 +259,7 @@ func metaLine(rec *inquiry.Record, now time.Time) string {
 	if rec.RunID != "" {
 		parts = append(parts, "run "+Escape(rec.RunID))
 	}
-	assumed := "declined (no default)"
-	if in.HasDefault() {
-		assumed = Escape(inquiry.RenderValue(in, in.Default))
-	}
+	assumed := Escape(inquiry.Assumed(in))
 	switch {
 	case in.ExpiresAt == nil:
 		parts = append(parts, "no expiry")
@@ -270,7 +267,7 @@ func metaLine(rec *inquiry.Record, now time.Time) string {
 			parts = append(parts, "default: "+assumed)
 		}
 	case in.ExpiresAt.After(now):
-		parts = append(parts, "expires "+until(in.ExpiresAt.Sub(now))+" ("+when(*in.ExpiresAt, now)+")",
+		parts = append(parts, "expires "+inquiry.Until(in.ExpiresAt.Sub(now))+" ("+when(*in.ExpiresAt, now)+")",
 			"if nobody answers: "+assumed)
 	default:
 		parts = append(parts, "expired "+when(*in.ExpiresAt, now), "if nobody answers: "+assumed)

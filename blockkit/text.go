@@ -205,32 +205,6 @@ func cutPoint(s string, max int) int {
 	return end
 }
 
-// until says how far off d is, roughly: "in 2h", "in 2h 30m", "in 3d 4h".
-func until(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "now"
-	case d < time.Minute:
-		return "in less than a minute"
-	}
-	d = d.Round(time.Minute)
-	switch {
-	case d < time.Hour:
-		return fmt.Sprintf("in %dm", int(d/time.Minute))
-	case d < 24*time.Hour:
-		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
-		if m == 0 {
-			return fmt.Sprintf("in %dh", h)
-		}
-		return fmt.Sprintf("in %dh %dm", h, m)
-	default:
-		days, h := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour)
-		if h == 0 {
-			return fmt.Sprintf("in %dd", days)
-		}
-		return fmt.Sprintf("in %dd %dh", days, h)
-	}
-}
 
 // when renders t as a Slack date token, which every reader sees in their own time zone; the
 // fallback, shown where tokens are not rendered, is UTC and names the day only when it is not

@@ -118,26 +118,6 @@ func TestClip(t *testing.T) {
 	})
 }
 
-func TestUntil(t *testing.T) {
-	t.Parallel()
-	for d, want := range map[time.Duration]string{
-		-time.Minute:                    "now",
-		20 * time.Second:                "in less than a minute",
-		45 * time.Minute:                "in 45m",
-		2 * time.Hour:                   "in 2h",
-		2*time.Hour - 20*time.Second:    "in 2h",
-		2*time.Hour + 30*time.Minute:    "in 2h 30m",
-		24 * time.Hour:                  "in 1d",
-		3*24*time.Hour + 4*time.Hour:    "in 3d 4h",
-		26*time.Hour + 30*time.Minute:   "in 1d 2h",
-		90*time.Minute + 29*time.Second: "in 1h 30m",
-	} {
-		if got := until(d); got != want {
-			t.Errorf("until(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 func TestWhen(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)

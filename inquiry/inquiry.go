@@ -323,15 +323,17 @@ type Failure struct {
 type Record struct {
 	Key string `json:"key"` // the server's own opaque, URL-safe id
 	Inquiry
-	Namespace   string     `json:"namespace"`
-	Config      Config     `json:"config"`
-	Status      Status     `json:"status"`
-	Answer      *Answer    `json:"answer"`
-	Slack       SlackRef   `json:"slack"`
-	CallbackURL string     `json:"callback_url,omitempty"`
-	Failure     *Failure   `json:"failure"`
-	CreatedAt   time.Time  `json:"created_at"`
-	ResolvedAt  *time.Time `json:"resolved_at"`
+	Namespace string   `json:"namespace"`
+	Config    Config   `json:"config"`
+	Status    Status   `json:"status"`
+	Answer    *Answer  `json:"answer"`
+	Slack     SlackRef `json:"slack"`
+	// Email is whom the email transport mailed (nil: nobody).
+	Email       *EmailTarget `json:"email,omitempty"`
+	CallbackURL string       `json:"callback_url,omitempty"`
+	Failure     *Failure     `json:"failure"`
+	CreatedAt   time.Time    `json:"created_at"`
+	ResolvedAt  *time.Time   `json:"resolved_at"`
 	// Votes are the votes so far of an inquiry that needs several people (Approval).
 	Votes []Vote `json:"votes,omitempty"`
 	// AskedBy is the name of the token that asked ("" when unknown): that token may not answer it.

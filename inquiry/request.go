@@ -17,6 +17,8 @@ type AskRequest struct {
 	Config *Config `json:"config,omitempty"`
 	// Slack is where in Slack to ask and who may answer; where it landed is the server's.
 	Slack *SlackTarget `json:"slack,omitempty"`
+	// Email is whom the email transport mails the question to.
+	Email *EmailTarget `json:"email,omitempty"`
 	// CallbackURL is POSTed the inquiry, signed, once it is resolved.
 	CallbackURL string `json:"callback_url,omitempty"`
 	// Wait is how long, in seconds (0..MaxWait), the ask may wait for an answer before it returns

@@ -148,6 +148,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		}
 	}
 	cfg := s.EffectiveConfig(req.Config, runCfg)
+	if err := ValidateEmail(req.Email, cfg.Transport); err != nil {
+		return nil, false, err
+	}
 
 	rec := &Record{
 		Key:         NewKey(),
@@ -156,6 +159,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		Config:      cfg,
 		Status:      StatusPending,
 		Slack:       slack,
+		Email:       req.Email,
 		CallbackURL: req.CallbackURL,
 		CreatedAt:   now,
 		AskedBy:     req.AskedBy,

@@ -54,6 +54,7 @@ type inquiryRow struct {
 	AskedBy        string   `db:"asked_by"`
 	Approval       jsonCol  `db:"approval"`
 	Votes          jsonCol  `db:"votes"`
+	Email          jsonCol  `db:"email"`
 }
 
 // resolvedRow is an inquiry row with the run (of the inquiry's namespace) that parked waiting on
@@ -85,6 +86,7 @@ func encodeInquiry(rec *inquiry.Record) (*inquiryRow, error) {
 		CallbackURL: rec.CallbackURL, Failure: col(rec.Failure, rec.Failure != nil),
 		CreatedAt: at(rec.CreatedAt), ResolvedAt: atPtr(rec.ResolvedAt), AskedBy: rec.AskedBy,
 		Approval: col(rec.Approval, true), Votes: col(votesOrEmpty(rec.Votes), true),
+		Email: col(rec.Email, rec.Email != nil),
 	}
 	return row, err
 }
@@ -125,7 +127,7 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 	if err := cmp.Or(fromJSON(r.Options, &rec.Options, "options"), fromJSON(r.Default, &rec.Default, "default"),
 		fromJSON(r.SlackAnswerers, &rec.Slack.Answerers, "answerers"), fromJSON(r.Answer, rec.Answer, "answer"),
 		fromJSON(r.Failure, rec.Failure, "failure"), fromJSON(r.Approval, &rec.Approval, "approval"),
-		fromJSON(r.Votes, &rec.Votes, "votes")); err != nil {
+		fromJSON(r.Votes, &rec.Votes, "votes"), fromJSON(r.Email, &rec.Email, "email")); err != nil {
 		return nil, err
 	}
 	if rec.Answer != nil {

@@ -171,23 +171,7 @@ func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time) {
 // writeResolved prints one resolved question and what it came to.
 func writeResolved(w io.Writer, r *inquiry.Record, now time.Time) {
 	in := &r.Inquiry
-	var what string
-	switch r.Status {
-	case inquiry.StatusAnswered, inquiry.StatusExpired:
-		what = inquiry.RenderAnswer(in, r.Answer) // it marks assumptions, by policy or expiry
-		if line, ok := decided(in, r.Answer); ok {
-			what = line
-		}
-	case inquiry.StatusCancelled:
-		what = "cancelled by the asker"
-	case inquiry.StatusFailed:
-		what = "failed"
-		if r.Failure != nil {
-			what += ": " + r.Failure.Message
-		}
-	default:
-		what = string(r.Status)
-	}
+	what := inquiry.Outcome(r)
 	fmt.Fprintf(w, "-  %s\n", inquiry.OneLine(in.Question, 100))
 	facts := []string{string(in.Kind), "key " + r.Key}
 	if r.Namespace != "" {

@@ -1,0 +1,220 @@
+// Package email is the email transport of the inquiry bot (DESIGN §15): it mails a pending
+// inquiry to the recipients it names in email.to, each with an answer link of their own, as text
+// and HTML through a well-kept mail library (wneessen/go-mail), and mails them the outcome once
+// it resolves. It only translates: what the question says, what was decided and by whom are the
+// domain's readings (package inquiry), and the link is the service's to mint.
+//
+// Deliveries are the dispatcher's, like Slack posts: an error that wraps inquiry.ErrUnavailable
+// (a permanent refusal by the mail server, a certificate it cannot trust, a sender it refuses)
+// marks the inquiry failed with the sentence; any other error (a 4xx, a connection that broke) is
+// retried with backoff. Every message has a Message-ID fixed by the inquiry and the recipient, so
+// that a retry after a broken connection reads, in a mail client, as the message it repeats.
+package email
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/textproto"
+	"strings"
+	"time"
+
+	mail "github.com/wneessen/go-mail"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Links mints the answer link of one recipient of an inquiry: a URL whose answer is recorded as
+// that recipient's (answered_by "link:<address>").
+type Links interface {
+	RecipientLink(ctx context.Context, rec *inquiry.Record, recipient string) (string, error)
+}
+
+// Transport mails inquiries. It is an inquiry.Transport, seated under inquiry.TransportEmail.
+type Transport struct {
+	cfg   Config
+	links Links
+	log   *slog.Logger
+	now   func() time.Time
+	// Timeout bounds one SMTP session (dial, TLS, auth and every message of a delivery).
+	Timeout time.Duration
+}
+
+var _ inquiry.Transport = (*Transport)(nil)
+
+// New returns the transport; now is the clock the messages are dated and their deadlines told by.
+func New(cfg Config, links Links, log *slog.Logger, now func() time.Time) *Transport {
+	if log == nil {
+		log = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Transport{cfg: cfg, links: links, log: log, now: now, Timeout: 30 * time.Second}
+}
+
+// Post mails the question to every recipient, each with their own link, in one SMTP session.
+func (t *Transport) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, error) {
+	to := rec.Email.Recipients()
+	if len(to) == 0 {
+		return inquiry.Posted{}, inquiry.Unavailable("the inquiry names nobody to mail: give email.to when asking through the email transport")
+	}
+	now := t.now()
+	msgs := make([]*mail.Msg, 0, len(to))
+	for _, addr := range to {
+		link, err := t.links.RecipientLink(ctx, rec, addr)
+		if err != nil {
+			return inquiry.Posted{}, fmt.Errorf("mint the answer link of %s for inquiry %s: %w", addr, rec.Key, err)
+		}
+		m, err := t.message(addr, messageID(rec.Key, "question", addr, t.cfg.From), "", question(rec, addr, link, now), now)
+		if err != nil {
+			return inquiry.Posted{}, err
+		}
+		msgs = append(msgs, m)
+	}
+	if err := t.send(ctx, fmt.Sprintf("mail inquiry %s", rec.Key), msgs); err != nil {
+		return inquiry.Posted{}, err
+	}
+	t.log.InfoContext(ctx, "question mailed", "key", rec.Key, "recipients", len(to))
+	return inquiry.Posted{Place: inquiry.TransportEmail, ID: messageID(rec.Key, "question", "", t.cfg.From)}, nil
+}
+
+// Update mails every recipient what became of the question, in reply to the question's message.
+func (t *Transport) Update(ctx context.Context, rec *inquiry.Record) error {
+	to := rec.Email.Recipients()
+	if len(to) == 0 || !rec.Status.Resolved() {
+		return nil
+	}
+	now := t.now()
+	msgs := make([]*mail.Msg, 0, len(to))
+	for _, addr := range to {
+		m, err := t.message(addr, messageID(rec.Key, "outcome", addr, t.cfg.From),
+			messageID(rec.Key, "question", addr, t.cfg.From), outcome(rec), now)
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, m)
+	}
+	if err := t.send(ctx, fmt.Sprintf("mail the outcome of inquiry %s", rec.Key), msgs); err != nil {
+		return err
+	}
+	t.log.InfoContext(ctx, "outcome mailed", "key", rec.Key, "status", rec.Status, "recipients", len(to))
+	return nil
+}
+
+// Notice has nothing to do: an answer assumed by policy asked nobody, so nobody is mailed.
+func (t *Transport) Notice(context.Context, *inquiry.Record) error { return nil }
+
+// message builds one message to addr from the rendered parts.
+func (t *Transport) message(addr, id, inReplyTo string, p parts, now time.Time) (*mail.Msg, error) {
+	m := mail.NewMsg()
+	if err := m.From(t.cfg.From); err != nil {
+		return nil, inquiry.Unavailable("EMAIL_FROM %q is refused as a sender (%v): set EMAIL_FROM to an address such as bot@example.com", t.cfg.From, err)
+	}
+	if err := m.To(addr); err != nil {
+		return nil, inquiry.Unavailable("%q cannot be mailed (%v): ask again with a plain address in email.to", addr, err)
+	}
+	m.Subject(p.subject)
+	m.SetMessageIDWithValue(id)
+	if inReplyTo != "" {
+		m.SetGenHeader(mail.HeaderInReplyTo, "<"+inReplyTo+">")
+		m.SetGenHeader(mail.HeaderReferences, "<"+inReplyTo+">")
+	}
+	m.SetDateWithValue(now)
+	// Machine-sent (RFC 3834): an out-of-office reply must not answer it back.
+	m.SetGenHeader("Auto-Submitted", "auto-generated")
+	m.SetGenHeader(mail.HeaderXAutoResponseSuppress, "All")
+	m.SetBodyString(mail.TypeTextPlain, p.text)
+	m.AddAlternativeString(mail.TypeTextHTML, p.html)
+	return m, nil
+}
+
+// send delivers msgs in one session, and reads the failure as the dispatcher needs it.
+func (t *Transport) send(ctx context.Context, op string, msgs []*mail.Msg) error {
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	defer cancel()
+	opts := []mail.Option{mail.WithPort(t.cfg.Port), mail.WithTimeout(t.Timeout), mail.WithoutNoop()}
+	if t.cfg.Implicit {
+		opts = append(opts, mail.WithSSL())
+	} else {
+		opts = append(opts, mail.WithTLSPolicy(mail.TLSMandatory))
+	}
+	tlsCfg := &tls.Config{ServerName: t.cfg.Host, MinVersion: tls.VersionTLS12}
+	if t.cfg.TLS != nil {
+		tlsCfg = t.cfg.TLS.Clone()
+	}
+	opts = append(opts, mail.WithTLSConfig(tlsCfg))
+	if t.cfg.Username != "" {
+		// The strongest mechanism the server offers; PLAIN and LOGIN only inside TLS, which the
+		// policy above makes sure of.
+		opts = append(opts, mail.WithSMTPAuth(mail.SMTPAuthAutoDiscover), mail.WithUsername(t.cfg.Username), mail.WithPassword(t.cfg.Password))
+	}
+	c, err := mail.NewClient(t.cfg.Host, opts...)
+	if err != nil {
+		return inquiry.Unavailable("%s: the mail settings are unusable (%v): check SMTP_URL", op, err)
+	}
+	if err := c.DialAndSendWithContext(ctx, msgs...); err != nil {
+		return classify(op, t.cfg, err)
+	}
+	return nil
+}
+
+// classify reads a failed session: a permanent refusal (a 5xx reply, a certificate that is not
+// trusted) is inquiry.ErrUnavailable with a sentence that says how to fix it; anything else (a
+// 4xx, a connection refused or cut, a timeout) is retried.
+func classify(op string, cfg Config, err error) error {
+	var se *mail.SendError
+	if errors.As(err, &se) {
+		if se.IsTemp() {
+			return fmt.Errorf("%s: the mail server asked to try later: %w", op, err)
+		}
+		if code := se.ErrorCode(); code >= 500 && code < 600 {
+			return inquiry.Unavailable("%s: the mail server refused it for good (%s): check the addresses in email.to and that %s may send as %s", op, oneLine(err), cfg.Addr(), cfg.From)
+		}
+	}
+	var pe *textproto.Error
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == 535 || pe.Code == 534 || pe.Code == 530:
+			return inquiry.Unavailable("%s: the mail server %s refused the login (%d %s): check the user and password in SMTP_URL", op, cfg.Addr(), pe.Code, oneLine(errors.New(pe.Msg)))
+		case pe.Code >= 500:
+			return inquiry.Unavailable("%s: the mail server %s refused it for good (%d %s): check SMTP_URL and EMAIL_FROM", op, cfg.Addr(), pe.Code, oneLine(errors.New(pe.Msg)))
+		}
+	}
+	var unknown x509.UnknownAuthorityError
+	var invalid x509.CertificateInvalidError
+	var host x509.HostnameError
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &unknown) || errors.As(err, &invalid) || errors.As(err, &host) || errors.As(err, &verify) {
+		return inquiry.Unavailable("%s: the mail server %s shows a certificate this server does not trust (%s): fix the server's certificate, or name the host its certificate is for in SMTP_URL", op, cfg.Addr(), oneLine(err))
+	}
+	if strings.Contains(err.Error(), "STARTTLS") {
+		// go-mail says so in words only: the server offers no STARTTLS and the policy requires it.
+		return inquiry.Unavailable("%s: the mail server %s does not offer STARTTLS, which smtp:// requires: use a server that does, or smtps:// for implicit TLS", op, cfg.Addr())
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// oneLine is an error's text on one line, bounded for a sentence.
+func oneLine(err error) string { return inquiry.OneLine(err.Error(), 200) }
+
+// messageID is the Message-ID of one message of an inquiry: fixed by the inquiry, what the
+// message is, and the recipient (none: the question as the record keeps it), in the sender's
+// domain. A hash stands for the recipient, who has no business in another's headers.
+func messageID(key, what, recipient, from string) string {
+	domain := "inquiry-bot.invalid"
+	if at := strings.LastIndexByte(from, '@'); at >= 0 {
+		domain = strings.TrimRight(from[at+1:], ">")
+	}
+	id := key + "." + what
+	if recipient != "" {
+		sum := sha256.Sum256([]byte(strings.ToLower(recipient)))
+		id += "." + hex.EncodeToString(sum[:6])
+	}
+	return id + "@" + domain
+}

@@ -1,0 +1,81 @@
+package inquiry
+
+import (
+	"fmt"
+	"net/mail"
+	"strings"
+	"unicode/utf8"
+)
+
+// TransportEmail is the key of the email transport: the question is mailed to the recipients an
+// inquiry names in email.to, each with an answer link of their own (DESIGN §15).
+const TransportEmail = "email"
+
+// Bounds of an inquiry's email recipients.
+const (
+	MaxEmailRecipients = 20
+	// MaxEmailAddressChars is RFC 5321's bound of a forward path's address.
+	MaxEmailAddressChars = 254
+)
+
+// EmailTarget is whom to mail an inquiry asked through the email transport: addresses such as
+// "alice@example.com", each mailed alone with a link that answers as that recipient.
+type EmailTarget struct {
+	To []string `json:"to"`
+}
+
+// Recipients are the addresses of t (none for nil).
+func (t *EmailTarget) Recipients() []string {
+	if t == nil {
+		return nil
+	}
+	return t.To
+}
+
+// ValidateEmail checks an inquiry's email recipients against the transport that asks it: the
+// email transport needs at least one, every other transport none (they would be mailed nothing),
+// and each is one plain address (no display name, no list), at most MaxEmailAddressChars long,
+// named once.
+func ValidateEmail(t *EmailTarget, transport string) error {
+	to := t.Recipients()
+	switch {
+	case transport == TransportEmail && len(to) == 0:
+		return invalid("email.to", "the email transport needs somebody to mail: name the recipients in email.to, such as [\"alice@example.com\"]")
+	case transport != TransportEmail && t != nil:
+		return invalid("email", "email names recipients but the inquiry is asked through the %s transport: set config.transport to \"email\", or leave email out", transport)
+	case len(to) > MaxEmailRecipients:
+		return invalid("email.to", "email.to names %d recipients but may name at most %d: ask a smaller group, or ask through Slack", len(to), MaxEmailRecipients)
+	}
+	seen := make(map[string]bool, len(to))
+	for i, addr := range to {
+		field := fmt.Sprintf("email.to[%d]", i)
+		if err := checkAddress(field, addr); err != nil {
+			return err
+		}
+		folded := strings.ToLower(addr)
+		if seen[folded] {
+			return invalid(field, "%s names %q again: name each recipient once", field, addr)
+		}
+		seen[folded] = true
+	}
+	return nil
+}
+
+// checkAddress accepts one bare address: what net/mail reads as an address and nothing more.
+func checkAddress(field, addr string) error {
+	const fix = "give one plain address such as \"alice@example.com\""
+	if !utf8.ValidString(addr) {
+		return invalid(field, "%s is not valid UTF-8: %s", field, fix)
+	}
+	if n := utf8.RuneCountInString(addr); n > MaxEmailAddressChars {
+		return invalid(field, "%s is %d characters long but an address may have at most %d: %s", field, n, MaxEmailAddressChars, fix)
+	}
+	if r, bad := UnprintableOrBlank(addr); bad {
+		return invalid(field, "%s %q contains the character %U, which no address has: %s", field, addr, r, fix)
+	}
+	parsed, err := mail.ParseAddress(addr)
+	if err != nil || parsed.Name != "" || parsed.Address != addr {
+		return invalid(field, "%s %q is not an email address: %s", field, addr, fix)
+	}
+	return nil
+}
