@@ -1,0 +1,220 @@
+package email_test
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/email"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// links mints a link that names the inquiry and the recipient, as the service's would.
+type links struct{ minted []string }
+
+func (l *links) RecipientLink(_ context.Context, rec *inquiry.Record, recipient string) (string, error) {
+	l.minted = append(l.minted, recipient)
+	return "https://bot.example/a/" + rec.Key + "." + strings.ReplaceAll(recipient, "@", "-at-"), nil
+}
+
+var quiet = slog.New(slog.DiscardHandler)
+
+var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+func record(to ...string) *inquiry.Record {
+	exp := now.Add(2 * time.Hour)
+	return &inquiry.Record{
+		Key: "k1",
+		Inquiry: inquiry.Inquiry{ID: "merge-42", Kind: inquiry.KindConfirm, Question: "Merge <script>alert(1)</script> #42?",
+			Context: "CI is green.\nTwo reviews.", Default: inquiry.One("no"), ExpiresAt: &exp},
+		Config: inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportEmail},
+		Status: inquiry.StatusPending, Email: &inquiry.EmailTarget{To: to}, CreatedAt: now,
+	}
+}
+
+// bodies are the plain and HTML parts of a received message, decoded.
+func bodies(t *testing.T, r received) (text, html string) {
+	t.Helper()
+	mt, params, err := mime.ParseMediaType(r.Msg.Header.Get("Content-Type"))
+	require.NoError(t, err)
+	require.Equal(t, "multipart/alternative", mt)
+	mr := multipart.NewReader(strings.NewReader(r.Body), params["boundary"])
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		var rd io.Reader = p
+		if p.Header.Get("Content-Transfer-Encoding") == "quoted-printable" {
+			rd = quotedprintable.NewReader(p)
+		}
+		b, err := io.ReadAll(rd)
+		require.NoError(t, err)
+		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		switch ct { // SMTP's line ends are CRLF
+		case "text/plain":
+			text = strings.ReplaceAll(string(b), "\r\n", "\n")
+		case "text/html":
+			html = strings.ReplaceAll(string(b), "\r\n", "\n")
+		}
+	}
+	require.NotEmpty(t, text, "a plain part")
+	require.NotEmpty(t, html, "an HTML part")
+	return text, html
+}
+
+func TestPostMailsEachRecipientTheirOwnLink(t *testing.T) {
+	for _, implicit := range []bool{false, true} {
+		name := map[bool]string{false: "STARTTLS", true: "implicit TLS"}[implicit]
+		t.Run(name, func(t *testing.T) {
+			ms := newMailServer(t, implicit)
+			l := &links{}
+			tr := email.New(ms.config(t, smtpPassword), l, quiet, func() time.Time { return now })
+			rec := record("alice@example.com", "bob@example.org")
+
+			where, err := tr.Post(context.Background(), rec)
+			require.NoError(t, err)
+			require.Equal(t, inquiry.TransportEmail, where.Place)
+			require.NotEmpty(t, where.ID, "the record must read as shown, so that a retry does not mail it again")
+			require.Equal(t, []string{"alice@example.com", "bob@example.org"}, l.minted)
+
+			got := ms.messages()
+			require.Len(t, got, 2, "one message a recipient: nobody sees another's link")
+			ids := map[string]bool{}
+			for i, to := range []string{"alice@example.com", "bob@example.org"} {
+				r := got[i]
+				require.Equal(t, []string{to}, r.To)
+				require.Equal(t, "bot@example.com", r.From)
+				require.Equal(t, "Question: Merge <script>alert(1)</script> #42?", r.Msg.Header.Get("Subject"))
+				require.Equal(t, "auto-generated", r.Msg.Header.Get("Auto-Submitted"))
+				ids[r.Msg.Header.Get("Message-Id")] = true
+				text, html := bodies(t, r)
+				link := "https://bot.example/a/k1." + strings.ReplaceAll(to, "@", "-at-")
+				require.Contains(t, text, link)
+				require.Contains(t, text, "Merge <script>alert(1)</script> #42?", "the plain part is plain")
+				require.Contains(t, text, "CI is green.\nTwo reviews.")
+				require.Contains(t, text, "1. Yes\n  2. No")
+				require.Contains(t, text, "It expires in 2h (2026-12-01 14:00 UTC); if nobody answers: No.")
+				require.Contains(t, text, "This link answers as "+to)
+				require.Contains(t, html, `href="`+link+`"`)
+				require.Contains(t, html, "Merge &lt;script&gt;alert(1)&lt;/script&gt; #42?", "user text is escaped in HTML")
+				require.NotContains(t, html, "<script>")
+			}
+			require.Len(t, ids, 2, "each message has its own Message-ID")
+		})
+	}
+}
+
+func TestPostReadsTheServersRefusal(t *testing.T) {
+	ctx := context.Background()
+	t.Run("a 4xx is retried", func(t *testing.T) {
+		ms := newMailServer(t, false)
+		ms.rcpt = func(string) error { return smtpErr(451, "greylisted, try again later") }
+		_, err := email.New(ms.config(t, smtpPassword), &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
+		require.Error(t, err)
+		require.False(t, inquiry.Fatal(err), "a 4xx is passing: the dispatcher tries again (%v)", err)
+		require.Empty(t, ms.messages())
+	})
+	t.Run("a 5xx fails the inquiry with a sentence", func(t *testing.T) {
+		ms := newMailServer(t, false)
+		ms.rcpt = func(to string) error {
+			if to == "nobody@example.com" {
+				return smtpErr(550, "no such user")
+			}
+			return nil
+		}
+		_, err := email.New(ms.config(t, smtpPassword), &links{}, quiet, nil).Post(ctx, record("nobody@example.com"))
+		require.True(t, inquiry.Fatal(err), "%v", err)
+		require.Contains(t, err.Error(), "refused it for good")
+		require.Contains(t, err.Error(), "no such user")
+		require.Contains(t, err.Error(), "check the addresses in email.to")
+	})
+	t.Run("a wrong password", func(t *testing.T) {
+		ms := newMailServer(t, false)
+		_, err := email.New(ms.config(t, "wrong"), &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
+		require.True(t, inquiry.Fatal(err), "%v", err)
+		require.Contains(t, err.Error(), "check the user and password in SMTP_URL")
+		require.NotContains(t, err.Error(), "wrong", "the password is never said")
+	})
+	t.Run("a certificate it does not trust", func(t *testing.T) {
+		ms := newMailServer(t, false)
+		cfg := ms.config(t, smtpPassword)
+		cfg.TLS = nil // the system's roots: the test's certificate is nobody's
+		_, err := email.New(cfg, &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
+		require.True(t, inquiry.Fatal(err), "%v", err)
+		require.Contains(t, err.Error(), "does not trust")
+		require.Empty(t, ms.messages(), "nothing is said before TLS")
+	})
+	t.Run("a server that is not there is retried", func(t *testing.T) {
+		ms := newMailServer(t, false)
+		cfg := ms.config(t, smtpPassword)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		cfg.Port = ln.Addr().(*net.TCPAddr).Port
+		require.NoError(t, ln.Close()) // nobody listens there now
+		_, err = email.New(cfg, &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
+		require.Error(t, err)
+		require.False(t, inquiry.Fatal(err), "%v", err)
+	})
+}
+
+func TestUpdateMailsTheOutcomeInReplyToTheQuestion(t *testing.T) {
+	ms := newMailServer(t, false)
+	tr := email.New(ms.config(t, smtpPassword), &links{}, quiet, func() time.Time { return now })
+	rec := record("alice@example.com")
+	_, err := tr.Post(context.Background(), rec)
+	require.NoError(t, err)
+
+	rec.Status = inquiry.StatusAnswered
+	rec.Answer = &inquiry.Answer{Value: inquiry.One("yes"), AnsweredBy: "link:alice@example.com", Source: inquiry.SourcePerson, AnsweredAt: now}
+	require.NoError(t, tr.Update(context.Background(), rec))
+	got := ms.messages()
+	require.Len(t, got, 2)
+	question, outcome := got[0].Msg.Header, got[1].Msg.Header
+	require.Equal(t, question.Get("Message-Id"), outcome.Get("In-Reply-To"), "the outcome threads under the question")
+	require.Equal(t, "Re: Question: Merge <script>alert(1)</script> #42?", outcome.Get("Subject"))
+	text, html := bodies(t, got[1])
+	require.Contains(t, text, "Outcome: Yes by link:alice@example.com")
+	require.Contains(t, html, "Yes by link:alice@example.com")
+	require.NotContains(t, text, "https://bot.example/a/", "a settled question's mail carries no link")
+
+	// Nothing to say of one still pending, or of one nobody was mailed.
+	rec.Status = inquiry.StatusPending
+	require.NoError(t, tr.Update(context.Background(), rec))
+	require.Len(t, ms.messages(), 2)
+}
+
+func TestParseConfig(t *testing.T) {
+	t.Parallel()
+	c, err := email.ParseConfig("smtp://bot:p%40ss@mail.example.com", "Inquiry bot <bot@example.com>")
+	require.NoError(t, err)
+	require.Equal(t, email.Config{Host: "mail.example.com", Port: 587, Username: "bot", Password: "p@ss", From: `"Inquiry bot" <bot@example.com>`}, c)
+	require.NotContains(t, c.String(), "p@ss")
+
+	c, err = email.ParseConfig("smtps://mail.example.com:2465", "bot@example.com")
+	require.NoError(t, err)
+	require.Equal(t, email.Config{Host: "mail.example.com", Port: 2465, Implicit: true, From: "<bot@example.com>"}, c)
+
+	for _, tc := range []struct{ url, from, says string }{
+		{"http://mail.example.com", "bot@example.com", `SMTP_URL has the scheme "http"`},
+		{"smtp://", "bot@example.com", "SMTP_URL names no host"},
+		{"smtp://mail.example.com:0", "bot@example.com", "not one of 1..65535"},
+		{"smtp://mail.example.com/x?y", "bot@example.com", "path, query or fragment"},
+		{"smtp://u:hunter2@mail.example.com", "", "EMAIL_FROM is not set"},
+		{"smtp://mail.example.com", "not an address", "EMAIL_FROM \"not an address\" is not an address"},
+	} {
+		_, err := email.ParseConfig(tc.url, tc.from)
+		require.ErrorContains(t, err, tc.says, tc.url)
+		require.NotContains(t, err.Error(), "hunter2")
+	}
+}
