@@ -11,6 +11,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"golang.org/x/time/rate"
 
+	"github.com/inquiry-bot/bot/email"
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/storage"
@@ -35,6 +36,10 @@ type Config struct {
 	SlackAPIURL         string
 	SlackDefaultChannel string
 
+	// Email is the email transport's mail server and sender (SMTP_URL, EMAIL_FROM); nil when
+	// SMTP_URL is unset.
+	Email *email.Config
+
 	// MaxConns (BOT_MAX_CONNS) caps the connections open at once, and BodyTimeout
 	// (BOT_BODY_TIMEOUT) is how long a request body may take after its headers (DESIGN §17).
 	MaxConns    int
@@ -43,6 +48,9 @@ type Config struct {
 	// RateLimits are BOT_RATE_LIMIT, BOT_RATE_BURST and BOT_MAX_WAITERS (DESIGN §17).
 	RateLimits gateway.RateLimits
 }
+
+// EmailEnabled reports whether the email transport is configured.
+func (c Config) EmailEnabled() bool { return c.Email != nil }
 
 // SlackEnabled reports whether a Slack transport is configured.
 func (c Config) SlackEnabled() bool { return c.SlackBotToken != "" }
@@ -54,7 +62,7 @@ var configVars = []string{
 	"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_DEFAULT_CHANNEL",
 	"BOT_URL", "BOT_TOKEN", "XDG_CONFIG_HOME", "BOT_LOG_FORMAT", "BOT_DELIVERY_LEASE", "BOT_MCP_POLICY",
 	"BOT_RATE_LIMIT", "BOT_RATE_BURST", "BOT_MAX_WAITERS",
-	"BOT_MAX_CONNS", "BOT_BODY_TIMEOUT",
+	"BOT_MAX_CONNS", "BOT_BODY_TIMEOUT", "SMTP_URL", "EMAIL_FROM",
 }
 
 // cronParser accepts five fields, an optional leading seconds field, and descriptors like
@@ -97,6 +105,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("BOT_DEFAULT_POLICY %q is not one of ask, default or refuse: set one of them, or leave it unset for default", getenv("BOT_DEFAULT_POLICY"))
 	}
 	c.DefaultPolicy = policy
+	if v := get("SMTP_URL", ""); v != "" {
+		ec, err := email.ParseConfig(v, getenv("EMAIL_FROM"))
+		if err != nil {
+			return c, err
+		}
+		c.Email = &ec
+	} else if get("EMAIL_FROM", "") != "" {
+		return c, fmt.Errorf("EMAIL_FROM is set but SMTP_URL is not: set SMTP_URL to the mail server (smtp://user:password@host:587), or unset EMAIL_FROM")
+	}
 	defTransport := inquiry.TransportInbox
 	if c.SlackEnabled() {
 		defTransport = inquiry.TransportSlack
@@ -108,8 +125,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if !c.SlackEnabled() {
 			return c, fmt.Errorf("BOT_DEFAULT_TRANSPORT is slack but SLACK_BOT_TOKEN is unset: set SLACK_BOT_TOKEN, or use inbox")
 		}
+	case inquiry.TransportEmail:
+		if !c.EmailEnabled() {
+			return c, fmt.Errorf("BOT_DEFAULT_TRANSPORT is email but SMTP_URL is unset: set SMTP_URL and EMAIL_FROM, or use inbox")
+		}
 	default:
-		return c, fmt.Errorf("BOT_DEFAULT_TRANSPORT %q is not one of slack or inbox: set one of them", c.DefaultTransport)
+		return c, fmt.Errorf("BOT_DEFAULT_TRANSPORT %q is not one of slack, email or inbox: set one of them", c.DefaultTransport)
 	}
 	if _, err := cronParser.Parse(c.SweepSchedule); err != nil {
 		return c, fmt.Errorf("BOT_SWEEP_SCHEDULE %q is not a cron spec: use five fields (six with seconds) or a descriptor such as \"@every 15s\"", c.SweepSchedule)
@@ -136,6 +157,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("BOT_PUBLIC_URL %q is not an http(s) URL: use the base URL people reach the bot at, such as https://bot.example.com", c.PublicURL)
 		}
 		c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	}
+	if c.EmailEnabled() && c.PublicURL == "" {
+		return c, fmt.Errorf("SMTP_URL is set but BOT_PUBLIC_URL is not: a mailed answer link needs the base URL people reach the bot at, such as https://bot.example.com")
 	}
 	if c.RateLimits, err = rateLimits(get); err != nil {
 		return c, err
@@ -226,7 +250,11 @@ func (c Config) Summary() string {
 	case c.SlackEnabled():
 		mode = "http"
 	}
-	return fmt.Sprintf("addr=%s database=%s policy=%s transport=%s sweep=%q stale_after=%s retention=%s callback_hosts=%v callback_secret=%s public_url=%s slack=%s slack_default_channel=%s",
+	mail := "off"
+	if c.Email != nil {
+		mail = c.Email.String() // without the password
+	}
+	return fmt.Sprintf("addr=%s database=%s policy=%s transport=%s sweep=%q stale_after=%s retention=%s callback_hosts=%v callback_secret=%s public_url=%s slack=%s slack_default_channel=%s email=%q",
 		c.Addr, storage.RedactURL(c.DatabaseURL), c.DefaultPolicy, c.DefaultTransport, c.SweepSchedule, c.StaleAfter, c.Retention,
-		c.CallbackHosts, set(c.CallbackSecret), c.PublicURL, mode, c.SlackDefaultChannel)
+		c.CallbackHosts, set(c.CallbackSecret), c.PublicURL, mode, c.SlackDefaultChannel, mail)
 }

@@ -43,6 +43,21 @@ func TestConfigSlack(t *testing.T) {
 	require.Contains(t, c.Summary(), "slack=socket")
 }
 
+func TestConfigEmail(t *testing.T) {
+	c, err := LoadConfig(envOf("SMTP_URL", "smtps://bot:pw@mail.example.com", "EMAIL_FROM", "bot@example.com",
+		"BOT_PUBLIC_URL", "https://bot.example.com", "BOT_DEFAULT_TRANSPORT", "email"))
+	require.NoError(t, err)
+	require.True(t, c.EmailEnabled())
+	require.Equal(t, "mail.example.com:465", c.Email.Addr())
+	require.Equal(t, "email", c.DefaultTransport)
+	require.Contains(t, c.Summary(), `email="mail.example.com:465 (implicit TLS as bot) from <bot@example.com>"`)
+	require.NotContains(t, c.Summary(), "pw", "the password is never said")
+
+	c, err = LoadConfig(envOf())
+	require.NoError(t, err)
+	require.False(t, c.EmailEnabled(), "no SMTP_URL, no email transport")
+}
+
 func TestConfigRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		env  []string
@@ -63,6 +78,10 @@ func TestConfigRefusals(t *testing.T) {
 		{[]string{"SLACK_BOT_TOKEN", "xoxb-1"}, "SLACK_SIGNING_SECRET"},
 		{[]string{"SLACK_BOT_TOKEN", "xoxb-1", "SLACK_APP_TOKEN", "xoxb-2"}, "SLACK_APP_TOKEN"},
 		{[]string{"SLACK_APP_TOKEN", "xapp-1"}, "SLACK_BOT_TOKEN"},
+		{[]string{"SMTP_URL", "mail.example.com:587", "EMAIL_FROM", "bot@example.com", "BOT_PUBLIC_URL", "https://bot.example.com"}, "SMTP_URL"},
+		{[]string{"SMTP_URL", "smtp://mail.example.com", "BOT_PUBLIC_URL", "https://bot.example.com"}, "EMAIL_FROM"},
+		{[]string{"EMAIL_FROM", "bot@example.com"}, "EMAIL_FROM"},
+		{[]string{"SMTP_URL", "smtp://mail.example.com", "EMAIL_FROM", "bot@example.com"}, "BOT_PUBLIC_URL"},
 	} {
 		refusal(t, tc.want, tc.env...)
 	}

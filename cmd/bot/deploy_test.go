@@ -53,7 +53,7 @@ var clientVars = []string{"BOT_URL", "BOT_TOKEN", "XDG_CONFIG_HOME", "BOT_MCP_PO
 
 // secretVars must come from a Secret (Kubernetes) or from the operator's environment (compose),
 // never be written into a file.
-var secretVars = []string{"DATABASE_URL", "BOT_CALLBACK_SECRET", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"}
+var secretVars = []string{"DATABASE_URL", "BOT_CALLBACK_SECRET", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SMTP_URL"}
 
 // slackScopes are the bot scopes the Slack app needs, no more.
 var slackScopes = []string{
