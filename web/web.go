@@ -234,19 +234,20 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 	}
 }
 
-// sameOrigin reports whether a POST came from a page of this server: its Origin header (or, for
-// browsers that send none, Sec-Fetch-Site) names this host. A request with neither (a browser
-// of old, curl) is judged by its form token alone.
+// sameOrigin reports whether a POST came from a page of this server. Sec-Fetch-Site, which
+// every current browser sends, says so; without it the Origin header must name this host. Under
+// Referrer-Policy no-referrer a browser sends "Origin: null" even from the page itself, so a
+// null or missing origin (an old browser, curl) is judged by its form token alone.
 func sameOrigin(r *http.Request) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-		return false
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin" || site == "none"
 	}
 	o := r.Header.Get("Origin")
-	if o == "" {
+	if o == "" || o == "null" {
 		return true
 	}
 	u, err := url.Parse(o)
-	return err == nil && o != "null" && u.Host == r.Host
+	return err == nil && u.Host == r.Host
 }
 
 // base fills what every page shows of rec.
