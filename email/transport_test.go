@@ -4,10 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net"
-	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/email"
+	"github.com/inquiry-bot/bot/email/emailtest"
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
@@ -41,45 +38,31 @@ func record(to ...string) *inquiry.Record {
 	}
 }
 
-// bodies are the plain and HTML parts of a received message, decoded.
-func bodies(t *testing.T, r received) (text, html string) {
+// start runs a mail server for the test.
+func start(t *testing.T, implicit bool) *emailtest.Server {
 	t.Helper()
-	mt, params, err := mime.ParseMediaType(r.Msg.Header.Get("Content-Type"))
+	ms, err := emailtest.Start(implicit)
 	require.NoError(t, err)
-	require.Equal(t, "multipart/alternative", mt)
-	mr := multipart.NewReader(strings.NewReader(r.Body), params["boundary"])
-	for {
-		p, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		var rd io.Reader = p
-		if p.Header.Get("Content-Transfer-Encoding") == "quoted-printable" {
-			rd = quotedprintable.NewReader(p)
-		}
-		b, err := io.ReadAll(rd)
-		require.NoError(t, err)
-		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
-		switch ct { // SMTP's line ends are CRLF
-		case "text/plain":
-			text = strings.ReplaceAll(string(b), "\r\n", "\n")
-		case "text/html":
-			html = strings.ReplaceAll(string(b), "\r\n", "\n")
-		}
-	}
-	require.NotEmpty(t, text, "a plain part")
-	require.NotEmpty(t, html, "an HTML part")
-	return text, html
+	t.Cleanup(func() { _ = ms.Close() })
+	return ms
+}
+
+// config is the transport's config for ms, with the password given, trusting its certificate.
+func config(t *testing.T, ms *emailtest.Server, password string) email.Config {
+	t.Helper()
+	cfg, err := email.ParseConfig(ms.URL(emailtest.User, password), "Inquiry bot <bot@example.com>")
+	require.NoError(t, err)
+	cfg.TLS = ms.ClientTLS()
+	return cfg
 }
 
 func TestPostMailsEachRecipientTheirOwnLink(t *testing.T) {
 	for _, implicit := range []bool{false, true} {
 		name := map[bool]string{false: "STARTTLS", true: "implicit TLS"}[implicit]
 		t.Run(name, func(t *testing.T) {
-			ms := newMailServer(t, implicit)
+			ms := start(t, implicit)
 			l := &links{}
-			tr := email.New(ms.config(t, smtpPassword), l, quiet, func() time.Time { return now })
+			tr := email.New(config(t, ms, emailtest.Password), l, quiet, func() time.Time { return now })
 			rec := record("alice@example.com", "bob@example.org")
 
 			where, err := tr.Post(context.Background(), rec)
@@ -88,17 +71,17 @@ func TestPostMailsEachRecipientTheirOwnLink(t *testing.T) {
 			require.NotEmpty(t, where.ID, "the record must read as shown, so that a retry does not mail it again")
 			require.Equal(t, []string{"alice@example.com", "bob@example.org"}, l.minted)
 
-			got := ms.messages()
+			got := ms.Messages()
 			require.Len(t, got, 2, "one message a recipient: nobody sees another's link")
 			ids := map[string]bool{}
 			for i, to := range []string{"alice@example.com", "bob@example.org"} {
 				r := got[i]
 				require.Equal(t, []string{to}, r.To)
 				require.Equal(t, "bot@example.com", r.From)
-				require.Equal(t, "Question: Merge <script>alert(1)</script> #42?", r.Msg.Header.Get("Subject"))
-				require.Equal(t, "auto-generated", r.Msg.Header.Get("Auto-Submitted"))
-				ids[r.Msg.Header.Get("Message-Id")] = true
-				text, html := bodies(t, r)
+				require.Equal(t, "Question: Merge <script>alert(1)</script> #42?", r.Header.Get("Subject"))
+				require.Equal(t, "auto-generated", r.Header.Get("Auto-Submitted"))
+				ids[r.Header.Get("Message-Id")] = true
+				text, html := r.Text, r.HTML
 				link := "https://bot.example/a/k1." + strings.ReplaceAll(to, "@", "-at-")
 				require.Contains(t, text, link)
 				require.Contains(t, text, "Merge <script>alert(1)</script> #42?", "the plain part is plain")
@@ -118,46 +101,46 @@ func TestPostMailsEachRecipientTheirOwnLink(t *testing.T) {
 func TestPostReadsTheServersRefusal(t *testing.T) {
 	ctx := context.Background()
 	t.Run("a 4xx is retried", func(t *testing.T) {
-		ms := newMailServer(t, false)
-		ms.rcpt = func(string) error { return smtpErr(451, "greylisted, try again later") }
-		_, err := email.New(ms.config(t, smtpPassword), &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
+		ms := start(t, false)
+		ms.Refuse(func(string) error { return emailtest.Reply(451, "greylisted, try again later") })
+		_, err := email.New(config(t, ms, emailtest.Password), &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
 		require.Error(t, err)
 		require.False(t, inquiry.Fatal(err), "a 4xx is passing: the dispatcher tries again (%v)", err)
-		require.Empty(t, ms.messages())
+		require.Empty(t, ms.Messages())
 	})
 	t.Run("a 5xx fails the inquiry with a sentence", func(t *testing.T) {
-		ms := newMailServer(t, false)
-		ms.rcpt = func(to string) error {
+		ms := start(t, false)
+		ms.Refuse(func(to string) error {
 			if to == "nobody@example.com" {
-				return smtpErr(550, "no such user")
+				return emailtest.Reply(550, "no such user")
 			}
 			return nil
-		}
-		_, err := email.New(ms.config(t, smtpPassword), &links{}, quiet, nil).Post(ctx, record("nobody@example.com"))
+		})
+		_, err := email.New(config(t, ms, emailtest.Password), &links{}, quiet, nil).Post(ctx, record("nobody@example.com"))
 		require.True(t, inquiry.Fatal(err), "%v", err)
 		require.Contains(t, err.Error(), "refused it for good")
 		require.Contains(t, err.Error(), "no such user")
 		require.Contains(t, err.Error(), "check the addresses in email.to")
 	})
 	t.Run("a wrong password", func(t *testing.T) {
-		ms := newMailServer(t, false)
-		_, err := email.New(ms.config(t, "wrong"), &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
+		ms := start(t, false)
+		_, err := email.New(config(t, ms, "wrong"), &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
 		require.True(t, inquiry.Fatal(err), "%v", err)
 		require.Contains(t, err.Error(), "check the user and password in SMTP_URL")
 		require.NotContains(t, err.Error(), "wrong", "the password is never said")
 	})
 	t.Run("a certificate it does not trust", func(t *testing.T) {
-		ms := newMailServer(t, false)
-		cfg := ms.config(t, smtpPassword)
+		ms := start(t, false)
+		cfg := config(t, ms, emailtest.Password)
 		cfg.TLS = nil // the system's roots: the test's certificate is nobody's
 		_, err := email.New(cfg, &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
 		require.True(t, inquiry.Fatal(err), "%v", err)
 		require.Contains(t, err.Error(), "does not trust")
-		require.Empty(t, ms.messages(), "nothing is said before TLS")
+		require.Empty(t, ms.Messages(), "nothing is said before TLS")
 	})
 	t.Run("a server that is not there is retried", func(t *testing.T) {
-		ms := newMailServer(t, false)
-		cfg := ms.config(t, smtpPassword)
+		ms := start(t, false)
+		cfg := config(t, ms, emailtest.Password)
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)
 		cfg.Port = ln.Addr().(*net.TCPAddr).Port
@@ -169,8 +152,8 @@ func TestPostReadsTheServersRefusal(t *testing.T) {
 }
 
 func TestUpdateMailsTheOutcomeInReplyToTheQuestion(t *testing.T) {
-	ms := newMailServer(t, false)
-	tr := email.New(ms.config(t, smtpPassword), &links{}, quiet, func() time.Time { return now })
+	ms := start(t, false)
+	tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now })
 	rec := record("alice@example.com")
 	_, err := tr.Post(context.Background(), rec)
 	require.NoError(t, err)
@@ -178,12 +161,12 @@ func TestUpdateMailsTheOutcomeInReplyToTheQuestion(t *testing.T) {
 	rec.Status = inquiry.StatusAnswered
 	rec.Answer = &inquiry.Answer{Value: inquiry.One("yes"), AnsweredBy: "link:alice@example.com", Source: inquiry.SourcePerson, AnsweredAt: now}
 	require.NoError(t, tr.Update(context.Background(), rec))
-	got := ms.messages()
+	got := ms.Messages()
 	require.Len(t, got, 2)
-	question, outcome := got[0].Msg.Header, got[1].Msg.Header
+	question, outcome := got[0].Header, got[1].Header
 	require.Equal(t, question.Get("Message-Id"), outcome.Get("In-Reply-To"), "the outcome threads under the question")
 	require.Equal(t, "Re: Question: Merge <script>alert(1)</script> #42?", outcome.Get("Subject"))
-	text, html := bodies(t, got[1])
+	text, html := got[1].Text, got[1].HTML
 	require.Contains(t, text, "Outcome: Yes by link:alice@example.com")
 	require.Contains(t, html, "Yes by link:alice@example.com")
 	require.NotContains(t, text, "https://bot.example/a/", "a settled question's mail carries no link")
@@ -191,7 +174,7 @@ func TestUpdateMailsTheOutcomeInReplyToTheQuestion(t *testing.T) {
 	// Nothing to say of one still pending, or of one nobody was mailed.
 	rec.Status = inquiry.StatusPending
 	require.NoError(t, tr.Update(context.Background(), rec))
-	require.Len(t, ms.messages(), 2)
+	require.Len(t, ms.Messages(), 2)
 }
 
 func TestParseConfig(t *testing.T) {

@@ -1,8 +1,10 @@
 package inquiry
 
 import (
+	"context"
 	"fmt"
 	"net/mail"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -73,9 +75,35 @@ func checkAddress(field, addr string) error {
 	if r, bad := UnprintableOrBlank(addr); bad {
 		return invalid(field, "%s %q contains the character %U, which no address has: %s", field, addr, r, fix)
 	}
-	parsed, err := mail.ParseAddress(addr)
-	if err != nil || parsed.Name != "" || parsed.Address != addr {
+	if !bareAddress(addr) {
 		return invalid(field, "%s %q is not an email address: %s", field, addr, fix)
 	}
 	return nil
+}
+
+// bareAddress reports whether s is one address as net/mail reads it and nothing more: no name,
+// no brackets, no list. Email recipients and the recipients of links are both.
+func bareAddress(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Name == "" && a.Address == s
+}
+
+// RecipientLink is the answer link of recipient, one of rec's email recipients, for the transport
+// that mails it: minted as MintLink mints one (until the inquiry's expiry, within DefaultLinkTTL;
+// revoked with the recipient's links), without a caller, since it is minted only for the
+// addresses the asker named in email.to.
+func (s *Service) RecipientLink(_ context.Context, rec *Record, recipient string) (string, error) {
+	secret, err := s.linkSecret()
+	if err != nil {
+		return "", err
+	}
+	who, err := CheckRecipient(recipient)
+	if err != nil {
+		return "", err
+	}
+	if !slices.ContainsFunc(rec.Email.Recipients(), func(to string) bool { return strings.EqualFold(to, who) }) {
+		return "", Errorf(CodeForbidden, "%s is not among the recipients of inquiry %s: only the addresses in its email.to are mailed a link", who, rec.Key)
+	}
+	now := s.Clock()
+	return s.linkURL(signLink(secret, Link{Key: rec.Key, Recipient: who, IssuedAt: now, ExpiresAt: linkExpiry(rec, now, 0)})), nil
 }

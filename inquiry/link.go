@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -105,8 +104,7 @@ func CheckRecipient(s string) (string, error) {
 	case utf8.RuneCountInString(r) > MaxRecipientChars:
 		return "", FieldErrorf(CodeBadRequest, "recipient", "recipient is %d characters long but may have at most %d: give a bare e-mail address such as alice@example.com", utf8.RuneCountInString(r), MaxRecipientChars)
 	}
-	addr, err := mail.ParseAddress(r)
-	if err != nil || addr.Address != r || addr.Name != "" {
+	if !bareAddress(r) {
 		return "", FieldErrorf(CodeBadRequest, "recipient", "recipient %q is not a bare e-mail address: give one such as alice@example.com, without a name or brackets", OneLine(r, 80))
 	}
 	return strings.ToLower(r), nil

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/mattn/go-isatty"
 
+	"github.com/inquiry-bot/bot/email"
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/mcptools"
@@ -131,6 +132,11 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		}
 		registry.Register(inquiry.TransportSlack, app)
 		m.Slack = app
+	}
+	if cfg.Email != nil {
+		// Each recipient's link is minted by the service, which signs every answer link.
+		registry.Register(inquiry.TransportEmail, email.New(*cfg.Email, svc, m.Log, svc.Clock))
+		m.Log.Info("email transport on", "smtp", cfg.Email.String())
 	}
 	mount := func(r gin.IRoutes) {
 		if m.Slack != nil {
