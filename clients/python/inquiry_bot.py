@@ -371,7 +371,10 @@ class Client:
 
     url is the gateway's base address (such as ``http://127.0.0.1:8080``), token a bot token
     (``bot token create --name my-job --scope ask``). ``retry_for`` bounds, in seconds, how long a
-    passing fault is retried when the caller set no timeout of their own.
+    passing fault is retried when the caller set no timeout of their own, ``retry_floor`` how long
+    at least when the caller's timeout is shorter (0: ask without waiting). ``id_prefix`` is the
+    prefix of derived ids ("cli": the ids ``bot ask`` derives). ``sleep`` is how the client pauses
+    between tries (a test passes a recorder to see the pauses without waiting on the clock).
     """
 
     def __init__(
@@ -381,7 +384,9 @@ class Client:
         *,
         user_agent: str = "inquiry-bot-python/" + __version__,
         retry_for: float = 300.0,
+        retry_floor: float = 30.0,
         id_prefix: str = "cli",
+        sleep=time.sleep,
     ) -> None:
         url = (url or "").strip().rstrip("/")
         parsed = urllib.parse.urlparse(url)
@@ -394,7 +399,9 @@ class Client:
         self._token = token
         self.user_agent = user_agent
         self.retry_for = retry_for
+        self.retry_floor = retry_floor
         self.id_prefix = id_prefix
+        self._sleep = sleep
         self.runs = Runs(self)
 
     def __repr__(self) -> str:
@@ -491,9 +498,11 @@ class Client:
     def _retrying(self, deadline: Optional[float], send):
         """send() until it does not fail with a passing fault, pausing its Retry-After (else a
         backoff from 0.5 s to 10 s) between tries, as long as deadline (a time.monotonic()
-        instant; None: retry_for from now) allows."""
-        if deadline is None:
-            deadline = time.monotonic() + self.retry_for
+        instant; None: retry_for from now) allows — and at least retry_floor from now, so that
+        a caller who does not wait for the answer (timeout 0) still gets a passing fault ridden
+        out. A pause past that is not slept: the fault is raised."""
+        now = time.monotonic()
+        deadline = now + self.retry_for if deadline is None else max(deadline, now + self.retry_floor)
         backoff = 0.5
         while True:
             try:
@@ -505,7 +514,7 @@ class Client:
                 left = deadline - time.monotonic()
                 if left <= 0 or pause > left:
                     raise
-                time.sleep(pause)
+                self._sleep(pause)
                 backoff = min(backoff * 2, 10.0)
 
     # --- inquiries ---
@@ -565,7 +574,7 @@ class Client:
                 if deadline is not None:
                     pause = min(pause, deadline - time.monotonic())
                 if pause > 0:
-                    time.sleep(pause)
+                    self._sleep(pause)
         _raise_failed(rec)
         return rec
 

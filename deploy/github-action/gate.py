@@ -14,7 +14,7 @@ and exits:
 
 Its inputs are environment variables (the action maps its inputs onto them): INQUIRY_URL,
 INQUIRY_TOKEN, INQUIRY_QUESTION, INQUIRY_APPROVALS, INQUIRY_REQUESTED_BY, INQUIRY_TIMEOUT, and
-optionally INQUIRY_CHANNEL (a Slack channel). The pull request is read from what the runner
+optionally INQUIRY_CHANNEL (a Slack channel) and INQUIRY_REASON (``on_no``: a no must say why). The pull request is read from what the runner
 gives: GITHUB_REPOSITORY and the event payload at GITHUB_EVENT_PATH on GitHub; CI_PROJECT_PATH,
 CI_MERGE_REQUEST_IID, CI_MERGE_REQUEST_TITLE, GITLAB_USER_LOGIN, … on GitLab. The outcome is one
 line on stdout, a job summary (GITHUB_STEP_SUMMARY) and step outputs (GITHUB_OUTPUT) when set.
@@ -159,6 +159,9 @@ def build_request(env: Mapping[str, str]) -> Tuple[dict, Dict[str, str]]:
     }
     if approvals != 1:
         req["approvals"] = approvals  # the server refuses 0 or more than 20 with its sentence
+    reason = (env.get("INQUIRY_REASON") or "").strip()
+    if reason:
+        req["reason"] = reason  # on_no or always; the server refuses anything else
     channel = (env.get("INQUIRY_CHANNEL") or "").strip()
     if channel:
         req["config"]["transport"] = "slack"
@@ -222,9 +225,9 @@ def _append(path: Optional[str], text: str) -> None:
 
 
 def _md(s: str) -> str:
-    """s safe inside a Markdown table cell or line: no markup, no HTML."""
-    s = s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-    return re.sub(r"([<>&*_`\[\]])", lambda m: "&#%d;" % ord(m.group(1)), s)
+    """s safe on a Markdown line or in a table cell: no HTML, no cell break, one line."""
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def report(env: Mapping[str, str], code: int, line: str, rec: Optional[Mapping], req: Optional[Mapping]) -> None:
@@ -236,6 +239,7 @@ def report(env: Mapping[str, str], code: int, line: str, rec: Optional[Mapping],
     summary = "### Merge gate %s\n\n%s\n" % (verdict, _md(line))
     if req:
         summary += "\n| | |\n|---|---|\n| question | %s |\n" % _md(req.get("question", ""))
+        summary += "| change | %s |\n" % _md(req.get("context", "").split("\n")[0])
         if rec and rec.get("key"):
             summary += "| inquiry | `%s` (id %s) |\n" % (_md(rec["key"]), _md(rec.get("id", "")))
         if req.get("approvals"):
