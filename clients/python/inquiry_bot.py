@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import math
 import re
@@ -396,6 +397,10 @@ class Client:
                 "the gateway URL %r is not an absolute http(s) URL: give one such as http://127.0.0.1:8080" % url,
             )
         self.url = url
+        # The address as messages show it: without a password it may carry.
+        self._shown = url
+        if parsed.password:
+            self._shown = url.replace(parsed.netloc, parsed.netloc.replace(":" + parsed.password + "@", ":xxxxx@", 1), 1)
         self._token = token
         self.user_agent = user_agent
         self.retry_for = retry_for
@@ -406,7 +411,7 @@ class Client:
 
     def __repr__(self) -> str:
         # Never the token.
-        return "Client(%r)" % self.url
+        return "Client(%r)" % self._shown
 
     # --- one request ---
 
@@ -446,11 +451,11 @@ class Client:
             finally:
                 e.close()
             raise self._error(e.code, e.headers, raw) from None
-        except (urllib.error.URLError, OSError, socket.timeout) as e:
+        except (urllib.error.URLError, OSError, socket.timeout, http.client.HTTPException) as e:
             reason = getattr(e, "reason", e)
             raise InquiryError(
                 "transport",
-                "cannot reach the gateway at %s (%s): is bot serve running there? check the URL" % (self.url, reason),
+                "cannot reach the gateway at %s (%s): is bot serve running there? check the URL" % (self._shown, reason),
             ) from None
 
     @staticmethod
@@ -475,14 +480,14 @@ class Client:
             if status in _PROXY_STATUSES:
                 return InquiryError(
                     "transport",
-                    "the gateway at %s answered %d, not the API's JSON: check the URL, or retry" % (self.url, status),
+                    "the gateway at %s answered %d, not the API's JSON: check the URL, or retry" % (self._shown, status),
                     status=status,
                     retry_after=_retry_after(headers.get("Retry-After") if headers else None),
                 )
             code = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found", 405: "not_found", 413: "too_large"}.get(status, "internal")
             return InquiryError(
                 code,
-                "the gateway at %s answered %d without an error body: check the URL and the server log" % (self.url, status),
+                "the gateway at %s answered %d without an error body: check the URL and the server log" % (self._shown, status),
                 status=status,
             )
         code = str(err["code"])

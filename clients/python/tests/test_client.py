@@ -240,6 +240,21 @@ class FaultTest(unittest.TestCase):
         self.assertEqual(len(proxy.hits), 1, "a fatal error was retried: %r" % proxy.hits)
         self.assertEqual(self.pauses, [])
 
+    def test_an_inquiry_that_failed_is_raised_as_fatal(self) -> None:
+        # The question was taken, then could not be posted (Slack said channel_not_found): the
+        # wait sees it failed, with the failure the record carries.
+        rec = bot.client(self.token).ask(id=unique("f"), kind="confirm", question="Go?", config=INBOX, timeout=0)
+        failed = dict(rec, status="failed", failure={"code": "inquiry_unavailable", "message": "channel C1 was not found: invite the bot", "fatal": True})
+        c, proxy = self.client_through(lambda m, p: (200, {"Content-Type": "application/json"}, json.dumps(failed).encode()) if m == "GET" else None)
+        with self.assertRaises(InquiryError) as cm:
+            c.wait(rec["key"], timeout=30)
+        e = cm.exception
+        self.assertTrue(e.fatal)
+        self.assertEqual(e.code, "inquiry_unavailable")
+        self.assertEqual(e.message, "channel C1 was not found: invite the bot")
+        self.assertEqual(e.record["key"], rec["key"])
+        self.assertEqual(len(proxy.hits), 1)
+
     def test_a_fault_past_the_timeout_is_raised(self) -> None:
         # Retry-After longer than what is left of the caller's timeout: raised, not slept on.
         c, proxy = self.client_through(lambda m, p: api_error(503, "storage_unavailable", "the database cannot be reached right now", retry_after=120))
@@ -249,6 +264,31 @@ class FaultTest(unittest.TestCase):
         self.assertFalse(cm.exception.fatal)
         self.assertEqual(cm.exception.retry_after, 120.0)
         self.assertEqual(self.pauses, [])
+
+
+class TransportTest(unittest.TestCase):
+    def test_unreachable_gateway_is_a_passing_fault_and_hides_the_password(self) -> None:
+        # A port nobody listens on: the bot's own, once it is known to be closed.
+        closed = BotServer()
+        url = closed.url.replace("http://", "http://ci:hunter2@")
+        closed.stop()
+        pauses: list = []
+        c = inquiry_bot.Client(url, "bot_secret_token", sleep=pauses.append, retry_floor=0)
+        with self.assertRaises(InquiryError) as cm:
+            c.ask(id="x", kind="confirm", question="Go?", timeout=0)
+        e = cm.exception
+        self.assertEqual(e.code, "transport")
+        self.assertTrue(e.temporary)
+        self.assertFalse(e.fatal)
+        for secret in ("hunter2", "bot_secret_token"):
+            self.assertNotIn(secret, e.message)
+            self.assertNotIn(secret, repr(c))
+        self.assertIn("cannot reach the gateway", e.message)
+
+    def test_not_a_url(self) -> None:
+        with self.assertRaises(InquiryError) as cm:
+            inquiry_bot.Client("127.0.0.1:8080", "t")
+        self.assertEqual(cm.exception.code, "bad_request")
 
 
 class CallbackTest(unittest.TestCase):
