@@ -8,11 +8,14 @@ package main
 // by clients/python/tests/test_gate.py.
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // actionMeta is the part of GitHub's action metadata syntax a composite action uses.
@@ -190,5 +193,59 @@ func TestDeployGitLabMergeGate(t *testing.T) {
 		if !set {
 			t.Errorf("merge-gate.yml does not set %s, which the action hands to the script", name)
 		}
+	}
+}
+
+// TestReadmeMergeGateWorkflow checks the README's example workflow (section "Merge gate") against
+// action.yml: it uses this action, and gives it only inputs it declares, the required ones among
+// them.
+func TestReadmeMergeGateWorkflow(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := bytes.Cut(readme, []byte("\n### Merge gate\n"))
+	if !ok {
+		t.Fatal("README.md has no \"### Merge gate\" section")
+	}
+	_, block, ok := bytes.Cut(section, []byte("```yaml\n"))
+	block, _, ok2 := bytes.Cut(block, []byte("```"))
+	if !ok || !ok2 {
+		t.Fatal("the README's Merge gate section has no yaml block")
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(block, &wf); err != nil {
+		t.Fatalf("the README's workflow does not parse: %v", err)
+	}
+	action := decodeDocs[actionMeta](t, deployPath("github-action", "action.yml"), true)[0]
+	used := 0
+	for _, job := range wf.Jobs {
+		for _, st := range job.Steps {
+			if !strings.Contains(st.Uses, "/deploy/github-action@") {
+				continue
+			}
+			used++
+			for k := range st.With {
+				if _, ok := action.Inputs[k]; !ok {
+					t.Errorf("the README's workflow gives the action input %q, which action.yml does not declare", k)
+				}
+			}
+			for name, in := range action.Inputs {
+				if _, given := st.With[name]; in.Required && !given {
+					t.Errorf("the README's workflow does not give the required input %q", name)
+				}
+			}
+		}
+	}
+	if used == 0 {
+		t.Error("the README's workflow does not use deploy/github-action")
 	}
 }

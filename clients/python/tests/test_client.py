@@ -62,6 +62,10 @@ class DerivedIDTest(unittest.TestCase):
             {"kind": "text", "question": 'Ship <v2> & "café" naïvely?\tand\u2028then', "default": "later"},
         ),
         (
+            ["--text", "--question", "Line one\nline two 🚀 cafe\u0301 \u2029 end", "--context", "a \\ backslash, 'quotes' and\u00a0a no-break space"],
+            {"kind": "text", "question": "Line one\nline two 🚀 cafe\u0301 \u2029 end", "context": "a \\ backslash, 'quotes' and\u00a0a no-break space"},
+        ),
+        (
             ["--choice", "--multiple", "--question", "Which regions?", "--option", "eu", "--option", "us", "--option", "ap", "--default", "eu,us", "--allow-text"],
             {"kind": "choice", "multiple": True, "allow_text": True, "question": "Which regions?", "options": ["eu", "us", "ap"], "default": ["eu", "us"]},
         ),
