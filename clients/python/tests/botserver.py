@@ -171,9 +171,15 @@ class Receiver:
         self.server.server_close()
 
 
+#: What a FaultProxy's fault() returns for a request forwarded to the bot whose answer is then
+#: lost (the client gets a proxy's bare 502).
+LOST = ("lost",)
+
+
 class FaultProxy:
     """A proxy in front of the bot that answers a request with a canned fault while fault() says
-    so (given the method and path), and forwards everything else. hits lists (method, path, faulted)."""
+    so (given the method and path; LOST: forward it, then lose the answer), and forwards
+    everything else. hits lists (method, path, faulted)."""
 
     def __init__(self, upstream: str, fault: Callable[[str, str], Optional[Tuple[int, Dict[str, str], bytes]]]) -> None:
         self.hits: List[Tuple[str, str, bool]] = []
@@ -190,7 +196,7 @@ class FaultProxy:
                 with lock:
                     canned = fault(self.command, path)
                     hits.append((self.command, path, canned is not None))
-                if canned is not None:
+                if canned is not None and canned != LOST:
                     status, headers, raw = canned
                     self.send_response(status)
                     for k, v in headers.items():
@@ -206,6 +212,12 @@ class FaultProxy:
                 except urllib.error.HTTPError as e:
                     resp = e
                 raw = resp.read()
+                if canned == LOST:
+                    # The bot did the request; its answer is lost on the way back.
+                    self.send_response(502)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 self.send_response(resp.status if hasattr(resp, "status") else resp.code)
                 for k, v in resp.headers.items():
                     if k.lower() not in ("content-length", "connection", "transfer-encoding", "date", "server"):

@@ -8,7 +8,7 @@ import time
 import unittest
 import uuid
 
-from botserver import BotServer, FaultProxy, Receiver, api_error
+from botserver import LOST, BotServer, FaultProxy, Receiver, api_error
 
 import inquiry_bot
 from inquiry_bot import CallbackError, InquiryError, derived_id, sign, verify_callback
@@ -210,6 +210,17 @@ class FaultTest(unittest.TestCase):
         posts = [h for h in proxy.hits if h[0] == "POST"]
         self.assertEqual(posts, [("POST", "/v1/inquiries", True), ("POST", "/v1/inquiries", False)])
         self.assertEqual(self.pauses, [3.0])
+
+    def test_asked_once_when_the_answer_to_the_ask_is_lost(self) -> None:
+        # The bot takes the question, but its 201 never reaches the client: the retry sends the
+        # same derived id, and finds that inquiry rather than asking a second time.
+        question = {"kind": "confirm", "question": "Restart %s?" % unique("db"), "config": INBOX}
+        c, proxy = self.client_through(self.once("POST", "/v1/inquiries", LOST))
+        rec = c.ask(question, timeout=0)
+        self.assertEqual([h[2] for h in proxy.hits], [True, False])
+        self.assertEqual(self.pauses, [0.5])
+        mine = [r for r in bot.client(self.token).list()["inquiries"] if r["id"] == derived_id(question)]
+        self.assertEqual([r["key"] for r in mine], [rec["key"]])
 
     def test_rate_limited_retried_while_waiting(self) -> None:
         ident = unique("rl")
