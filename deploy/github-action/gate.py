@@ -126,8 +126,9 @@ def stable_id(pr: Mapping[str, str]) -> str:
 
 def build_request(env: Mapping[str, str]) -> Tuple[dict, Dict[str, str]]:
     pr = pull_request(env)
-    what = pr["noun"] + (" " + pr["sign"] + pr["number"] if pr["number"] else "")
-    question = (env.get("INQUIRY_QUESTION") or "").strip() or "Merge %s?" % (what or "this change")
+    # Without a number (a push, a manual run) it is the commit that is asked about.
+    what = pr["noun"] + " " + pr["sign"] + pr["number"] if pr["number"] else "this change"
+    question = (env.get("INQUIRY_QUESTION") or "").strip() or "Merge %s?" % what
     lines = []
     title = pr["title"].strip()
     if len(title) > MAX_TITLE:
