@@ -126,6 +126,13 @@ export class Client {
     if (u.protocol !== "http:" && u.protocol !== "https:") {
       throw new InquiryError("bad_request", `the gateway URL must be http or https, not ${u.protocol}: give one such as http://127.0.0.1:8080`);
     }
+    if (u.username || u.password) {
+      // fetch refuses such a URL, and messages name the URL: the token is what authenticates.
+      throw new InquiryError("bad_request", "the gateway URL carries a user name or password: leave them out, the token authenticates");
+    }
+    if (u.search || u.hash) {
+      throw new InquiryError("bad_request", "the gateway URL has a query or a fragment: give only the scheme, host and any path prefix, such as http://127.0.0.1:8080");
+    }
     this.#base = u.toString().replace(/\/+$/, "");
     this.#token = token;
     this.#fetch = opts.fetch ?? globalThis.fetch;
@@ -153,12 +160,13 @@ export class Client {
   async ask(request: AskRequest, opts: WaitOptions = {}): Promise<Inquiry> {
     const until = deadlineOf(opts.deadline);
     const body = this.#askBody(request);
-    const inq = await this.#retrying(until, opts.signal, () =>
+    const put = await this.#retrying(until, opts.signal, () =>
       this.#call<Inquiry>("POST", "/v1/inquiries", { body: { ...body, wait: waitSeconds(until) }, wait: waitSeconds(until), signal: opts.signal }),
     );
-    if (inq === undefined) {
-      throw new InquiryError("timeout", `the question ${JSON.stringify(body.id)} could not be put before the deadline: the gateway kept failing with passing faults; ask again later with the same id`);
-    }
+    // The fault that outlasted the deadline: the question may or may not have been put; asking
+    // again with the same id finds it if it was.
+    if ("fault" in put) throw put.fault;
+    const inq = put.value;
     return this.#settle(inq, until, opts.signal);
   }
 
@@ -173,7 +181,7 @@ export class Client {
 
   /** The inquiry with the server key; with wait, long-polled up to wait seconds until it leaves pending. */
   async get(key: string, opts: GetOptions = {}): Promise<Inquiry> {
-    const wait = Math.ceil(Math.min(Math.max(opts.wait ?? 0, 0), MAX_WAIT_SECONDS));
+    const wait = clampWait(opts.wait ?? 0);
     const query = wait > 0 ? `?wait=${wait}` : "";
     return this.#retry(() => this.#call<Inquiry>("GET", `/v1/inquiries/${encodeURIComponent(key)}${query}`, { wait, signal: opts.signal }), true);
   }
@@ -216,8 +224,8 @@ export class Client {
       const next = await this.#retrying(until, signal, () =>
         this.#call<Inquiry>("GET", `/v1/inquiries/${encodeURIComponent(inq.key)}?wait=${waitSeconds(until)}`, { wait: waitSeconds(until), signal }),
       );
-      if (next === undefined) return inq; // the deadline passed during a passing fault
-      inq = next;
+      if ("fault" in next) return inq; // the deadline passed during a passing fault: as it last stood
+      inq = next.value;
       // A server (or proxy) that did not hold the request must not make this a busy loop.
       const pause = Math.min(1000 - (Date.now() - started), until - Date.now());
       if (!isResolved(inq) && pause > 0) await this.#sleep(pause, signal);
@@ -226,35 +234,23 @@ export class Client {
 
   /**
    * Runs fn until it succeeds, retrying passing faults (after their Retry-After, else with a
-   * backoff) until the deadline; undefined when the deadline passed first. Anything else throws.
+   * backoff) until the deadline, the last try at it; a fault still there then is returned, for
+   * the caller to decide. Anything that is not a passing fault throws.
    */
-  async #retrying<T>(until: number, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T | undefined> {
+  async #retrying<T>(until: number, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<{ value: T } | { fault: InquiryError }> {
     let backoff = FIRST_BACKOFF_MS;
-    let last: InquiryError | undefined;
     for (;;) {
+      let fault: InquiryError;
       try {
-        return await fn();
+        return { value: await fn() };
       } catch (err) {
         if (!(err instanceof InquiryError) || !err.temporary) throw err;
-        last = err;
+        fault = err;
       }
       const left = until - Date.now();
-      if (left <= 0) {
-        if (last) throw last;
-        return undefined;
-      }
-      const pause = Math.min(last.retryAfter > 0 ? last.retryAfter * 1000 : backoff, left);
-      await this.#sleep(pause, signal);
+      if (left <= 0) return { fault };
+      await this.#sleep(Math.min(fault.retryAfter > 0 ? fault.retryAfter * 1000 : backoff, left), signal);
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      if (until - Date.now() <= 0) {
-        // One last try after the pause, so a fault that has passed does not fail the call.
-        try {
-          return await fn();
-        } catch (err) {
-          if (err instanceof InquiryError && err.temporary) return undefined;
-          throw err;
-        }
-      }
     }
   }
 
@@ -366,7 +362,7 @@ export class Runs {
   ask(runId: string, request: AskRequest, opts: { wait?: number; signal?: AbortSignal } = {}): Promise<RunAsk> {
     const body = this.#c._askBody(request);
     delete body.run_id;
-    const wait = Math.ceil(Math.min(Math.max(opts.wait ?? 0, 0), MAX_WAIT_SECONDS));
+    const wait = clampWait(opts.wait ?? 0);
     if (wait > 0) body.wait = wait;
     // A retry is safe: the same id in the same run is the same inquiry.
     return this.#c._retry(() => this.#c._call<RunAsk>("POST", runPath(runId, "/ask"), { body, wait, signal: opts.signal }), true);
@@ -394,10 +390,18 @@ function deadlineOf(d: Date | number | undefined): number {
   return Date.now() + Math.max(0, d);
 }
 
-/** The long-poll step left before until: whole seconds, rounded up, 0..55. */
+/**
+ * The long-poll step left before until, in seconds to the millisecond (the server takes a
+ * fraction), 0..55: a wait never runs past the deadline by more than the network's time.
+ */
 function waitSeconds(until: number): number {
-  const left = until - Date.now();
-  return left <= 0 ? 0 : Math.min(Math.ceil(left / 1000), MAX_WAIT_SECONDS);
+  return clampWait((until - Date.now()) / 1000);
+}
+
+/** A wait in seconds, 0..55, to the millisecond. */
+function clampWait(seconds: number): number {
+  if (!(seconds > 0)) return 0;
+  return Math.min(Math.round(seconds * 1000) / 1000, MAX_WAIT_SECONDS);
 }
 
 function failureError(inq: Inquiry): InquiryError {

@@ -126,7 +126,12 @@ export async function startProxy(target, handle) {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     requests,
-    close: () => new Promise((r) => server.close(r)),
+    // Connections a test left open (an aborted long-poll) are cut, not waited for.
+    close: () =>
+      new Promise((r) => {
+        server.close(r);
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -15,6 +15,15 @@ export async function readme(): Promise<void> {
   }
 }
 
+declare function deploy(): Promise<void>;
+
+// The five lines of the main README's "Clients" section, as they are there.
+export async function mainReadme(): Promise<void> {
+  const bot = new Client(process.env.BOT_URL!, process.env.BOT_TOKEN!);
+  const q = await bot.ask({ kind: "confirm", question: "Deploy build 1234?", default: "no" }, { deadline: 30 * 60_000 });
+  if (q.status === "answered" && q.answer?.value === "yes") await deploy();
+}
+
 export async function run(bot: Client): Promise<void> {
   await bot.runs.register({ id: "nightly-7", resume_url: "https://jobs.example/resume" });
   const r: RunAsk = await bot.runs.ask("nightly-7", { question: "Which region first?", options: ["eu", "us"] });
