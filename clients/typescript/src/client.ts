@@ -406,7 +406,7 @@ function clampWait(seconds: number): number {
 
 function failureError(inq: Inquiry): InquiryError {
   const f = inq.failure;
-  if (!f) return new InquiryError("internal", `inquiry ${inq.key} failed without saying why: read it with get() or bot show`);
+  if (!f) return new InquiryError("internal", `inquiry ${inq.key} failed without saying why: read it with get(), and the server log`);
   return new InquiryError(f.code, f.message, { fatal: f.fatal });
 }
 

@@ -70,6 +70,26 @@ test("ask waits and is answered through the inbox API by another token", async (
   await assert.rejects(answerer.answer(pending.key, { value: "no" }), (e) => e instanceof InquiryError && e.code === "already_resolved" && !e.fatal && e.status === 409);
 });
 
+test("an ask left pending is waited for later, and a cancelled one stays cancelled", async () => {
+  const request = { kind: "text", question: "What should the release be called?", context: "It ships on Friday." };
+  // deadline 0: put the question, do not wait.
+  const put = await asker.ask(request, { deadline: 0 });
+  assert.equal(put.status, "pending");
+  const waiting = asker.wait(put.key, { deadline: 60_000 });
+  await answerer.answer(put.key, { text: "Aurora" });
+  const got = await waiting;
+  assert.equal(got.status, "answered");
+  assert.equal(got.answer.text, "Aurora");
+
+  const other = await asker.ask({ kind: "confirm", question: "Drop the old tables?" }, { deadline: 0 });
+  const cancelled = await asker.cancel(other.key);
+  assert.equal(cancelled.status, "cancelled");
+  // Asked again, the same question is the same, cancelled, inquiry: nobody is asked twice.
+  const again = await asker.ask({ kind: "confirm", question: "Drop the old tables?" }, { deadline: 10_000 });
+  assert.equal(again.key, other.key);
+  assert.equal(again.status, "cancelled");
+});
+
 test("ask waits in long-polls of at most 55 s and stops on its deadline, returning the pending inquiry", async () => {
   const seen = [];
   const proxy = await startProxy(bot.url, async (req, body, forward) => {
