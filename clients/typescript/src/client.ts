@@ -406,8 +406,8 @@ function clampWait(seconds: number): number {
 
 function failureError(inq: Inquiry): InquiryError {
   const f = inq.failure;
-  if (!f) return new InquiryError("internal", `inquiry ${inq.key} failed without saying why: read it with get(), and the server log`);
-  return new InquiryError(f.code, f.message, { fatal: f.fatal });
+  if (!f) return new InquiryError("internal", `inquiry ${inq.key} failed without saying why: read it with get(), and the server log`, { inquiry: inq });
+  return new InquiryError(f.code, f.message, { fatal: f.fatal, inquiry: inq });
 }
 
 /** The error an answer that is not 2xx stands for. */

@@ -4,6 +4,8 @@
  * into an {@link InquiryError} carrying the same four things.
  */
 
+import type { components } from "./schema.js";
+
 /** The error codes the server sends (the `code` of an error body). */
 export type ErrorCode =
   | "bad_request"
@@ -44,11 +46,20 @@ export class InquiryError extends Error {
   readonly status: number;
   /** Seconds the server asked the caller to wait before another try (its Retry-After), or 0. */
   readonly retryAfter: number;
+  /** The inquiry, for one that was accepted and then failed (its failure is this error). */
+  readonly inquiry: components["schemas"]["Inquiry"] | undefined;
 
   constructor(
     code: ErrorCode | (string & {}),
     message: string,
-    opts: { fatal?: boolean; field?: string; status?: number; retryAfter?: number; cause?: unknown } = {},
+    opts: {
+      fatal?: boolean;
+      field?: string;
+      status?: number;
+      retryAfter?: number;
+      cause?: unknown;
+      inquiry?: components["schemas"]["Inquiry"];
+    } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = "InquiryError";
@@ -57,6 +68,7 @@ export class InquiryError extends Error {
     this.field = opts.field;
     this.status = opts.status ?? 0;
     this.retryAfter = opts.retryAfter ?? 0;
+    this.inquiry = opts.inquiry;
   }
 
   /**

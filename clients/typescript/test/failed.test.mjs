@@ -43,6 +43,8 @@ test("an inquiry whose delivery fails for good throws its failure, fatal", async
   assert.equal(err.code, "inquiry_unavailable");
   assert.equal(err.fatal, true);
   assert.match(err.message, /channel_not_found: .*C0123456789/);
+  assert.equal(err.inquiry.status, "failed");
+  assert.equal(err.inquiry.failure.code, "inquiry_unavailable");
   assert.ok(calls.some((u) => u === "/api/chat.postMessage"), `Slack was called: ${calls}`);
   const [inq] = (await client.list({ status: "failed" })).inquiries;
   assert.equal(inq.id, client.idOf({ kind: "confirm", question: "Ship release 3.2?" }));
