@@ -2,7 +2,7 @@
 // on a free port with an embedded SQLite database in a temporary directory, its first-start admin
 // token read from what it prints.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, existsSync, mkdirSync } from "node:fs";
+import { mkdtempSync, rmSync, mkdirSync, renameSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -11,12 +11,22 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "../../..");
 
-/** The bot binary: BOT_BIN, or one built from the repository with go build (cached by Go). */
+let built;
+
+/**
+ * The bot binary: BOT_BIN, or one built from the repository with go build (cached by Go), once
+ * per test process. Test files run in parallel processes: each builds to a file of its own and
+ * renames it into place, so that no process runs a binary another is still writing.
+ */
 export function botBinary() {
   if (process.env.BOT_BIN) return process.env.BOT_BIN;
+  if (built) return built;
   const out = join(here, "..", ".bot", "bot");
+  const mine = `${out}-${process.pid}`;
   mkdirSync(dirname(out), { recursive: true });
-  execFileSync("go", ["build", "-o", out, "./cmd/bot"], { cwd: repo, stdio: "inherit" });
+  execFileSync("go", ["build", "-o", mine, "./cmd/bot"], { cwd: repo, stdio: "inherit" });
+  renameSync(mine, out);
+  built = out;
   return out;
 }
 
@@ -162,4 +172,3 @@ export async function startReceiver() {
   };
 }
 
-export { existsSync };
