@@ -259,4 +259,3 @@ func TestDecodeKeys(t *testing.T) {
 		t.Fatalf("decodeKeys = %+v\nwant %+v", got, want)
 	}
 }
-
