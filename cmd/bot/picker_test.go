@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -7,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/inquiry"
@@ -21,7 +25,8 @@ import (
 
 // ptyBot is the binary running on a pseudo-terminal: what it drew so far, and its keyboard.
 type ptyBot struct {
-	tty    *os.File
+	tty    *os.File // the terminal's master side: the keyboard and the screen
+	pts    *os.File // its slave side, the program's terminal, kept to read its modes
 	cmd    *exec.Cmd
 	screen *testkit.SyncBuffer
 	mark   int // where the output waited for next starts
@@ -34,11 +39,19 @@ func (s *server) startPTY(t *testing.T, args ...string) *ptyBot {
 	t.Helper()
 	cmd := exec.Command(botBin, args...)
 	cmd.Env = append(s.env(), "TERM=xterm")
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 100})
+	tty, pts, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &ptyBot{tty: tty, cmd: cmd, screen: &testkit.SyncBuffer{}, done: make(chan struct{})}
+	if err := pty.Setsize(tty, &pty.Winsize{Rows: 30, Cols: 100}); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true} // its controlling terminal
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b := &ptyBot{tty: tty, pts: pts, cmd: cmd, screen: &testkit.SyncBuffer{}, done: make(chan struct{})}
 	go func() {
 		io.Copy(b.screen, tty) // ends with EIO once the program has exited
 	}()
@@ -51,8 +64,20 @@ func (s *server) startPTY(t *testing.T, args ...string) *ptyBot {
 			<-b.done
 		}
 		tty.Close()
+		pts.Close()
 	})
 	return b
+}
+
+// lineMode reports whether the terminal is in the mode a shell leaves it in: lines edited by the
+// terminal (ICANON) and echoed (ECHO), which raw mode turns off.
+func (b *ptyBot) lineMode(t *testing.T) bool {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(int(b.pts.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tio.Lflag&unix.ICANON != 0 && tio.Lflag&unix.ECHO != 0
 }
 
 // waitFor waits until the output drawn since the last waitFor shows want, and moves past it.
@@ -95,6 +120,9 @@ func TestQuestionsInteractiveOnATerminal(t *testing.T) {
 
 	picker := b.startPTY(t, "questions", "-i")
 	b.mark(t, picker)
+	if picker.lineMode(t) {
+		t.Fatal("the picker runs with the terminal in line mode: keys would wait for Enter and echo")
+	}
 
 	// A question arriving while the picker is open shows up.
 	merge := b.ask(t, "--question", "Merge the PR?", "--option", "merge=Merge", "--option", "hold=Hold")
@@ -164,9 +192,33 @@ func TestQuestionsInteractiveOnATerminal(t *testing.T) {
 		t.Fatalf("the picker exited %d:\n%q", picker.cmd.ProcessState.ExitCode(), picker.screen.String())
 	}
 	picker.waitFor(t, "\x1b[?1049l") // the shell's screen back
+	if !picker.lineMode(t) {
+		t.Error("the picker left the terminal in raw mode")
+	}
 	picker.waitFor(t, `Recorded for "Merge the PR?"`)
 	if out := picker.screen.String(); strings.Contains(out, b.admin) {
 		t.Error("the picker printed the token")
+	}
+}
+
+// Ctrl-C ends the picker (raw mode turns it into a key, not a signal) and restores the terminal.
+func TestQuestionsInteractiveCtrlC(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	picker := b.startPTY(t, "questions", "-i")
+	b.mark(t, picker)
+	picker.typeKeys(t, "r", "half an answ", "\x03")
+	select {
+	case <-picker.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Ctrl-C did not end the picker")
+	}
+	if code := picker.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("the picker exited %d after Ctrl-C", code)
+	}
+	picker.waitFor(t, "\x1b[?25h\x1b[?1049l")
+	if !picker.lineMode(t) {
+		t.Error("the picker left the terminal in raw mode")
 	}
 }
 
