@@ -1,6 +1,7 @@
 package slackapp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -147,4 +148,28 @@ func TestHomeShowsAVoteAtOnce(t *testing.T) {
 	}, 15*time.Second, 10*time.Millisecond, "the vote is not on the Home tab:\n%s", h.Text())
 	require.Equal(t, inquiry.StatusPending, b.get(rec.Key).Status)
 	require.Contains(t, h.Text(), "1 of 2 approvals", "still waiting, with its tally")
+}
+
+// Who gets refreshed is bounded: the least recent opener is forgotten past homeRecentMax, and
+// anyone who has not opened the tab for a day.
+func TestHomesRememberedAreBounded(t *testing.T) {
+	h := newHomes()
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for i := range homeRecentMax + 5 {
+		h.opened(fmt.Sprintf("U%07d", i), t0.Add(time.Duration(i)*time.Second))
+	}
+	got := h.recent(t0.Add(time.Hour))
+	require.Len(t, got, homeRecentMax)
+	require.NotContains(t, got, "U0000000", "the least recent is forgotten first")
+	require.Contains(t, got, fmt.Sprintf("U%07d", homeRecentMax+4))
+	h.opened(alice, t0.Add(2*homeRecentTTL))
+	require.Equal(t, []string{alice}, h.recent(t0.Add(2*homeRecentTTL+time.Minute)), "a day later only the new opener is left")
+
+	// A refresh asked for while one runs runs once more after it, not twice at once.
+	require.True(t, h.begin(bob))
+	require.False(t, h.begin(bob))
+	require.False(t, h.begin(bob))
+	require.True(t, h.again(bob), "asked again while running: once more")
+	require.False(t, h.again(bob), "then it ends")
+	require.True(t, h.begin(bob))
 }
