@@ -34,10 +34,12 @@ func terminals(e *env) (in, out *os.File, ok bool) {
 	return in, out, true
 }
 
-// listing is the outcome of one read of the pending questions.
+// listing is the outcome of one read of the pending questions, and the number of answers sent
+// when it started.
 type listing struct {
-	qs  []*inquiry.Record
-	err error
+	qs   []*inquiry.Record
+	err  error
+	sent int
 }
 
 // runPicker runs the picker on the terminal in/out until q, Ctrl-C or the end of ctx. The
@@ -82,18 +84,19 @@ func runPicker(ctx context.Context, c *client.Client, in, out *os.File) error {
 	}()
 
 	lists := make(chan listing, 1)
-	polling := false
+	polling, sent, again := false, 0, false
 	poll := func() {
 		if polling {
-			return // one listing at a time: a slow server is not asked twice over
+			again = true // one listing at a time: a slow server is not asked twice over
+			return
 		}
 		polling = true
-		go func() {
+		go func(sent int) {
 			lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
 			qs, err := pendingQuestions(lctx, c)
-			lists <- listing{qs, err}
-		}()
+			lists <- listing{qs, err, sent}
+		}(sent)
 	}
 	poll()
 	tick := time.NewTicker(pickerPoll)
@@ -126,6 +129,15 @@ func runPicker(ctx context.Context, c *client.Client, in, out *os.File) error {
 			continue // drawn when the listing arrives
 		case l := <-lists:
 			polling = false
+			if l.sent != sent {
+				// Read before the last answer was sent: it may still list the question answered.
+				poll()
+				continue
+			}
+			if again {
+				again = false
+				poll()
+			}
 			if l.err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -154,6 +166,7 @@ func runPicker(ctx context.Context, c *client.Client, in, out *os.File) error {
 						return nil
 					}
 					p.sent(rec, err)
+					sent++
 					poll()
 				}
 			}
