@@ -173,3 +173,18 @@ func TestHomesRememberedAreBounded(t *testing.T) {
 	require.False(t, h.again(bob), "then it ends")
 	require.True(t, h.begin(bob))
 }
+
+// A multiple choice answered from the Home tab: the ticks travel in view.state, and Submit reads
+// them there as it reads a message's state.
+func TestHomeMultipleChoiceSubmit(t *testing.T) {
+	b := setup(t)
+	in := inquiry.Inquiry{ID: "checks", Kind: inquiry.KindChoice, Multiple: true, Question: "Which checks?",
+		Options: []inquiry.Option{{Value: "lint", Label: "Lint"}, {Value: "unit", Label: "Unit"}, {Value: "e2e", Label: "End to end"}}}
+	rec := b.ask(in, inquiry.SlackRef{Answerers: []string{alice}})
+	b.ok(b.fake.OpenHome(alice))
+	b.home(alice, 1)
+	b.ok(b.fake.CheckAndSubmitHome(alice, rec.Key, "Lint", "End to end"))
+	got := b.resolved(rec.Key)
+	require.Equal(t, []string{"lint", "e2e"}, got.Answer.Value.Strings())
+	require.Equal(t, alice, got.Answer.AnsweredBy)
+}

@@ -156,7 +156,7 @@ func (s *Server) ClickHome(user, within, which string) (*Response, error) {
 		"container":  obj{"type": "view", "view_id": h.ID},
 		"trigger_id": s.newTrigger(user, ""),
 		"team":       obj{"id": TeamID, "domain": TeamDomain},
-		"view":       wireHome(h, nil),
+		"view":       wireHome(h, s.messageState(user, homeMessage(h))),
 		"actions":    []any{action},
 	}
 	s.mu.Unlock()
@@ -165,4 +165,45 @@ func (s *Server) ClickHome(user, within, which string) (*Response, error) {
 		return nil, err
 	}
 	return s.SendInteraction(raw)
+}
+
+// homeMessage stands for a Home tab where the person's picks are kept (messageState, pick): the
+// state a view's block_actions carry in view.state.values.
+func homeMessage(h Home) *Message { return &Message{Channel: "home", TS: h.ID, Blocks: h.Blocks()} }
+
+// CheckHome ticks options (by value or label) in the checkboxes or multi-select of user's Home
+// tab, in the block whose block_id contains within, replacing what was ticked before. As in an
+// input block without dispatch_action, nothing is sent: the ticks go with the next click.
+func (s *Server) CheckHome(user, within string, options ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.homes[user]
+	if !ok {
+		return fmt.Errorf("slackfake: check in the Home tab of %s: none was published", user)
+	}
+	f, ok := findElement(h.Blocks(), func(b, el obj) bool {
+		return strings.Contains(str(b, "block_id"), within) && multiTypes[str(el, "type")]
+	})
+	if !ok {
+		return fmt.Errorf("slackfake: check in the Home tab of %s: no checkboxes or multi-select in a block %q", user, within)
+	}
+	selected := []any{}
+	for _, o := range options {
+		opt, ok := matchOption(f.el, o)
+		if !ok {
+			return fmt.Errorf("slackfake: check %q: not an option of %s", o, str(f.el, "action_id"))
+		}
+		selected = append(selected, optionWire(opt))
+	}
+	s.pick(user, homeMessage(h), f.blockID, str(f.el, "action_id"), obj{"type": str(f.el, "type"), "selected_options": selected})
+	return nil
+}
+
+// CheckAndSubmitHome ticks options as CheckHome does, then clicks "Submit" in the same block's
+// question.
+func (s *Server) CheckAndSubmitHome(user, within string, options ...string) (*Response, error) {
+	if err := s.CheckHome(user, within, options...); err != nil {
+		return nil, err
+	}
+	return s.ClickHome(user, within, "Submit")
 }
