@@ -165,6 +165,7 @@ func (a *App) SocketMode() bool { return a.cfg.AppToken != "" }
 // Close waits for the ephemerals and Home tabs still being sent (each is bounded by its own
 // timeout).
 func (a *App) Close() error {
+	a.homes.close()
 	a.bg.Wait()
 	return nil
 }

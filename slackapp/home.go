@@ -62,9 +62,8 @@ func (a *App) refreshHome(user string) {
 	if !a.homes.begin(user) {
 		return
 	}
-	a.bg.Add(1)
 	go func() {
-		defer a.bg.Done()
+		defer a.homes.wg.Done()
 		for {
 			a.homes.slots <- struct{}{}
 			ctx, cancel := context.WithTimeout(context.Background(), homeTimeout)
@@ -135,20 +134,36 @@ func (a *App) homeOf(ctx context.Context, user string) (blockkit.Home, error) {
 // matters: it waits for them, or they voted in it or answered it.
 func (a *App) refreshHomesFor(ctx context.Context, rec *inquiry.Record) {
 	for _, user := range a.homes.recent(a.now()) {
-		voted := slices.ContainsFunc(rec.Votes, func(v inquiry.Vote) bool { return v.By == user }) ||
-			rec.Answer != nil && (rec.Answer.AnsweredBy == user ||
-				slices.ContainsFunc(rec.Answer.Votes, func(v inquiry.Vote) bool { return v.By == user }))
-		if voted || a.permission(ctx, rec, user).Named {
+		if a.homeMatters(ctx, rec, user) {
 			a.refreshHome(user)
 		}
 	}
 }
 
+// homeMatters reports whether rec shows in user's Home tab, or did: it waits for them, or they
+// voted in it or answered it.
+func (a *App) homeMatters(ctx context.Context, rec *inquiry.Record, user string) bool {
+	by := func(v inquiry.Vote) bool { return v.By == user }
+	if slices.ContainsFunc(rec.Votes, by) {
+		return true
+	}
+	if rec.Answer != nil && (rec.Answer.AnsweredBy == user || slices.ContainsFunc(rec.Answer.Votes, by)) {
+		return true
+	}
+	p := a.permission(ctx, rec, user)
+	return p.Named
+}
+
 // homes is who opened their Home tab lately, and the refreshes running.
 type homes struct {
 	slots chan struct{} // homeParallel refreshes at once
+	// wg counts the refreshes running; Close waits for them. Refreshes start from the
+	// dispatcher's goroutines too, so each Add happens under mu while not closed: none can race
+	// the final Wait.
+	wg sync.WaitGroup
 
 	mu      sync.Mutex
+	closed  bool
 	seen    map[string]time.Time // user → when they last opened the tab
 	running map[string]bool      // user → a refresh runs; true again when another was asked for
 	pending map[string]bool
@@ -191,17 +206,29 @@ func (h *homes) recent(now time.Time) []string {
 	return out
 }
 
-// begin reports whether a refresh of user should start; when one runs already, it is asked to
-// run again instead.
+// begin reports whether a refresh of user should start (and counts it in wg); when one runs
+// already, it is asked to run again instead; once closed, none starts.
 func (h *homes) begin(user string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
 	if h.running[user] {
 		h.pending[user] = true
 		return false
 	}
 	h.running[user] = true
+	h.wg.Add(1)
 	return true
+}
+
+// close stops new refreshes and waits for those running.
+func (h *homes) close() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	h.wg.Wait()
 }
 
 // again reports whether the refresh of user that just ended must run once more; otherwise it
