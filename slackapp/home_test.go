@@ -188,3 +188,19 @@ func TestHomeMultipleChoiceSubmit(t *testing.T) {
 	require.Equal(t, []string{"lint", "e2e"}, got.Answer.Value.Strings())
 	require.Equal(t, alice, got.Answer.AnsweredBy)
 }
+
+// A button of the Home tab that opens a modal opens it (the click's trigger_id), and the
+// submitted modal answers.
+func TestHomeOpensTheAnswerModal(t *testing.T) {
+	b := setup(t)
+	rec := b.ask(inquiry.Inquiry{ID: "notes", Kind: inquiry.KindText, Question: "Release notes?"}, inquiry.SlackRef{Answerers: []string{alice}})
+	b.ok(b.fake.OpenHome(alice))
+	b.home(alice, 1)
+	b.ok(b.fake.ClickHome(alice, rec.Key, "Write an answer"))
+	_, open := b.fake.OpenView(alice)
+	require.True(t, open, "the text modal is open")
+	b.ok(b.fake.SubmitView(alice, "", "Fixes the login loop"))
+	got := b.resolved(rec.Key)
+	require.Equal(t, "Fixes the login loop", got.Answer.Text)
+	require.Equal(t, alice, got.Answer.AnsweredBy)
+}
