@@ -166,3 +166,19 @@ func allText(t *testing.T, blocks []slack.Block) string {
 	walk(v)
 	return b.String()
 }
+
+// BenchmarkHomeView renders the Home tab of someone 200 questions wait for (homeWaiting, the
+// most slackapp keeps), with 10 answered: the work of one app_home_opened past the store.
+func BenchmarkHomeView(b *testing.B) {
+	var h blockkit.Home
+	for i := range 200 {
+		h.Waiting = append(h.Waiting, keyed(choice(3, false), i))
+	}
+	h.Answered = homeCases()["home_waiting"].Answered
+	for b.Loop() {
+		v := blockkit.HomeView(h, now)
+		if _, err := json.Marshal(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
