@@ -1,6 +1,7 @@
 package blockkit
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -50,17 +51,20 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 	blocks := []slack.Block{slack.NewHeaderBlock(plain("Questions waiting for you"),
 		slack.HeaderBlockOptionBlockID("inq-home|waiting"))}
 	tail := homeAnswered(h, now)
-	// Room for the questions: the header above, the answered list below, and one line for
-	// those that did not fit.
+	// Room for the questions, in blocks and in bytes: the header above, the answered list
+	// below, and one line for those that did not fit (its text and the view's own fields are
+	// well within the margin).
 	room := maxViewBlocks - len(blocks) - len(tail) - 1
+	bytes := maxViewBytes - jsonSize(blocks) - jsonSize(tail) - 2000
 	shown := 0
 	for _, rec := range h.Waiting {
 		q := homeQuestion(rec, now)
-		if len(q) > room {
+		size := jsonSize(q)
+		if len(q) > room || size > bytes {
 			break
 		}
 		blocks = append(blocks, q...)
-		room -= len(q)
+		room, bytes = room-len(q), bytes-size
 		shown++
 	}
 	var more string
@@ -160,6 +164,15 @@ func homeAnsweredLine(rec *inquiry.Record, user string, now time.Time) string {
 		}
 	}
 	return "• " + q + " — " + what
+}
+
+// jsonSize is how many bytes blocks take in the view Slack receives.
+func jsonSize(blocks []slack.Block) int {
+	b, err := json.Marshal(blocks)
+	if err != nil {
+		return maxViewBytes // cannot be sent anyway: nothing more fits
+	}
+	return len(b) + 1 // and a comma
 }
 
 // safeLink is a permalink fit for <url|text> in mrkdwn: an http(s) URL with none of the

@@ -182,3 +182,39 @@ func BenchmarkHomeView(b *testing.B) {
 		}
 	}
 }
+
+// The Home tab of the longest questions Validate lets through — every limit at its maximum,
+// text that escaping grows fivefold, 12 options at their limits — stays within every Home tab
+// limit, 250 kB included.
+func TestHomeOfTheLongestQuestions(t *testing.T) {
+	for _, n := range []int{5, 12} {
+		for _, multiple := range []bool{false, true} {
+			var h blockkit.Home
+			for i := range 60 {
+				rec := keyed(record(inquiry.KindChoice), i)
+				rec.Question = strings.Repeat("&<", inquiry.MaxQuestionChars/2)
+				rec.Context = strings.Repeat("&", inquiry.MaxContextChars)
+				rec.RunID = strings.Repeat("r", inquiry.MaxIDChars)
+				rec.Options, rec.Multiple, rec.AllowText = longOptions(n), multiple, true
+				rec.ExpiresAt = at(48 * time.Hour)
+				if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
+					t.Fatalf("fixture: %v", err)
+				}
+				h.Waiting = append(h.Waiting, rec)
+			}
+			for i := range blockkit.HomeAnswered {
+				rec := keyed(resolved(record(inquiry.KindText), inquiry.StatusAnswered,
+					&inquiry.Answer{Text: strings.Repeat("<&>", 600), AnsweredBy: "U0ALICE01", Source: inquiry.SourcePerson}), 100+i)
+				rec.Question = strings.Repeat("&", inquiry.MaxQuestionChars)
+				h.Answered = append(h.Answered, rec)
+			}
+			raw, err := json.Marshal(blockkit.HomeView(h, now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := blockkit.ValidateViewJSON(raw); err != nil {
+				t.Errorf("%d options, multiple %v: %v", n, multiple, err)
+			}
+		}
+	}
+}
