@@ -259,3 +259,14 @@ func TestDecodeKeys(t *testing.T) {
 		t.Fatalf("decodeKeys = %+v\nwant %+v", got, want)
 	}
 }
+
+// Answers past 9 are picked with r and their number, read as bot answer reads it.
+func TestPickerAnswerPastNine(t *testing.T) {
+	labels := []string{"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L"}
+	p := newPicker(pickRecord("inq_12", "Which?", inquiry.KindChoice, labels...))
+	pressAll(p, runes("r10")...)
+	pressAll(p, key{kind: keyEnter})
+	if p.mode != modeConfirm || p.reply.Value.String() != "j" {
+		t.Fatalf("r 10: mode %v reply %+v bottom %q", p.mode, p.reply, p.bottom())
+	}
+}

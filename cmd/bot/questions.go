@@ -24,7 +24,8 @@ resolved ones with their answers, assumptions made by policy marked as such.
 -i, on a terminal, is the interactive picker: the questions numbered, the selected one with its
 answers. A digit picks an answer of the selected question and the bottom line asks whether to
 send it: y sends (as bot answer does), n takes it back and nothing is sent. r writes an answer
-in your own words (Enter, then y/n; Esc cancels), d declines, the arrow keys or j/k move between
+in your own words, or an answer's number or words, as bot answer reads them (answers past 9:
+r 10); Enter, then y/n; Esc cancels. d declines, the arrow keys or j/k move between
 questions, q or Ctrl-C quits. For a multiple choice, digits add or remove answers and Enter
 asks to send them. The list follows the questions as they arrive and leave. Without a terminal
 (a pipe, a file) -i prints the list as without it.
