@@ -17,7 +17,7 @@ import (
 func Message(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Block) {
 	in := &rec.Inquiry
 	blocks = append(blocks, prose(rec.Key, revQuestion, in)...)
-	blocks = append(blocks, controls(rec)...)
+	blocks = append(blocks, controls(rec, revQuestion)...)
 	if line := approvalLine(rec); line != "" {
 		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revQuestion, "tally"), mrkdwn(line)))
 	}
@@ -55,11 +55,13 @@ func section(id, text string) *slack.SectionBlock {
 	return slack.NewSectionBlock(mrkdwn(text), nil, nil, slack.SectionBlockOptionBlockID(id))
 }
 
-// controls renders what a person answers with, by kind.
-func controls(rec *inquiry.Record) []slack.Block {
+// controls renders what a person answers with, by kind, with the block_ids of revision rev (the
+// question message, or the Home tab: the action_ids are the same, so a click answers the same
+// way wherever it happened).
+func controls(rec *inquiry.Record, rev string) []slack.Block {
 	in, key := &rec.Inquiry, rec.Key
 	actions := func(elems ...slack.BlockElement) *slack.ActionBlock {
-		return slack.NewActionBlock(blockID(key, revQuestion, "act"), elems...)
+		return slack.NewActionBlock(blockID(key, rev, "act"), elems...)
 	}
 	var ownWords []slack.BlockElement
 	if in.AllowText {
@@ -98,7 +100,7 @@ func controls(rec *inquiry.Record) []slack.Block {
 	case !in.Multiple && len(opts) <= maxButtons:
 		// Buttons show no description, so the descriptions get a section of their own.
 		if d := descriptions(opts); d != "" {
-			blocks = append(blocks, section(blockID(key, revQuestion, "desc"), d))
+			blocks = append(blocks, section(blockID(key, rev, "desc"), d))
 		}
 		blocks = append(blocks, actions(append(answerButtons(in, opts), ownWords...)...))
 	case !in.Multiple:
@@ -121,7 +123,7 @@ func controls(rec *inquiry.Record) []slack.Block {
 				plain("Choose any that apply"), ActionPick, options(opts)...)
 		}
 		blocks = append(blocks,
-			slack.NewInputBlock(blockID(key, revQuestion, "pick"), plain("Choose any that apply, then Submit"), nil, pick),
+			slack.NewInputBlock(blockID(key, rev, "pick"), plain("Choose any that apply, then Submit"), nil, pick),
 			actions(append([]slack.BlockElement{
 				slack.NewButtonBlockElement(ActionSubmit, key, plain("Submit")).WithStyle(slack.StylePrimary),
 			}, ownWords...)...))

@@ -223,6 +223,8 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	if err != nil {
 		return a.failed(fmt.Sprintf("update the message of inquiry %s in channel %s", rec.Key, rec.Slack.Channel), rec.Slack.Channel, err)
 	}
+	// The Home tabs it shows in (home.go): in the background, never failing the update.
+	a.refreshHomesFor(ctx, rec)
 	return nil
 }
 
