@@ -128,7 +128,7 @@ func linkMAC(secret, payload []byte) []byte {
 	return m.Sum(nil)[:linkMACBytes]
 }
 
-var linkEncoding = base64.RawURLEncoding
+var linkEncoding = base64.RawURLEncoding.Strict() // one spelling per token: no stray padding bits
 
 // signLink makes the token of l: payload "." signature, both base64url, so it sits in a URL
 // path as it is.
@@ -406,4 +406,18 @@ func (s *Service) CheckForm(token, form, key string) error {
 // String shows a link without its token, for a log line.
 func (l *Link) String() string {
 	return fmt.Sprintf("link of %s for %q", l.Key, l.Recipient)
+}
+
+// BrowserLink is the answer link a message everybody in a place sees (a Slack channel's) may
+// offer: the general link, absolute under PublicURL, of a pending inquiry that names no
+// answerers. Where answerers are named, a link everybody there holds would let anybody
+// answer, so none is offered ("" then, as without PublicURL or links).
+func (s *Service) BrowserLink(rec *Record) string {
+	if s.PublicURL == "" || len(rec.Slack.Answerers) > 0 {
+		return ""
+	}
+	if l := s.AnswerLinks(rec); l != nil {
+		return l.Answer
+	}
+	return ""
 }
