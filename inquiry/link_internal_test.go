@@ -79,3 +79,32 @@ func TestLinkExpiry(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkFor: the server's own minting (an e-mail transport's) gives a link that opens its
+// inquiry as the recipient, and refuses what MintLink refuses of the recipient.
+func TestLinkFor(t *testing.T) {
+	s := &Service{LinkSecret: []byte("k"), PublicURL: "https://bot.example.com/",
+		Now: func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }}
+	rec := &Record{Key: "inq_x", Status: StatusPending}
+	m, err := s.LinkFor(rec, "Carol@Example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, ok := strings.CutPrefix(m.URL, "https://bot.example.com"+LinkPath)
+	if !ok {
+		t.Fatalf("url %q", m.URL)
+	}
+	l, err := parseLink(s.LinkSecret, tok)
+	if err != nil || l.Key != "inq_x" || l.Who() != "link:carol@example.com" || !l.ExpiresAt.Equal(m.ExpiresAt) {
+		t.Fatalf("link %+v, %v", l, err)
+	}
+	if _, err := s.LinkFor(rec, "carol"); ErrorCode(err) != CodeBadRequest {
+		t.Fatalf("bad recipient: %v", err)
+	}
+	if _, err := s.LinkFor(&Record{Key: "inq_y", Status: StatusAnswered}, "carol@example.com"); ErrorCode(err) != CodeAlreadyResolved {
+		t.Fatalf("resolved: %v", err)
+	}
+	if _, err := (&Service{}).LinkFor(rec, "carol@example.com"); !Fatal(err) {
+		t.Fatalf("no secret: %v", err)
+	}
+}

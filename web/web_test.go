@@ -130,6 +130,12 @@ func TestLinkRefusals(t *testing.T) {
 			require.Equal(t, http.StatusOK, b.open(b.mint(r.Key, "carol@example.com").URL).status)
 			b.clock.Add(time.Millisecond)
 			require.Equal(t, http.StatusOK, b.open(b.mint(r.Key, "bob@example.com").URL).status)
+			// Once the question is answered, a revoked link still learns nothing of it.
+			require.Equal(t, http.StatusOK, b.api("POST", "/v1/inquiries/"+r.Key+"/answer", b.answerer, map[string]string{"value": "hold"}, nil))
+			p = b.open(rm.URL)
+			require.Equal(t, http.StatusGone, p.status)
+			require.NotContains(t, p.body, "Hold")
+			require.NotContains(t, p.body, "Merge now?")
 			// The general link, revoked by "answer".
 			require.Equal(t, http.StatusOK, b.api("DELETE", "/v1/inquiries/"+r.Key+"/links/answer", b.ask, nil, nil))
 			require.Equal(t, http.StatusGone, b.open(r.Links.Answer).status)
@@ -242,6 +248,15 @@ func TestSecurityHeaders(t *testing.T) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", "https://evil.example")
 		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusForbidden, resp.StatusCode)
+		// As a browser says it, with no Origin to go by (Referrer-Policy no-referrer).
+		req, _ = http.NewRequest("POST", b.url+q.Links.Answer, strings.NewReader(with(form, "step", "send", "value", "merge").Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "null")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err = http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		resp.Body.Close()
 		require.Equal(t, http.StatusForbidden, resp.StatusCode)
