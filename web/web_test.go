@@ -366,3 +366,60 @@ func TestNoLinkInLogs(t *testing.T) {
 		require.NotContains(t, logs, form.Get("csrf"))
 	})
 }
+
+// TestOtherAnswers: a multiple choice (several ticks, or one), own words where allow_text, and
+// a reason where one is asked for — each through the confirmation, as the domain reads it.
+func TestOtherAnswers(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		opts := []map[string]string{{"value": "api", "label": "API"}, {"value": "web", "label": "Web"}, {"value": "cli", "label": "CLI"}}
+
+		t.Run("multiple", func(t *testing.T) {
+			for _, ticks := range [][]string{{"api", "cli"}, {"web"}} {
+				q := b.askWith(map[string]any{"kind": "choice", "multiple": true, "question": "Which parts change?", "options": opts})
+				p := b.open(q.Links.Answer)
+				require.Contains(t, p.body, `type="checkbox" name="value" value="cli"`)
+				kv := []string{"step", "confirm"}
+				for _, v := range ticks {
+					kv = append(kv, "value", v)
+				}
+				c := b.post(q.Links.Answer, with(formOf(t, p), kv...))
+				require.Equal(t, http.StatusOK, c.status, c.body)
+				require.Contains(t, c.body, "Send: <strong>")
+				kv[1] = "send"
+				s := b.post(q.Links.Answer, with(formOf(t, c), kv...))
+				require.Equal(t, http.StatusOK, s.status, s.body)
+				require.Equal(t, ticks, b.get(q.Key).Answer.Value.Strings())
+			}
+		})
+
+		t.Run("own words", func(t *testing.T) {
+			q := b.askWith(map[string]any{"kind": "choice", "allow_text": true, "question": "Which part first?", "options": opts})
+			p := b.open(q.Links.Answer)
+			require.Contains(t, p.body, "Or answer in your own words")
+			c := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "text", "Neither: <b>docs</b> first"))
+			require.Contains(t, c.body, "Send: <strong>&#34;Neither: &lt;b&gt;docs&lt;/b&gt; first&#34;</strong>?")
+			s := b.post(q.Links.Answer, with(formOf(t, c), "step", "send", "text", "Neither: <b>docs</b> first"))
+			require.Equal(t, http.StatusOK, s.status, s.body)
+			got := b.get(q.Key).Answer
+			require.Equal(t, "Neither: <b>docs</b> first", got.Text)
+			require.True(t, got.Value.IsZero())
+		})
+
+		t.Run("reason", func(t *testing.T) {
+			q := b.askWith(map[string]any{"kind": "confirm", "question": "Release today?", "reason": "on_no"})
+			p := b.open(q.Links.Answer)
+			require.Contains(t, p.body, "Your reason (needed for a no)")
+			r := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "value", "no"))
+			require.Equal(t, http.StatusUnprocessableEntity, r.status)
+			require.Contains(t, r.body, `id="problem"`)
+			c := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "value", "no", "text", "tests are red"))
+			require.Equal(t, http.StatusOK, c.status, c.body)
+			s := b.post(q.Links.Answer, with(formOf(t, c), "step", "send", "value", "no", "text", "tests are red"))
+			require.Equal(t, http.StatusOK, s.status, s.body)
+			got := b.get(q.Key).Answer
+			require.Equal(t, "no", got.Value.First())
+			require.Equal(t, "tests are red", got.Text)
+		})
+	})
+}
