@@ -18,6 +18,13 @@ func Message(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Bl
 	in := &rec.Inquiry
 	blocks = append(blocks, prose(rec.Key, revQuestion, in)...)
 	blocks = append(blocks, controls(rec, revQuestion)...)
+	if page := browserLink(rec); page != "" {
+		// The answer page behind the inquiry's link (DESIGN §15), for whoever is not at a
+		// desk with Slack's controls. A link button still sends a click: ActionOpenPage,
+		// which is nobody's answer and is only acknowledged.
+		blocks = append(blocks, slack.NewActionBlock(blockID(rec.Key, revQuestion, "web"),
+			&slack.ButtonBlockElement{Type: slack.METButton, ActionID: ActionOpenPage, Text: plain("Answer in a browser"), URL: page}))
+	}
 	if line := approvalLine(rec); line != "" {
 		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revQuestion, "tally"), mrkdwn(line)))
 	}
@@ -35,6 +42,19 @@ func Message(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Bl
 }
 
 const noQuestion = "(no question given)"
+
+// browserLink is the answer page a message offers: the record's answer link when it is an
+// absolute http(s) URL that fits a button (inquiry.Service.BrowserLink decides whether a
+// message offers one at all).
+func browserLink(rec *inquiry.Record) string {
+	if rec.Links == nil || len(rec.Links.Answer) > maxURL {
+		return ""
+	}
+	if u := rec.Links.Answer; strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+		return u
+	}
+	return ""
+}
 
 // prose renders the question and the context as verbatim mrkdwn sections, split across as many
 // sections as the escaped text needs: nothing is cut.

@@ -30,6 +30,7 @@ var statusOf = map[inquiry.Code]int{
 	inquiry.CodeInternal:             http.StatusInternalServerError,
 	inquiry.CodeRateLimited:          http.StatusTooManyRequests,
 	inquiry.CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	inquiry.CodeGone:                 http.StatusGone,
 }
 
 // StatusOf returns the HTTP status for an error code (500 for a code it does not know).

@@ -83,7 +83,7 @@ func (s *Server) createInquiry(c *gin.Context) {
 			status = http.StatusCreated
 		}
 		c.Header("Location", "/v1/inquiries/"+rec.Key)
-		c.JSON(status, present(rec))
+		c.JSON(status, s.present(rec))
 		return nil
 	})
 }
@@ -137,7 +137,7 @@ func (s *Server) listInquiries(c *gin.Context) {
 	}
 	out := InquiryList{Inquiries: make([]*inquiry.Record, len(recs)), NextCursor: next}
 	for i, rec := range recs {
-		out.Inquiries[i] = present(rec)
+		out.Inquiries[i] = s.present(rec)
 	}
 	c.JSON(http.StatusOK, out)
 }
@@ -189,7 +189,7 @@ func (s *Server) writeInquiry(c *gin.Context, rec *inquiry.Record, err error) {
 		s.abort(c, notFound(err, c.Param("key")))
 		return
 	}
-	c.JSON(http.StatusOK, present(rec))
+	c.JSON(http.StatusOK, s.present(rec))
 }
 
 // notFound gives a missing inquiry a sentence that says what to check.
@@ -213,4 +213,14 @@ func present(rec *inquiry.Record) *inquiry.Record {
 		out.Slack.Answerers = []string{}
 	}
 	return &out
+}
+
+// present is the inquiry shape a response to its asker or its answerers carries: present's,
+// with the answer link of a pending inquiry (DESIGN §15).
+func (s *Server) present(rec *inquiry.Record) *inquiry.Record {
+	out := present(rec)
+	if out != nil {
+		out.Links = s.svc.AnswerLinks(out)
+	}
+	return out
 }

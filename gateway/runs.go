@@ -72,7 +72,7 @@ func (s *Server) runView(ctx context.Context, run *inquiry.Run) (*RunView, error
 		rec, err := s.svc.Get(ctx, run.WaitingOn)
 		switch {
 		case err == nil:
-			v.WaitingOn = present(rec)
+			v.WaitingOn = s.present(rec)
 		case inquiry.ErrorCode(err) != inquiry.CodeNotFound:
 			return nil, err
 		}
@@ -214,7 +214,7 @@ func (s *Server) askInRun(c *gin.Context) {
 		if err != nil {
 			return err
 		}
-		view := RunAskView{Status: out.Status, Answer: out.Answer, Inquiry: present(out.Inquiry)}
+		view := RunAskView{Status: out.Status, Answer: out.Answer, Inquiry: s.present(out.Inquiry)}
 		if out.Run != nil {
 			if view.Run, err = s.runView(ctx, out.Run); err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -58,6 +59,10 @@ type Config struct {
 	// requests without a valid token (BOT_RATE_LIMIT, BOT_RATE_BURST, BOT_MAX_WAITERS); the zero
 	// value is the defaults of DESIGN §17.
 	RateLimits RateLimits
+	// Pages, when set, is the answer page (package web), served at GET and POST /a/{token}
+	// without a bearer token: the signed link is the key. The request log never shows the
+	// token of such a path.
+	Pages http.Handler
 }
 
 // Server is the HTTP API. Create it with New.
@@ -151,6 +156,13 @@ func (s *Server) routes() *gin.Engine {
 	v1.POST("/runs/:id/resume", s.need(inquiry.ScopeAsk), s.limitCreates, runAction(s, false, s.resumeRun))
 	v1.POST("/runs/:id/finish", s.need(inquiry.ScopeAsk), runAction(s, false, s.finishRun))
 	s.tokenRoutes(v1)
+	v1.POST("/inquiries/:key/links", s.need(inquiry.ScopeAsk), s.limitCreates, s.mintLink)
+	v1.DELETE("/inquiries/:key/links/:recipient", s.need(inquiry.ScopeAsk), s.revokeLinks)
+	if s.cfg.Pages != nil {
+		page := gin.WrapH(s.cfg.Pages)
+		r.GET(inquiry.LinkPath+":token", page)
+		r.POST(inquiry.LinkPath+":token", page)
+	}
 
 	if s.cfg.MCP != nil {
 		// Stateless streamable HTTP: POST is all there is.
@@ -192,7 +204,7 @@ func (s *Server) requestLog(c *gin.Context) {
 	attrs := []any{
 		"request_id", id,
 		"method", excerpt(c.Request.Method),
-		"path", excerpt(c.Request.URL.Path),
+		"path", excerpt(redactPath(c.Request.URL.Path)),
 		"route", c.FullPath(),
 		"status", status,
 		"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
@@ -213,6 +225,15 @@ func (s *Server) requestLog(c *gin.Context) {
 		}
 		s.cfg.ObserveRequest(route, c.Request.Method, status, time.Since(start))
 	}
+}
+
+// redactPath is a path as the log shows it: an answer link's token is a key to answer with, so
+// "/a/<token>" is logged as "/a/…" and nothing of the token is kept.
+func redactPath(p string) string {
+	if strings.HasPrefix(p, inquiry.LinkPath) && len(p) > len(inquiry.LinkPath) {
+		return inquiry.LinkPath + "…"
+	}
+	return p
 }
 
 // excerptChars bounds what a log line or a sentence shows of text the request supplied.

@@ -280,6 +280,8 @@ type Answer struct {
 	// Votes are the votes of an inquiry that needed several people (its approvals), when it
 	// resolved: who, what and when, through which way in.
 	Votes []Vote `json:"votes,omitempty"`
+	// Via is how a person's answer came in, when it came through a link: web or email.
+	Via Via `json:"via,omitempty"`
 }
 
 // Status is where an inquiry stands.
@@ -336,6 +338,9 @@ type Record struct {
 	Votes []Vote `json:"votes,omitempty"`
 	// AskedBy is the name of the token that asked ("" when unknown): that token may not answer it.
 	AskedBy string `json:"-"`
+	// Links are the answer links of a pending inquiry (Service.AnswerLinks), filled by the edge
+	// that shows it; never stored.
+	Links *Links `json:"links,omitempty"`
 }
 
 // DueAt reports whether the inquiry is pending past its expiry at now: from that instant it is

@@ -31,6 +31,10 @@ type Service struct {
 	// ("resolved"), for metrics.
 	Observe func(event string, rec *Record)
 	Log     *slog.Logger
+	// LinkSecret signs answer links (link.go); empty means links are off.
+	LinkSecret []byte
+	// PublicURL is the base of answer links (BOT_PUBLIC_URL); "" makes them relative.
+	PublicURL string
 }
 
 // NewService returns a service with a fresh hub and the given store and registry.
@@ -414,6 +418,9 @@ func (s *Service) answer(ctx context.Context, key string, reply Reply, by string
 		return s.vote(ctx, rec, Vote{By: by, Value: a.Value, Text: a.Text, Declined: a.Declined, At: now, Via: ViaFrom(ctx)})
 	}
 	a.Source, a.AnsweredBy, a.AnsweredAt = source, by, now
+	if via := ViaFrom(ctx); via == ViaWeb || via == ViaEmail {
+		a.Via = via // an answer through a link says so; the older ways in keep their shape
+	}
 	return s.resolve(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
 }
 

@@ -273,6 +273,13 @@ type Store interface {
 	// InitSetting stores value under name unless it is set, and returns what is stored.
 	InitSetting(ctx context.Context, name, value string) (string, error)
 
+	// RevokeLinks records that the links of recipient ("" for the general link) to the
+	// inquiry with key issued until at no longer work; a later revocation moves it on.
+	RevokeLinks(ctx context.Context, key, recipient string, at time.Time) error
+	// LinksRevokedAt returns when the links of recipient to the inquiry with key were last
+	// revoked; ok is false when never.
+	LinksRevokedAt(ctx context.Context, key, recipient string) (at time.Time, ok bool, err error)
+
 	// CountPending counts pending inquiries.
 	CountPending(ctx context.Context) (int, error)
 	// Ping checks the database can be reached.

@@ -274,6 +274,10 @@ func (s *Store) deleteEvents(ctx context.Context, tx *sqlx.Tx, keys []string) er
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM events WHERE inquiry_key IN (`+placeholders(len(batch))+`)`), args...); err != nil {
 			return err
 		}
+		// The revocations of their links go with them: nothing is left to revoke.
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM link_revocations WHERE inquiry_key IN (`+placeholders(len(batch))+`)`), args...); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -18,6 +18,10 @@ import (
 // callbackSecretSetting is where the generated callback secret is kept.
 const callbackSecretSetting = "callback_secret"
 
+// linkSecretSetting is where the generated secret that signs answer links is kept; it is never
+// shown (a link is minted through the API).
+const linkSecretSetting = "link_secret"
+
 // openStore opens the configured database with migrations applied.
 func openStore(ctx context.Context, e *env) (*storage.Store, Config, error) {
 	cfg, err := LoadConfig(e.getenv)

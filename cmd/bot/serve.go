@@ -22,6 +22,7 @@ import (
 	"github.com/inquiry-bot/bot/scheduler"
 	"github.com/inquiry-bot/bot/slackapp"
 	"github.com/inquiry-bot/bot/storage"
+	"github.com/inquiry-bot/bot/web"
 )
 
 // shutdownGrace bounds a graceful shutdown: in-flight requests and long-polls return, the running
@@ -88,12 +89,21 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		}
 	}
 
+	// Answer links are signed with a secret of their own, generated once and kept in the
+	// database, so every replica signs and checks alike and a restart keeps links working.
+	linkSecret, err := st.InitSetting(ctx, linkSecretSetting, inquiry.NewSecret())
+	if err != nil {
+		return fmt.Errorf("store the link secret: %w", err)
+	}
+
 	registry := inquiry.NewRegistry()
 	svc := inquiry.NewService(st, registry)
 	svc.DefaultPolicy = cfg.DefaultPolicy
 	svc.DefaultTransport = cfg.DefaultTransport
 	svc.DefaultChannel = cfg.SlackDefaultChannel
 	svc.Log = m.Log
+	svc.LinkSecret = []byte(linkSecret)
+	svc.PublicURL = cfg.PublicURL
 	m.Service = svc
 
 	m.Metrics = metrics.New(metrics.Gauges{
@@ -143,6 +153,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		MCP:            mcptools.HTTPHandler(svc, mcptools.Options{Version: version, Logger: m.Log}),
 		ObserveRequest: m.Metrics.Request,
 		RateLimits:     cfg.RateLimits,
+		Pages:          web.New(web.Config{Service: svc, Logger: m.Log}),
 	})
 	m.Gateway = gw
 

@@ -1,0 +1,425 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// TestChooseConfirmSend: a GET shows and never answers, the confirm step shows what would be
+// sent and sends nothing, only the send step answers — as the link's recipient, via web.
+func TestChooseConfirmSend(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.merge()
+		m := b.mint(q.Key, "Alice@Example.com")
+		require.Equal(t, "alice@example.com", m.Recipient)
+		require.True(t, strings.HasPrefix(m.URL, "/a/"), "relative without BOT_PUBLIC_URL: %s", m.URL)
+
+		p := b.open(m.URL)
+		require.Equal(t, http.StatusOK, p.status)
+		require.Contains(t, p.body, "Merge now?")
+		require.Contains(t, p.body, `value="merge"`)
+		require.Contains(t, p.body, "Hold", "what will be assumed")
+		require.Equal(t, "pending", b.get(q.Key).Status, "a GET never answers")
+
+		form := formOf(t, p)
+		c := b.post(m.URL, with(form, "step", "confirm", "value", "merge"))
+		require.Equal(t, http.StatusOK, c.status, c.body)
+		require.Contains(t, c.body, "Send: <strong>Merge</strong>?")
+		require.Contains(t, c.body, `id="take-back"`)
+		require.Equal(t, "pending", b.get(q.Key).Status, "the confirmation sends nothing")
+
+		s := b.post(m.URL, with(formOf(t, c), "step", "send", "value", "merge"))
+		require.Equal(t, http.StatusOK, s.status, s.body)
+		require.Contains(t, s.body, "Sent")
+		got := b.get(q.Key)
+		require.Equal(t, "answered", got.Status)
+		require.Equal(t, "merge", got.Answer.Value.First())
+		require.Equal(t, "link:alice@example.com", got.Answer.AnsweredBy)
+		require.Equal(t, inquiry.ViaWeb, got.Answer.Via)
+		require.Equal(t, inquiry.SourcePerson, got.Answer.Source)
+		require.Nil(t, got.Links, "a resolved inquiry carries no answer link")
+	})
+}
+
+// TestGeneralLink: every pending inquiry's response carries links.answer, absolute under
+// BOT_PUBLIC_URL, and it answers as "link".
+func TestGeneralLink(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL, func(o *setupOpts) { o.publicURL = "https://bot.example.com/" })
+		q := b.merge()
+		require.NotNil(t, q.Links)
+		require.True(t, strings.HasPrefix(q.Links.Answer, "https://bot.example.com/a/"), q.Links.Answer)
+		require.Equal(t, q.Links.Answer, b.get(q.Key).Links.Answer, "the same link on every read")
+
+		path := strings.TrimPrefix(q.Links.Answer, "https://bot.example.com")
+		p := b.open(path)
+		s := b.post(path, with(formOf(t, p), "step", "send", "value", "Hold"))
+		require.Equal(t, http.StatusOK, s.status, s.body)
+		got := b.get(q.Key)
+		require.Equal(t, "hold", got.Answer.Value.First())
+		require.Equal(t, inquiry.GeneralLink, got.Answer.AnsweredBy)
+	})
+}
+
+// TestLinkRefusals: forged, expired, revoked, reused after resolution and another inquiry's
+// link are each refused with a page that says why, with its status, and nothing is recorded.
+func TestLinkRefusals(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.merge()
+		m := b.mint(q.Key, "alice@example.com")
+
+		t.Run("forged", func(t *testing.T) {
+			tok := strings.TrimPrefix(m.URL, "/a/")
+			payload, mac, _ := strings.Cut(tok, ".")
+			flipped := []byte(mac)
+			flipped[0] ^= 1
+			if flipped[0] == mac[0] || !strings.ContainsRune("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", rune(flipped[0])) {
+				flipped[0] = 'A'
+				if mac[0] == 'A' {
+					flipped[0] = 'B'
+				}
+			}
+			for _, bad := range []string{"/a/" + payload + "." + string(flipped), "/a/nonsense", "/a/" + payload + "x." + mac} {
+				p := b.open(bad)
+				require.Equal(t, http.StatusNotFound, p.status, bad)
+				require.Contains(t, p.body, "not one the bot made")
+				require.NotContains(t, p.body, "Merge now?", "a forged link shows nothing of the question")
+			}
+		})
+
+		t.Run("another inquiry's link", func(t *testing.T) {
+			other := b.merge()
+			om := b.mint(other.Key, "alice@example.com")
+			formA := formOf(t, b.open(m.URL))
+			p := b.post(om.URL, with(formA, "step", "send", "value", "merge"))
+			require.Equal(t, http.StatusForbidden, p.status, p.body)
+			require.Contains(t, p.body, "another question")
+			// The inquiry field right but the form token another link's: refused too.
+			formB := formOf(t, b.open(om.URL))
+			formB.Set("csrf", formA.Get("csrf"))
+			p = b.post(om.URL, with(formB, "step", "send", "value", "merge"))
+			require.Equal(t, http.StatusForbidden, p.status, p.body)
+			require.Contains(t, p.body, "does not belong to this link")
+			require.Equal(t, "pending", b.get(other.Key).Status)
+			require.Equal(t, "pending", b.get(q.Key).Status)
+		})
+
+		t.Run("revoked", func(t *testing.T) {
+			r := b.merge()
+			rm := b.mint(r.Key, "bob@example.com")
+			form := formOf(t, b.open(rm.URL))
+			var rev inquiry.LinkRevocation
+			require.Equal(t, http.StatusOK, b.api("DELETE", "/v1/inquiries/"+r.Key+"/links/bob@example.com", b.ask, nil, &rev))
+			require.Equal(t, "bob@example.com", rev.Recipient)
+			p := b.open(rm.URL)
+			require.Equal(t, http.StatusGone, p.status)
+			require.Contains(t, p.body, "was revoked")
+			p = b.post(rm.URL, with(form, "step", "send", "value", "merge"))
+			require.Equal(t, http.StatusGone, p.status)
+			require.Equal(t, "pending", b.get(r.Key).Status)
+			// Another recipient's link still works, and so does one minted afterwards.
+			require.Equal(t, http.StatusOK, b.open(b.mint(r.Key, "carol@example.com").URL).status)
+			b.clock.Add(time.Millisecond)
+			require.Equal(t, http.StatusOK, b.open(b.mint(r.Key, "bob@example.com").URL).status)
+			// Once the question is answered, a revoked link still learns nothing of it.
+			require.Equal(t, http.StatusOK, b.api("POST", "/v1/inquiries/"+r.Key+"/answer", b.answerer, map[string]string{"value": "hold"}, nil))
+			p = b.open(rm.URL)
+			require.Equal(t, http.StatusGone, p.status)
+			require.NotContains(t, p.body, "Hold")
+			require.NotContains(t, p.body, "Merge now?")
+			// The general link, revoked by "answer".
+			require.Equal(t, http.StatusOK, b.api("DELETE", "/v1/inquiries/"+r.Key+"/links/answer", b.ask, nil, nil))
+			require.Equal(t, http.StatusGone, b.open(r.Links.Answer).status)
+		})
+
+		t.Run("expired", func(t *testing.T) {
+			e := b.merge()
+			em := b.mint(e.Key, "dan@example.com", "10m")
+			require.WithinDuration(t, b.clock.Now().Add(10*time.Minute), em.ExpiresAt, time.Second)
+			form := formOf(t, b.open(em.URL))
+			b.clock.Add(11 * time.Minute)
+			p := b.open(em.URL)
+			require.Equal(t, http.StatusGone, p.status)
+			require.Contains(t, p.body, "expired at")
+			p = b.post(em.URL, with(form, "step", "send", "value", "merge"))
+			require.Equal(t, http.StatusGone, p.status)
+			require.Equal(t, "pending", b.get(e.Key).Status, "the inquiry itself has not expired")
+
+			// With the inquiry's own expiry, the page says what was assumed.
+			b.clock.Add(2 * time.Hour)
+			p = b.open(e.Links.Answer)
+			require.Equal(t, http.StatusOK, p.status)
+			require.Contains(t, p.body, "Expired")
+			require.Contains(t, p.body, "Hold")
+		})
+
+		t.Run("reused after resolution", func(t *testing.T) {
+			u := b.askWith(map[string]any{"kind": "confirm", "question": "Deploy?"})
+			um := b.mint(u.Key, "erin@example.com")
+			form := formOf(t, b.open(um.URL))
+			require.Equal(t, http.StatusOK, b.post(um.URL, with(form, "step", "send", "value", "yes")).status)
+			p := b.post(um.URL, with(form, "step", "send", "value", "no"))
+			require.Equal(t, http.StatusConflict, p.status)
+			require.Contains(t, p.body, "Already answered")
+			require.Contains(t, p.body, "link:erin@example.com", "who answered")
+			p = b.open(um.URL)
+			require.Equal(t, http.StatusOK, p.status, "looking is no refusal")
+			require.Contains(t, p.body, "Already answered")
+			require.Equal(t, "yes", b.get(u.Key).Answer.Value.First())
+		})
+
+		t.Run("cancelled", func(t *testing.T) {
+			c := b.merge()
+			require.Equal(t, http.StatusOK, b.api("POST", "/v1/inquiries/"+c.Key+"/cancel", b.ask, nil, nil))
+			p := b.open(c.Links.Answer)
+			require.Contains(t, p.body, "withdrew the question")
+		})
+	})
+}
+
+// TestTextOverCeiling: the page caps the text area at the one ceiling, and the server refuses
+// more with a page that says so, keeping what was typed; nothing is recorded.
+func TestTextOverCeiling(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.askWith(map[string]any{"kind": "text", "question": "What changed?"})
+		p := b.open(q.Links.Answer)
+		require.Contains(t, p.body, `maxlength="2000"`)
+		long := strings.Repeat("é", inquiry.DefaultAnswerChars+1)
+		for _, step := range []string{"confirm", "send"} {
+			r := b.post(q.Links.Answer, with(formOf(t, p), "step", step, "text", long))
+			require.Equal(t, http.StatusUnprocessableEntity, r.status, step)
+			require.Contains(t, r.body, "2001 characters long but may have at most 2000")
+			require.Contains(t, r.body, long, "what was typed is kept to shorten")
+		}
+		require.Equal(t, "pending", b.get(q.Key).Status)
+		ok := strings.Repeat("é", inquiry.DefaultAnswerChars)
+		r := b.post(q.Links.Answer, with(formOf(t, p), "step", "send", "text", ok))
+		require.Equal(t, http.StatusOK, r.status)
+		got := b.get(q.Key)
+		require.Equal(t, ok, got.Answer.Text)
+		require.False(t, got.Answer.Truncated)
+	})
+}
+
+// TestEscapesUserText: a question, context and options holding markup are shown as text.
+func TestEscapesUserText(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.askWith(map[string]any{"kind": "choice", "question": `<script>alert("q")</script>`,
+			"context": `<img src=x onerror=alert(1)>`, "options": []string{`<b>yes</b>`, `"><script>x</script>`}})
+		p := b.open(q.Links.Answer)
+		require.NotContains(t, p.body, "<script>")
+		require.NotContains(t, p.body, "<img")
+		require.NotContains(t, p.body, "<b>")
+		require.Contains(t, p.body, "&lt;script&gt;alert(&#34;q&#34;)&lt;/script&gt;")
+	})
+}
+
+// TestSecurityHeaders: CSP without unsafe-inline, no framing, no referrer, nosniff, no cache —
+// on the question and on a refusal alike.
+func TestSecurityHeaders(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.merge()
+		for _, p := range []page{b.open(q.Links.Answer), b.open("/a/forged.x")} {
+			csp := p.header.Get("Content-Security-Policy")
+			require.Contains(t, csp, "default-src 'none'")
+			require.Contains(t, csp, "frame-ancestors 'none'")
+			require.NotContains(t, csp, "unsafe-inline")
+			require.Equal(t, "DENY", p.header.Get("X-Frame-Options"))
+			require.Equal(t, "no-referrer", p.header.Get("Referrer-Policy"))
+			require.Equal(t, "nosniff", p.header.Get("X-Content-Type-Options"))
+			require.Equal(t, "no-store", p.header.Get("Cache-Control"))
+			require.Contains(t, p.body, `name="viewport"`)
+		}
+		// A POST from another site is refused whatever its form says.
+		form := formOf(t, b.open(q.Links.Answer))
+		req, _ := http.NewRequest("POST", b.url+q.Links.Answer, strings.NewReader(with(form, "step", "send", "value", "merge").Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "https://evil.example")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusForbidden, resp.StatusCode)
+		// As a browser says it, with no Origin to go by (Referrer-Policy no-referrer).
+		req, _ = http.NewRequest("POST", b.url+q.Links.Answer, strings.NewReader(with(form, "step", "send", "value", "merge").Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "null")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err = http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusForbidden, resp.StatusCode)
+		require.Equal(t, "pending", b.get(q.Key).Status)
+	})
+}
+
+// TestRateLimitedPerLink: one link past its burst is refused with 429; another link is not.
+func TestRateLimitedPerLink(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL, func(o *setupOpts) { o.burst = 3 })
+		q := b.merge()
+		for range 3 {
+			require.Equal(t, http.StatusOK, b.open(q.Links.Answer).status)
+		}
+		p := b.open(q.Links.Answer)
+		require.Equal(t, http.StatusTooManyRequests, p.status)
+		require.Contains(t, p.body, "opened too often")
+		require.Equal(t, http.StatusOK, b.open(b.mint(q.Key, "alice@example.com").URL).status)
+	})
+}
+
+// TestQuorumCountsLinkVotes: each recipient's link is one person's vote; two make the quorum.
+func TestQuorumCountsLinkVotes(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.askWith(map[string]any{"kind": "confirm", "question": "Ship it?", "approvals": 2})
+		send := func(who string) page {
+			m := b.mint(q.Key, who)
+			return b.post(m.URL, with(formOf(t, b.open(m.URL)), "step", "send", "value", "yes"))
+		}
+		p := send("alice@example.com")
+		require.Contains(t, p.body, "Your vote is counted")
+		require.Equal(t, "pending", b.get(q.Key).Status)
+		p = send("alice@example.com") // the same person again: still one vote
+		require.Equal(t, "pending", b.get(q.Key).Status)
+		p = send("bob@example.com")
+		require.Contains(t, p.body, "approved by")
+		got := b.get(q.Key)
+		require.Equal(t, "answered", got.Status)
+		require.Len(t, got.Answer.Votes, 2)
+		for _, v := range got.Answer.Votes {
+			require.Equal(t, inquiry.ViaWeb, v.Via)
+			require.True(t, strings.HasPrefix(v.By, "link:"), v.By)
+		}
+	})
+}
+
+// TestLinksAPI: only the asker (or an admin) mints and revokes; a recipient must be an address;
+// a resolved inquiry mints none.
+func TestLinksAPI(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.merge()
+		body := map[string]string{"recipient": "alice@example.com"}
+		var e struct {
+			Error struct{ Code, Message, Field string }
+		}
+		require.Equal(t, http.StatusForbidden, b.api("POST", "/v1/inquiries/"+q.Key+"/links", b.ask2, body, &e))
+		require.Contains(t, e.Error.Message, "did not ask inquiry")
+		require.Equal(t, http.StatusForbidden, b.api("POST", "/v1/inquiries/"+q.Key+"/links", b.answerer, body, nil))
+		require.Equal(t, http.StatusForbidden, b.api("DELETE", "/v1/inquiries/"+q.Key+"/links/alice@example.com", b.ask2, nil, nil))
+		require.Equal(t, http.StatusCreated, b.api("POST", "/v1/inquiries/"+q.Key+"/links", b.admin, body, nil))
+		for _, bad := range []string{"", "alice", "Alice <alice@example.com>", strings.Repeat("a", 250) + "@example.com"} {
+			require.Equal(t, http.StatusBadRequest, b.api("POST", "/v1/inquiries/"+q.Key+"/links", b.ask, map[string]string{"recipient": bad}, &e), bad)
+			require.Equal(t, "recipient", e.Error.Field)
+		}
+		require.Equal(t, http.StatusBadRequest, b.api("POST", "/v1/inquiries/"+q.Key+"/links", b.ask, map[string]string{"recipient": "a@b.c", "expires_in": "soon"}, &e))
+		// A link never outlives its inquiry.
+		m := b.mint(q.Key, "alice@example.com", "100h")
+		require.WithinDuration(t, b.clock.Now().Add(2*time.Hour), m.ExpiresAt, time.Second)
+		require.Equal(t, http.StatusNotFound, b.api("POST", "/v1/inquiries/inq_nope/links", b.ask, body, nil))
+
+		require.Equal(t, http.StatusOK, b.api("POST", "/v1/inquiries/"+q.Key+"/cancel", b.ask, nil, nil))
+		require.Equal(t, http.StatusConflict, b.api("POST", "/v1/inquiries/"+q.Key+"/links", b.ask, body, &e))
+		require.Equal(t, "already_resolved", e.Error.Code)
+	})
+}
+
+// TestNoLinkInLogs: after every kind of request to the page and the links API, no log line
+// holds a link's token, nor its signature.
+func TestNoLinkInLogs(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.merge()
+		m := b.mint(q.Key, "alice@example.com")
+		form := formOf(t, b.open(m.URL))
+		b.post(m.URL, with(form, "step", "confirm", "value", "merge"))
+		b.post(m.URL, with(form, "step", "send", "value", "merge"))
+		b.post(m.URL, with(form, "step", "send", "value", "hold")) // refused: already answered
+		b.open(m.URL + "x")                                        // forged
+		b.open(q.Links.Answer)
+		req, _ := http.NewRequest("PUT", b.url+m.URL, nil) // no such method
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+
+		logs := b.logs.String()
+		require.Contains(t, logs, `"path":"/a/…"`, "the page's requests are logged, redacted")
+		for _, link := range []string{m.URL, q.Links.Answer} {
+			tok := strings.TrimPrefix(link, "/a/")
+			_, mac, _ := strings.Cut(tok, ".")
+			require.NotContains(t, logs, tok)
+			require.NotContains(t, logs, mac)
+		}
+		require.NotContains(t, logs, url.QueryEscape(form.Get("csrf")))
+		require.NotContains(t, logs, form.Get("csrf"))
+	})
+}
+
+// TestOtherAnswers: a multiple choice (several ticks, or one), own words where allow_text, and
+// a reason where one is asked for — each through the confirmation, as the domain reads it.
+func TestOtherAnswers(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		opts := []map[string]string{{"value": "api", "label": "API"}, {"value": "web", "label": "Web"}, {"value": "cli", "label": "CLI"}}
+
+		t.Run("multiple", func(t *testing.T) {
+			for _, ticks := range [][]string{{"api", "cli"}, {"web"}} {
+				q := b.askWith(map[string]any{"kind": "choice", "multiple": true, "question": "Which parts change?", "options": opts})
+				p := b.open(q.Links.Answer)
+				require.Contains(t, p.body, `type="checkbox" name="value" value="cli"`)
+				kv := []string{"step", "confirm"}
+				for _, v := range ticks {
+					kv = append(kv, "value", v)
+				}
+				c := b.post(q.Links.Answer, with(formOf(t, p), kv...))
+				require.Equal(t, http.StatusOK, c.status, c.body)
+				require.Contains(t, c.body, "Send: <strong>")
+				kv[1] = "send"
+				s := b.post(q.Links.Answer, with(formOf(t, c), kv...))
+				require.Equal(t, http.StatusOK, s.status, s.body)
+				require.Equal(t, ticks, b.get(q.Key).Answer.Value.Strings())
+			}
+		})
+
+		t.Run("own words", func(t *testing.T) {
+			q := b.askWith(map[string]any{"kind": "choice", "allow_text": true, "question": "Which part first?", "options": opts})
+			p := b.open(q.Links.Answer)
+			require.Contains(t, p.body, "Or answer in your own words")
+			c := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "text", "Neither: <b>docs</b> first"))
+			require.Contains(t, c.body, "Send: <strong>&#34;Neither: &lt;b&gt;docs&lt;/b&gt; first&#34;</strong>?")
+			s := b.post(q.Links.Answer, with(formOf(t, c), "step", "send", "text", "Neither: <b>docs</b> first"))
+			require.Equal(t, http.StatusOK, s.status, s.body)
+			got := b.get(q.Key).Answer
+			require.Equal(t, "Neither: <b>docs</b> first", got.Text)
+			require.True(t, got.Value.IsZero())
+		})
+
+		t.Run("reason", func(t *testing.T) {
+			q := b.askWith(map[string]any{"kind": "confirm", "question": "Release today?", "reason": "on_no"})
+			p := b.open(q.Links.Answer)
+			require.Contains(t, p.body, "Your reason (needed for a no)")
+			r := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "value", "no"))
+			require.Equal(t, http.StatusUnprocessableEntity, r.status)
+			require.Contains(t, r.body, `id="problem"`)
+			c := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "value", "no", "text", "tests are red"))
+			require.Equal(t, http.StatusOK, c.status, c.body)
+			s := b.post(q.Links.Answer, with(formOf(t, c), "step", "send", "value", "no", "text", "tests are red"))
+			require.Equal(t, http.StatusOK, s.status, s.body)
+			got := b.get(q.Key).Answer
+			require.Equal(t, "no", got.Value.First())
+			require.Equal(t, "tests are red", got.Text)
+		})
+	})
+}
