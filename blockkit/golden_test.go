@@ -85,6 +85,21 @@ func goldenCases() []goldenCase {
 			return rec
 		}},
 		{"confirm", func() *inquiry.Record { return record(inquiry.KindConfirm) }},
+		{"choice_browser_link", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.Links = &inquiry.Links{Answer: "https://bot.example.com/a/aW5xX2V4YW1wbGUAAAAGYZKL.1UgL15Y6kq1lK9V0rZLys6HdZXc"}
+			return rec
+		}},
+		{"confirm_browser_link", func() *inquiry.Record {
+			rec := record(inquiry.KindConfirm)
+			rec.Links = &inquiry.Links{Answer: "https://bot.example.com/a/aW5xX2V4YW1wbGUAAAAGYZKL.1UgL15Y6kq1lK9V0rZLys6HdZXc"}
+			return rec
+		}},
+		{"text_relative_link_no_button", func() *inquiry.Record {
+			rec := record(inquiry.KindText)
+			rec.Links = &inquiry.Links{Answer: "/a/aW5xX2V4YW1wbGUAAAAGYZKL.1UgL15Y6kq1lK9V0rZLys6HdZXc"}
+			return rec
+		}},
 		{"confirm_allow_text", func() *inquiry.Record {
 			rec := record(inquiry.KindConfirm)
 			rec.AllowText = true

@@ -17,7 +17,14 @@ import (
 func Message(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Block) {
 	in := &rec.Inquiry
 	blocks = append(blocks, prose(rec.Key, revQuestion, in)...)
-	blocks = append(blocks, controls(rec)...)
+	blocks = append(blocks, controls(rec, revQuestion)...)
+	if page := browserLink(rec); page != "" {
+		// The answer page behind the inquiry's link (DESIGN §15), for whoever is not at a
+		// desk with Slack's controls. A link button still sends a click: ActionOpenPage,
+		// which is nobody's answer and is only acknowledged.
+		blocks = append(blocks, slack.NewActionBlock(blockID(rec.Key, revQuestion, "web"),
+			&slack.ButtonBlockElement{Type: slack.METButton, ActionID: ActionOpenPage, Text: plain("Answer in a browser"), URL: page}))
+	}
 	if line := approvalLine(rec); line != "" {
 		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revQuestion, "tally"), mrkdwn(line)))
 	}
@@ -35,6 +42,19 @@ func Message(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Bl
 }
 
 const noQuestion = "(no question given)"
+
+// browserLink is the answer page a message offers: the record's answer link when it is an
+// absolute http(s) URL that fits a button (inquiry.Service.BrowserLink decides whether a
+// message offers one at all).
+func browserLink(rec *inquiry.Record) string {
+	if rec.Links == nil || len(rec.Links.Answer) > maxURL {
+		return ""
+	}
+	if u := rec.Links.Answer; strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+		return u
+	}
+	return ""
+}
 
 // prose renders the question and the context as verbatim mrkdwn sections, split across as many
 // sections as the escaped text needs: nothing is cut.
@@ -55,11 +75,13 @@ func section(id, text string) *slack.SectionBlock {
 	return slack.NewSectionBlock(mrkdwn(text), nil, nil, slack.SectionBlockOptionBlockID(id))
 }
 
-// controls renders what a person answers with, by kind.
-func controls(rec *inquiry.Record) []slack.Block {
+// controls renders what a person answers with, by kind, with the block_ids of revision rev (the
+// question message, or the Home tab: the action_ids are the same, so a click answers the same
+// way wherever it happened).
+func controls(rec *inquiry.Record, rev string) []slack.Block {
 	in, key := &rec.Inquiry, rec.Key
 	actions := func(elems ...slack.BlockElement) *slack.ActionBlock {
-		return slack.NewActionBlock(blockID(key, revQuestion, "act"), elems...)
+		return slack.NewActionBlock(blockID(key, rev, "act"), elems...)
 	}
 	var ownWords []slack.BlockElement
 	if in.AllowText {
@@ -98,7 +120,7 @@ func controls(rec *inquiry.Record) []slack.Block {
 	case !in.Multiple && len(opts) <= maxButtons:
 		// Buttons show no description, so the descriptions get a section of their own.
 		if d := descriptions(opts); d != "" {
-			blocks = append(blocks, section(blockID(key, revQuestion, "desc"), d))
+			blocks = append(blocks, section(blockID(key, rev, "desc"), d))
 		}
 		blocks = append(blocks, actions(append(answerButtons(in, opts), ownWords...)...))
 	case !in.Multiple:
@@ -121,7 +143,7 @@ func controls(rec *inquiry.Record) []slack.Block {
 				plain("Choose any that apply"), ActionPick, options(opts)...)
 		}
 		blocks = append(blocks,
-			slack.NewInputBlock(blockID(key, revQuestion, "pick"), plain("Choose any that apply, then Submit"), nil, pick),
+			slack.NewInputBlock(blockID(key, rev, "pick"), plain("Choose any that apply, then Submit"), nil, pick),
 			actions(append([]slack.BlockElement{
 				slack.NewButtonBlockElement(ActionSubmit, key, plain("Submit")).WithStyle(slack.StylePrimary),
 			}, ownWords...)...))

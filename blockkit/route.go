@@ -23,6 +23,7 @@ const (
 	ActionOwnWords    = "inq:own_words"    // opens OwnWordsModal
 	ActionOpenText    = "inq:open_text"    // opens TextModal
 	ActionOpenConfirm = "inq:open_confirm" // opens ConfirmModal
+	ActionOpenPage    = "inq:open_page"    // the "Answer in a browser" link button: only acknowledged
 
 	CallbackText     = "inq:text"      // callback_id of TextModal
 	CallbackConfirm  = "inq:confirm"   // callback_id of ConfirmModal

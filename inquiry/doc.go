@@ -95,4 +95,16 @@
 // inquiry id — return it, a question is never asked twice; (2) a live channel answers within the
 // wait — record StateAnswerOf(CapAnswer(answer)) and return the full capped answer; (3) nobody
 // answered in time — the run parks waiting on the inquiry.
+//
+// # Answer links
+//
+// A link (link.go) is a signed token of one inquiry, for one recipient or for anybody who holds
+// the inquiry's general link. Opening it (OpenLink) is judged in this order:
+//
+//	token ──► signature ── forged or altered ─────────► CodeNotFound: nothing of the question
+//	            └── the bot's ──► revoked since issued ► CodeGone: nothing of the question
+//	                  └── no ──► inquiry resolved ─────► CodeAlreadyResolved + the record: what
+//	                               │                       happened and who decided
+//	                               └── pending ──► link expired ► CodeGone
+//	                                     └── open: the page; AnswerByLink answers as Link.Who
 package inquiry

@@ -89,21 +89,14 @@ func bareAddress(s string) bool {
 }
 
 // RecipientLink is the answer link of recipient, one of rec's email recipients, for the transport
-// that mails it: minted as MintLink mints one (until the inquiry's expiry, within DefaultLinkTTL;
-// revoked with the recipient's links), without a caller, since it is minted only for the
-// addresses the asker named in email.to.
+// that mails it (LinkFor), refused for an address the asker did not name in email.to.
 func (s *Service) RecipientLink(_ context.Context, rec *Record, recipient string) (string, error) {
-	secret, err := s.linkSecret()
+	if !slices.ContainsFunc(rec.Email.Recipients(), func(to string) bool { return strings.EqualFold(to, recipient) }) {
+		return "", Errorf(CodeForbidden, "%s is not among the recipients of inquiry %s: only the addresses in its email.to are mailed a link", OneLine(recipient, 80), rec.Key)
+	}
+	l, err := s.LinkFor(rec, recipient)
 	if err != nil {
 		return "", err
 	}
-	who, err := CheckRecipient(recipient)
-	if err != nil {
-		return "", err
-	}
-	if !slices.ContainsFunc(rec.Email.Recipients(), func(to string) bool { return strings.EqualFold(to, who) }) {
-		return "", Errorf(CodeForbidden, "%s is not among the recipients of inquiry %s: only the addresses in its email.to are mailed a link", who, rec.Key)
-	}
-	now := s.Clock()
-	return s.linkURL(signLink(secret, Link{Key: rec.Key, Recipient: who, IssuedAt: now, ExpiresAt: linkExpiry(rec, now, 0)})), nil
+	return l.URL, nil
 }

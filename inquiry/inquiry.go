@@ -386,7 +386,9 @@ func Fingerprint(in *Inquiry) string {
 
 // content is what an inquiry asks, apart from where (its id and run) and until when: the one
 // list of the fields SameContent compares and Fingerprint digests. Its JSON is unambiguous (two
-// contents encode alike only when they are alike) and stable: derived ids depend on it.
+// contents encode alike only when they are alike) and stable: derived ids depend on it. The
+// TypeScript client derives ids with a copy of it (clients/typescript/src/derive.ts): change both,
+// and add the new field to clients/typescript/test/testdata/derive/requests.json.
 func content(in *Inquiry) []byte {
 	options := in.Options
 	if len(options) == 0 {

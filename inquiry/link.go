@@ -126,7 +126,7 @@ func linkMAC(secret, payload []byte) []byte {
 	return m.Sum(nil)[:linkMACBytes]
 }
 
-var linkEncoding = base64.RawURLEncoding
+var linkEncoding = base64.RawURLEncoding.Strict() // one spelling per token: no stray padding bits
 
 // signLink makes the token of l: payload "." signature, both base64url, so it sits in a URL
 // path as it is.
@@ -265,9 +265,31 @@ func (s *Service) MintLink(ctx context.Context, key string, req LinkRequest) (*M
 	if rec.Status != StatusPending {
 		return nil, AlreadyResolved(rec)
 	}
+	return s.mint(secret, rec, recipient, ttl), nil
+}
+
+// LinkFor mints the link of recipient for rec, a pending inquiry, as MintLink does but for the
+// server itself: a transport that puts the question to named people (e-mail) sends each their
+// own link, so that each answer names its person. It checks the recipient, not a caller.
+func (s *Service) LinkFor(rec *Record, recipient string) (*MintedLink, error) {
+	secret, err := s.linkSecret()
+	if err != nil {
+		return nil, err
+	}
+	if recipient, err = CheckRecipient(recipient); err != nil {
+		return nil, err
+	}
+	if rec.Status != StatusPending {
+		return nil, AlreadyResolved(rec)
+	}
+	return s.mint(secret, rec, recipient, 0), nil
+}
+
+// mint signs the link of recipient for rec, issued now, until linkExpiry.
+func (s *Service) mint(secret []byte, rec *Record, recipient string, ttl time.Duration) *MintedLink {
 	now := s.Clock()
 	l := Link{Key: rec.Key, Recipient: recipient, IssuedAt: now, ExpiresAt: linkExpiry(rec, now, ttl)}
-	return &MintedLink{URL: s.linkURL(signLink(secret, l)), Recipient: recipient, ExpiresAt: l.ExpiresAt}, nil
+	return &MintedLink{URL: s.linkURL(signLink(secret, l)), Recipient: recipient, ExpiresAt: l.ExpiresAt}
 }
 
 // RevokeLinks revokes every link of recipient for the inquiry with key issued until now; the
@@ -295,9 +317,10 @@ func (s *Service) RevokeLinks(ctx context.Context, key, recipient string) (*Link
 }
 
 // OpenLink checks token and returns the inquiry it answers, as it stands now, with the link.
-// A refusal says why, in one sentence: not a link of the bot (CodeNotFound), expired or revoked
-// (CodeGone), or its inquiry no longer pending (CodeAlreadyResolved, with the record, so the
-// page can show what happened and who answered).
+// A refusal says why, in one sentence: not a link of the bot (CodeNotFound), revoked
+// (CodeGone, without the record), its inquiry no longer pending (CodeAlreadyResolved, with the
+// record, so the page can show what happened and who answered), or the link expired before its
+// inquiry (CodeGone).
 func (s *Service) OpenLink(ctx context.Context, token string) (*Record, *Link, error) {
 	secret, err := s.linkSecret()
 	if err != nil {
@@ -314,18 +337,19 @@ func (s *Service) OpenLink(ctx context.Context, token string) (*Record, *Link, e
 	if err != nil {
 		return nil, nil, err
 	}
-	if rec, err = s.current(ctx, rec); err != nil {
-		return nil, nil, err
-	}
-	if rec.Status != StatusPending {
-		return rec, l, AlreadyResolved(rec)
-	}
+	// A revoked link is told nothing more, not even what was decided.
 	revoked, ok, err := s.Store.LinksRevokedAt(ctx, rec.Key, l.Recipient)
 	if err != nil {
 		return nil, nil, err
 	}
 	if ok && !l.IssuedAt.After(revoked) {
-		return rec, l, Errorf(CodeGone, "this link was revoked at %s by whoever asked the question: ask them for a new link", revoked.UTC().Format("2006-01-02 15:04 MST"))
+		return nil, l, Errorf(CodeGone, "this link was revoked at %s by whoever asked the question: ask them for a new link", revoked.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	if rec, err = s.current(ctx, rec); err != nil {
+		return nil, nil, err
+	}
+	if rec.Status != StatusPending {
+		return rec, l, AlreadyResolved(rec)
 	}
 	if !l.ExpiresAt.IsZero() && !s.Clock().Before(l.ExpiresAt) {
 		return rec, l, Errorf(CodeGone, "this link expired at %s: ask whoever sent it for a new one", l.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
@@ -404,4 +428,18 @@ func (s *Service) CheckForm(token, form, key string) error {
 // String shows a link without its token, for a log line.
 func (l *Link) String() string {
 	return fmt.Sprintf("link of %s for %q", l.Key, l.Recipient)
+}
+
+// BrowserLink is the answer link a message everybody in a place sees (a Slack channel's) may
+// offer: the general link, absolute under PublicURL, of a pending inquiry that names no
+// answerers. Where answerers are named, a link everybody there holds would let anybody
+// answer, so none is offered ("" then, as without PublicURL or links).
+func (s *Service) BrowserLink(rec *Record) string {
+	if s.PublicURL == "" || len(rec.Slack.Answerers) > 0 {
+		return ""
+	}
+	if l := s.AnswerLinks(rec); l != nil {
+		return l.Answer
+	}
+	return ""
 }

@@ -42,6 +42,9 @@ type Config struct {
 	// Finder maps a thread reply to the inquiries it may answer; nil means Service.Store when it
 	// implements Finder, else thread replies are ignored (with a warning at start).
 	Finder Finder
+	// Answers lists what a person answered lately, for the App Home; nil means Service.Store
+	// when it implements Answers, else the Home tab lists only what waits.
+	Answers Answers
 	// Now is the clock (signature windows, rendering); nil means time.Now.
 	Now        func() time.Time
 	Logger     *slog.Logger
@@ -57,17 +60,19 @@ type Config struct {
 
 // App is the Slack transport and the Slack handlers. Create it with New.
 type App struct {
-	cfg    Config
-	client *slack.Client
-	svc    *inquiry.Service
-	finder Finder
-	log    *slog.Logger
-	now    func() time.Time
+	cfg     Config
+	client  *slack.Client
+	svc     *inquiry.Service
+	finder  Finder
+	answers Answers
+	log     *slog.Logger
+	now     func() time.Time
 
 	pace   *pacer
 	holds  *holds
 	groups *groupCache
 	seen   *eventLog
+	homes  *homes // who opened the App Home lately (home.go)
 
 	// bg tracks ephemerals sent after an ack; Close waits for them.
 	bg sync.WaitGroup
@@ -132,8 +137,15 @@ func New(cfg Config) (*App, error) {
 		pace:   &pacer{every: rate.Every(cfg.PostInterval), burst: cfg.PostBurst, lanes: map[string]*rate.Limiter{}},
 		holds:  &holds{until: map[string]time.Time{}},
 		seen:   newEventLog(10000),
+		homes:  newHomes(),
 	}
 	a.groups = &groupCache{ttl: cfg.GroupTTL, now: cfg.Now, lookup: a.groupMembers, m: map[string]groupEntry{}}
+	a.answers = cfg.Answers
+	if a.answers == nil {
+		if f, ok := cfg.Service.Store.(Answers); ok {
+			a.answers = f
+		}
+	}
 	if a.finder == nil {
 		if f, ok := cfg.Service.Store.(Finder); ok {
 			a.finder = f
@@ -150,8 +162,10 @@ func (a *App) Client() *slack.Client { return a.client }
 // SocketMode reports whether the App is configured for Socket Mode (an app-level token).
 func (a *App) SocketMode() bool { return a.cfg.AppToken != "" }
 
-// Close waits for the ephemerals still being sent (each is bounded by its own timeout).
+// Close waits for the ephemerals and Home tabs still being sent (each is bounded by its own
+// timeout).
 func (a *App) Close() error {
+	a.homes.close()
 	a.bg.Wait()
 	return nil
 }

@@ -48,8 +48,11 @@ func (a *App) handleEvent(ctx context.Context, ev slackevents.EventsAPIEvent) er
 }
 
 func (a *App) callback(ctx context.Context, inner slackevents.EventsAPIInnerEvent) error {
-	if m, ok := inner.Data.(*slackevents.MessageEvent); ok {
-		return a.threadReply(ctx, m)
+	switch ev := inner.Data.(type) {
+	case *slackevents.MessageEvent:
+		return a.threadReply(ctx, ev)
+	case *slackevents.AppHomeOpenedEvent:
+		a.appHomeOpened(ctx, ev)
 	}
 	return nil
 }

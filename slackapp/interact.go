@@ -82,6 +82,10 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 		return
 	}
 	a.answer(ctx, rec, reply, user, whereOf(ic, rec))
+	if ic.Container.Type == "view" && ic.View.Type == slack.VTHomeTab {
+		// Clicked in the Home tab: it shows the vote at once (a resolution refreshes it too).
+		a.refreshHome(user)
+	}
 }
 
 // openModal opens the modal an action asks for, at once: the trigger_id is good for three

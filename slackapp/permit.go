@@ -13,38 +13,35 @@ import (
 // groupTimeout bounds a usergroups.users.list inside an interaction's three seconds.
 const groupTimeout = 1500 * time.Millisecond
 
-// refusal returns "" when user may answer rec, else the sentence to tell them. Whoever
-// requested_by names may not (inquiry.NotRequester). With no answerers anybody else may; otherwise user must be listed or be a member of a listed user group.
-// A group that cannot be resolved right now admits nobody: the check fails closed.
+// refusal returns "" when user may answer rec, else the sentence to tell them. The rule is the
+// domain's (inquiry.PersonMayAnswer): whoever requested_by names may not; with no answerers
+// anybody else may; otherwise user must be listed or be a member of a listed user group. A group
+// that cannot be resolved right now admits nobody: the check fails closed.
 func (a *App) refusal(ctx context.Context, rec *inquiry.Record, user string) string {
-	if inquiry.NotRequester(rec, user) != nil {
+	p := a.permission(ctx, rec, user)
+	switch {
+	case p.Requester:
 		return sayRequester // four eyes, before any list: whoever asked never gives it
-	}
-	ids := rec.Slack.Answerers
-	if len(ids) == 0 {
+	case p.Allowed:
 		return ""
 	}
-	var unchecked []string
-	for _, id := range ids {
-		if id == user {
-			return ""
-		}
-	}
-	for _, id := range ids {
+	return sayNotAnswerer(rec.Slack.Answerers, p.Unchecked)
+}
+
+// permission is inquiry.PersonMayAnswer with the members of user groups read from Slack
+// (cached).
+func (a *App) permission(ctx context.Context, rec *inquiry.Record, user string) inquiry.Permission {
+	return inquiry.PersonMayAnswer(rec, user, func(id string) (bool, error) {
 		if !blockkit.IsGroupID(id) {
-			continue
+			return false, nil
 		}
 		members, err := a.groups.members(ctx, id)
 		if err != nil {
 			a.log.WarnContext(ctx, "resolve a user group of answerers", "group", id, "key", rec.Key, "err", err)
-			unchecked = append(unchecked, id)
-			continue
+			return false, err
 		}
-		if members[user] {
-			return ""
-		}
-	}
-	return sayNotAnswerer(ids, unchecked)
+		return members[user], nil
+	})
 }
 
 // groupMembers asks Slack for a user group's members.

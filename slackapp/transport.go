@@ -32,7 +32,7 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, er
 	if err := a.quorumFits(ctx, rec); err != nil {
 		return inquiry.Posted{}, err
 	}
-	text, blocks := blockkit.Message(rec, a.now())
+	text, blocks := blockkit.Message(a.withPage(rec), a.now())
 	opts := []slack.MsgOption{
 		slack.MsgOptionText(text, false),
 		slack.MsgOptionBlocks(blocks...),
@@ -213,7 +213,7 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	}
 	text, blocks := blockkit.Resolved(rec, a.now())
 	if rec.Status == inquiry.StatusPending {
-		text, blocks = blockkit.Message(rec, a.now())
+		text, blocks = blockkit.Message(a.withPage(rec), a.now())
 	}
 	if err := a.ready(ctx, rec.Slack.Channel); err != nil {
 		return err
@@ -223,6 +223,8 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	if err != nil {
 		return a.failed(fmt.Sprintf("update the message of inquiry %s in channel %s", rec.Key, rec.Slack.Channel), rec.Slack.Channel, err)
 	}
+	// The Home tabs it shows in (home.go): in the background, never failing the update.
+	a.refreshHomesFor(ctx, rec)
 	return nil
 }
 
@@ -424,4 +426,16 @@ func permanentFix(se slack.SlackErrorResponse, channel string) (fix string, ok b
 		return "the question message is gone or can no longer be edited in Slack; its outcome stays in the API", true
 	}
 	return "", false
+}
+
+// withPage returns rec with the answer page its message may offer (inquiry.Service.BrowserLink:
+// with BOT_PUBLIC_URL set, where no answerers are named), rec itself when none.
+func (a *App) withPage(rec *inquiry.Record) *inquiry.Record {
+	link := a.svc.BrowserLink(rec)
+	if link == "" {
+		return rec
+	}
+	out := *rec
+	out.Links = &inquiry.Links{Answer: link}
+	return &out
 }

@@ -130,6 +130,12 @@ func TestLinkRefusals(t *testing.T) {
 			require.Equal(t, http.StatusOK, b.open(b.mint(r.Key, "carol@example.com").URL).status)
 			b.clock.Add(time.Millisecond)
 			require.Equal(t, http.StatusOK, b.open(b.mint(r.Key, "bob@example.com").URL).status)
+			// Once the question is answered, a revoked link still learns nothing of it.
+			require.Equal(t, http.StatusOK, b.api("POST", "/v1/inquiries/"+r.Key+"/answer", b.answerer, map[string]string{"value": "hold"}, nil))
+			p = b.open(rm.URL)
+			require.Equal(t, http.StatusGone, p.status)
+			require.NotContains(t, p.body, "Hold")
+			require.NotContains(t, p.body, "Merge now?")
 			// The general link, revoked by "answer".
 			require.Equal(t, http.StatusOK, b.api("DELETE", "/v1/inquiries/"+r.Key+"/links/answer", b.ask, nil, nil))
 			require.Equal(t, http.StatusGone, b.open(r.Links.Answer).status)
@@ -245,6 +251,15 @@ func TestSecurityHeaders(t *testing.T) {
 		require.NoError(t, err)
 		resp.Body.Close()
 		require.Equal(t, http.StatusForbidden, resp.StatusCode)
+		// As a browser says it, with no Origin to go by (Referrer-Policy no-referrer).
+		req, _ = http.NewRequest("POST", b.url+q.Links.Answer, strings.NewReader(with(form, "step", "send", "value", "merge").Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "null")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err = http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusForbidden, resp.StatusCode)
 		require.Equal(t, "pending", b.get(q.Key).Status)
 	})
 }
@@ -349,5 +364,62 @@ func TestNoLinkInLogs(t *testing.T) {
 		}
 		require.NotContains(t, logs, url.QueryEscape(form.Get("csrf")))
 		require.NotContains(t, logs, form.Get("csrf"))
+	})
+}
+
+// TestOtherAnswers: a multiple choice (several ticks, or one), own words where allow_text, and
+// a reason where one is asked for — each through the confirmation, as the domain reads it.
+func TestOtherAnswers(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		opts := []map[string]string{{"value": "api", "label": "API"}, {"value": "web", "label": "Web"}, {"value": "cli", "label": "CLI"}}
+
+		t.Run("multiple", func(t *testing.T) {
+			for _, ticks := range [][]string{{"api", "cli"}, {"web"}} {
+				q := b.askWith(map[string]any{"kind": "choice", "multiple": true, "question": "Which parts change?", "options": opts})
+				p := b.open(q.Links.Answer)
+				require.Contains(t, p.body, `type="checkbox" name="value" value="cli"`)
+				kv := []string{"step", "confirm"}
+				for _, v := range ticks {
+					kv = append(kv, "value", v)
+				}
+				c := b.post(q.Links.Answer, with(formOf(t, p), kv...))
+				require.Equal(t, http.StatusOK, c.status, c.body)
+				require.Contains(t, c.body, "Send: <strong>")
+				kv[1] = "send"
+				s := b.post(q.Links.Answer, with(formOf(t, c), kv...))
+				require.Equal(t, http.StatusOK, s.status, s.body)
+				require.Equal(t, ticks, b.get(q.Key).Answer.Value.Strings())
+			}
+		})
+
+		t.Run("own words", func(t *testing.T) {
+			q := b.askWith(map[string]any{"kind": "choice", "allow_text": true, "question": "Which part first?", "options": opts})
+			p := b.open(q.Links.Answer)
+			require.Contains(t, p.body, "Or answer in your own words")
+			c := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "text", "Neither: <b>docs</b> first"))
+			require.Contains(t, c.body, "Send: <strong>&#34;Neither: &lt;b&gt;docs&lt;/b&gt; first&#34;</strong>?")
+			s := b.post(q.Links.Answer, with(formOf(t, c), "step", "send", "text", "Neither: <b>docs</b> first"))
+			require.Equal(t, http.StatusOK, s.status, s.body)
+			got := b.get(q.Key).Answer
+			require.Equal(t, "Neither: <b>docs</b> first", got.Text)
+			require.True(t, got.Value.IsZero())
+		})
+
+		t.Run("reason", func(t *testing.T) {
+			q := b.askWith(map[string]any{"kind": "confirm", "question": "Release today?", "reason": "on_no"})
+			p := b.open(q.Links.Answer)
+			require.Contains(t, p.body, "Your reason (needed for a no)")
+			r := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "value", "no"))
+			require.Equal(t, http.StatusUnprocessableEntity, r.status)
+			require.Contains(t, r.body, `id="problem"`)
+			c := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "value", "no", "text", "tests are red"))
+			require.Equal(t, http.StatusOK, c.status, c.body)
+			s := b.post(q.Links.Answer, with(formOf(t, c), "step", "send", "value", "no", "text", "tests are red"))
+			require.Equal(t, http.StatusOK, s.status, s.body)
+			got := b.get(q.Key).Answer
+			require.Equal(t, "no", got.Value.First())
+			require.Equal(t, "tests are red", got.Text)
+		})
 	})
 }

@@ -870,6 +870,9 @@ func loadSlackManifest(t *testing.T, file string) slack.Manifest {
 			t.Errorf("%s: bot_events lacks %s (thread replies)", file, e)
 		}
 	}
+	if !slices.Contains(m.Settings.EventSubscriptions.BotEvents, "app_home_opened") || !m.Features.AppHome.HomeTabEnabled {
+		t.Errorf("%s: the App Home needs features.app_home.home_tab_enabled and the app_home_opened bot event", file)
+	}
 	if m.Settings.Interactivity == nil || !m.Settings.Interactivity.IsEnabled {
 		t.Errorf("%s: interactivity is not enabled (buttons and modals)", file)
 	}

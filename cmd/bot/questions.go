@@ -15,10 +15,20 @@ import (
 )
 
 const questionsHelp = `usage: bot questions [--all] [--json]
+       bot questions -i
 
 Lists the questions waiting for an answer that your token may answer, numbered oldest first
 (the number 'bot answer N' takes), each with its numbered answers. --all also lists the
 resolved ones with their answers, assumptions made by policy marked as such.
+
+-i, on a terminal, is the interactive picker: the questions numbered, the selected one with its
+answers. A digit picks an answer of the selected question and the bottom line asks whether to
+send it: y sends (as bot answer does), n takes it back and nothing is sent. r writes an answer
+in your own words, or an answer's number or words, as bot answer reads them (answers past 9:
+r 10); Enter, then y/n; Esc cancels. d declines, the arrow keys or j/k move between
+questions, q or Ctrl-C quits. For a multiple choice, digits add or remove answers and Enter
+asks to send them. The list follows the questions as they arrive and leave. Without a terminal
+(a pipe, a file) -i prints the list as without it.
 
 Flags:
 `
@@ -27,15 +37,26 @@ func runQuestions(ctx context.Context, e *env) error {
 	fs := commandFlags(e, "questions", questionsHelp)
 	all := fs.Bool("all", false, "also list resolved questions and their answers")
 	asJSON := fs.Bool("json", false, "print the questions as JSON (pending ones in the order of their numbers)")
+	interactive := fs.Bool("i", false, "on a terminal, pick and send answers interactively (see above)")
 	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return exitf(exitUsage, "bot questions takes no arguments: use bot answer to answer one")
 	}
+	if *interactive && (*all || *asJSON) {
+		return exitf(exitUsage, "-i is the interactive picker and shows only the waiting questions: drop --all and --json, or drop -i to list")
+	}
 	c, err := newClient(e)
 	if err != nil {
 		return err
+	}
+	if *interactive {
+		// Interactive only when asked and on a terminal: a script or an agent that runs bot
+		// questions, even in a pseudo-terminal, gets the list and never a screen waiting for keys.
+		if in, out, ok := terminals(e); ok {
+			return runPicker(ctx, c, in, out)
+		}
 	}
 	pending, err := pendingQuestions(ctx, c)
 	if err != nil {

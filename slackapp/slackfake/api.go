@@ -146,6 +146,7 @@ var methods = map[string]func(*Server, *request) (map[string]any, *apiError){
 	"conversations.info": (*Server).conversationInfo, "conversations.history": (*Server).history,
 	"conversations.replies": (*Server).replies, "usergroups.users.list": (*Server).userGroupUsers,
 	"views.open": (*Server).openView, "views.push": (*Server).openView, "views.update": (*Server).updateView,
+	"views.publish": (*Server).publishView,
 }
 
 func (s *Server) authTest(*request) (map[string]any, *apiError) {

@@ -188,6 +188,15 @@ var schemas = map[string]*schema{
 		fOpt("external_id", sStr(255)),
 	}},
 
+	// The Home tab (docs.slack.dev/surfaces/app-home; views.publish): no title, submit or close;
+	// 100 blocks, as a modal (FACTS.md §B.1). Its elements are those of a modal's surface.
+	"home": {where: inModal, fields: []field{
+		fReq("blocks", sArr(0, 100, sTyped(blockTypes...))),
+		fOpt("private_metadata", sStr(3000)),
+		fOpt("callback_id", sStr(255)),
+		fOpt("external_id", sStr(255)),
+	}},
+
 	// --- Blocks (docs.slack.dev/reference/block-kit/blocks/…) ---
 	"actions": {fields: []field{fBlockID,
 		fReq("elements", sArr(1, 25, sTyped(actionsElements...)))}}, // 25 (FACTS.md §B.1)
@@ -708,7 +717,13 @@ func checkMessageBlocks(raw []byte) (msgs []string, ok bool) {
 
 // checkViewJSON judges the view of views.open, views.update and views.push, returning the error
 // code Slack answers with and its messages ("" when the view is accepted).
-func checkViewJSON(raw []byte) (code string, msgs []string) {
+func checkViewJSON(raw []byte) (code string, msgs []string) { return checkViewOf(raw, "modal") }
+
+// checkHomeJSON judges the view of views.publish: a Home tab, as checkViewJSON judges a modal.
+func checkHomeJSON(raw []byte) (code string, msgs []string) { return checkViewOf(raw, "home") }
+
+// checkViewOf judges a view that must be of type typ.
+func checkViewOf(raw []byte, typ string) (code string, msgs []string) {
 	if len(raw) == 0 {
 		return "invalid_arguments", []string{"[ERROR] missing required field: view"}
 	}
@@ -729,7 +744,7 @@ func checkViewJSON(raw []byte) (code string, msgs []string) {
 		}
 	}
 	c := &checker{where: inModal}
-	c.value("/view", v, sTyped("modal"))
+	c.value("/view", v, sTyped(typ))
 	if m, ok := v.(map[string]any); ok {
 		if blocks, ok := m["blocks"].([]any); ok && len(blocks) <= 100 {
 			c.blockList("/view/blocks", blocks)
@@ -769,6 +784,14 @@ func blocksRefusal(blocks string) *apiError {
 // viewRefusal is Slack's answer to a view it refuses, nil when it accepts it.
 func viewRefusal(raw json.RawMessage) *apiError {
 	if code, msgs := checkViewJSON(raw); code != "" {
+		return fail(code, msgs...)
+	}
+	return nil
+}
+
+// homeRefusal is Slack's answer to a Home tab it refuses, nil when it accepts it.
+func homeRefusal(raw json.RawMessage) *apiError {
+	if code, msgs := checkHomeJSON(raw); code != "" {
 		return fail(code, msgs...)
 	}
 	return nil

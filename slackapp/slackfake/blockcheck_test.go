@@ -659,7 +659,7 @@ func TestGoldenFilesPass(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "blockkit", "testdata", "*.golden"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	var views int
+	var views, homes int
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			raw, err := os.ReadFile(f)
@@ -667,8 +667,15 @@ func TestGoldenFilesPass(t *testing.T) {
 			var golden struct {
 				Blocks json.RawMessage `json:"blocks"`
 				Modal  json.RawMessage `json:"modal"`
+				Home   json.RawMessage `json:"home"`
 			}
 			require.NoError(t, json.Unmarshal(raw, &golden))
+			if len(golden.Home) > 0 {
+				homes++
+				code, msgs := checkHomeJSON(golden.Home)
+				require.Empty(t, code, "Slack would refuse the Home tab: %v", msgs)
+				return
+			}
 			require.NotEmpty(t, golden.Blocks)
 			msgs, ok := checkMessageBlocks(golden.Blocks)
 			require.True(t, ok)
@@ -681,6 +688,7 @@ func TestGoldenFilesPass(t *testing.T) {
 		})
 	}
 	require.NotZero(t, views, "the goldens include modals")
+	require.NotZero(t, homes, "the goldens include Home tabs")
 }
 
 // The table is closed: every schema a spec names exists, and every schema is reachable from a
@@ -712,6 +720,7 @@ func TestSchemaTable(t *testing.T) {
 	}
 	walk(sArr(0, 0, sTyped(blockTypes...)))
 	visit("modal")
+	visit("home")
 	var unreached []string
 	props := 0
 	for name, sch := range schemas {

@@ -116,7 +116,9 @@ type Server struct {
 	channels map[string]*channel
 	ephem    []Ephemeral
 	views    map[string]*View
-	viewSeq  []string // view ids in opening order
+	viewSeq  []string        // view ids in opening order
+	homes    map[string]Home // the Home tab of each person (views.publish)
+	homeLog  []Home          // every Home tab published, oldest first
 	triggers map[string]*trigger
 	groups   map[string][]string
 	picks    map[string]map[string]map[string]any // user|channel|ts -> block_id -> action_id -> state
@@ -184,6 +186,7 @@ func New(o Options) *Server {
 		now:      o.Now,
 		channels: map[string]*channel{},
 		views:    map[string]*View{},
+		homes:    map[string]Home{},
 		triggers: map[string]*trigger{},
 		groups:   map[string][]string{},
 		picks:    map[string]map[string]map[string]any{},

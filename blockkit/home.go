@@ -1,0 +1,192 @@
+package blockkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/slack-go/slack"
+)
+
+// revHome is the revision of the blocks of a question shown in the Home tab: its block_ids
+// differ from the message's, and still carry the key, so a click there routes as one in the
+// message does (ParseBlockID).
+const revHome = "h"
+
+// CallbackHome is the callback_id of the Home tab view.
+const CallbackHome = "inq:home"
+
+// Bounds of the Home tab.
+const (
+	// HomeAnswered is how many of the questions a person answered lately the Home tab lists.
+	HomeAnswered = 10
+	// homeQuestionChars and homeContextChars cut a question and its context on the Home tab:
+	// it lists many questions, and each links to its message, where nothing is cut.
+	homeQuestionChars = 300
+	homeContextChars  = 300
+)
+
+// Home is what the Home tab of one person shows.
+type Home struct {
+	// Waiting are the pending questions that wait for the person (they are named among the
+	// answerers, themselves or through a user group), newest first.
+	Waiting []*inquiry.Record
+	// Unread counts the pending questions beyond those read to find Waiting (the listing was
+	// cut at its bound): some of them may wait for the person too.
+	Unread bool
+	// Answered are the questions the person answered or voted in lately, the last first.
+	Answered []*inquiry.Record
+	// User is the person (a Slack user id): "your vote" is theirs.
+	User string
+}
+
+// HomeView renders the Home tab: the questions waiting for the person, each with its controls
+// (the same action_ids as its message) and a link to its message, within Slack's 100 blocks of
+// a Home tab — those that do not fit are counted in an "and N more" line — and what they
+// answered lately.
+func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
+	blocks := []slack.Block{slack.NewHeaderBlock(plain("Questions waiting for you"),
+		slack.HeaderBlockOptionBlockID("inq-home|waiting"))}
+	tail := homeAnswered(h, now)
+	// Room for the questions, in blocks and in bytes: the header above, the answered list
+	// below, and one line for those that did not fit (its text and the view's own fields are
+	// well within the margin).
+	room := maxViewBlocks - len(blocks) - len(tail) - 1
+	bytes := maxViewBytes - jsonSize(blocks) - jsonSize(tail) - 2000
+	shown := 0
+	for _, rec := range h.Waiting {
+		q := homeQuestion(rec, now)
+		size := jsonSize(q)
+		if len(q) > room || size > bytes {
+			break
+		}
+		blocks = append(blocks, q...)
+		room, bytes = room-len(q), bytes-size
+		shown++
+	}
+	var more string
+	switch left := len(h.Waiting) - shown; {
+	case len(h.Waiting) == 0 && !h.Unread:
+		more = "Nothing waits for you right now. Questions that name you (or a user group of yours) among who may answer show up here as they are asked."
+	case len(h.Waiting) == 0:
+		more = "None of the newest questions waits for you; older ones may: find them in their channels."
+	case left > 0:
+		more = fmt.Sprintf("…and %d more waiting for you: answer these first, or find the others in their channels.", left)
+	case h.Unread:
+		more = "Older questions may wait for you too: find them in their channels."
+	}
+	if more != "" {
+		blocks = append(blocks, slack.NewContextBlock("inq-home|more", mrkdwn(more)))
+	}
+	blocks = append(blocks, tail...)
+	return slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}, CallbackID: CallbackHome}
+}
+
+// homeQuestion is one waiting question: a divider, the question (a link to its message) with
+// where it was asked and its context, its controls, the tally of a team approval, and when it
+// expires.
+func homeQuestion(rec *inquiry.Record, now time.Time) []slack.Block {
+	in := &rec.Inquiry
+	q := "*" + short(nonEmpty(in.Question, noQuestion), homeQuestionChars) + "*"
+	if link := safeLink(rec.Slack.Permalink); link != "" {
+		q = "<" + link + "|" + short(nonEmpty(in.Question, noQuestion), homeQuestionChars) + ">"
+		q = "*" + q + "*"
+	}
+	if rec.Slack.Channel != "" && channelIDRe.MatchString(rec.Slack.Channel) {
+		q += "\nin <#" + rec.Slack.Channel + ">"
+	}
+	if c := strings.TrimSpace(in.Context); c != "" {
+		q += "\n" + short(c, homeContextChars)
+	}
+	blocks := []slack.Block{
+		slack.NewDividerBlock(),
+		section(blockID(rec.Key, revHome, "q"), clip(q, maxSectionText)),
+	}
+	blocks = append(blocks, controls(rec, revHome)...)
+	if line := approvalLine(rec); line != "" {
+		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revHome, "tally"), mrkdwn(line)))
+	}
+	blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revHome, "meta"), mrkdwn(metaLine(rec, now))))
+	return blocks
+}
+
+// homeAnswered is the list of what the person answered lately: a divider, a header and one
+// section of lines, each the question (a link to its message) and what came of it.
+func homeAnswered(h Home, now time.Time) []slack.Block {
+	blocks := []slack.Block{slack.NewDividerBlock(),
+		slack.NewHeaderBlock(plain("What you answered lately"), slack.HeaderBlockOptionBlockID("inq-home|answered"))}
+	var lines []string
+	n := 0
+	for i, rec := range h.Answered {
+		line := homeAnsweredLine(rec, h.User, now)
+		// Whole lines only: a cut could fall inside a link or a date token.
+		if i == HomeAnswered || n+runes(line)+1 > maxSectionText {
+			break
+		}
+		lines, n = append(lines, line), n+runes(line)+1
+	}
+	text := strings.Join(lines, "\n")
+	if len(lines) == 0 {
+		text = "Nothing yet: your answers show up here."
+	}
+	return append(blocks, section("inq-home|answered-list", text))
+}
+
+// homeAnsweredLine is "• <link|Merge now?> — Merge by @ana · resolved 5 min ago", or for a vote
+// that did not decide yet "• … — your vote: Yes; waiting for more votes".
+func homeAnsweredLine(rec *inquiry.Record, user string, now time.Time) string {
+	in := &rec.Inquiry
+	q := short(nonEmpty(in.Question, noQuestion), 100)
+	if link := safeLink(rec.Slack.Permalink); link != "" {
+		q = "<" + link + "|" + q + ">"
+	}
+	var what string
+	if rec.Status == inquiry.StatusPending {
+		what = "waiting for more votes"
+		for _, v := range rec.Votes {
+			if v.By == user {
+				what = "your vote: " + short(inquiry.RenderValue(in, v.Value), 60) + "; waiting for more votes"
+				if v.Declined {
+					what = "you declined; waiting for more votes"
+				}
+			}
+		}
+		if t := Tally(in, rec.Votes); t != "" {
+			what += " (" + t + ")"
+		}
+	} else {
+		what = outcome(rec, now, false) // a one-liner, its prose cut
+		if rec.ResolvedAt != nil {
+			what += " · " + when(*rec.ResolvedAt, now)
+		}
+	}
+	return "• " + q + " — " + what
+}
+
+// jsonSize is how many bytes blocks take in the view Slack receives.
+func jsonSize(blocks []slack.Block) int {
+	b, err := json.Marshal(blocks)
+	if err != nil {
+		return maxViewBytes // cannot be sent anyway: nothing more fits
+	}
+	return len(b) + 1 // and a comma
+}
+
+// safeLink is a permalink fit for <url|text> in mrkdwn: an http(s) URL with none of the
+// characters that would end the link or start another, else "".
+func safeLink(u string) string {
+	if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+		return ""
+	}
+	if strings.ContainsAny(u, "<>| \t\r\n") || runes(u) > maxURL {
+		return ""
+	}
+	return u
+}
+
+// channelIDRe is a Slack channel id (public C…, private G…, direct D…): only such an id becomes
+// a <#C…> link.
+var channelIDRe = regexp.MustCompile(`^[CGD][A-Z0-9]{2,30}$`)

@@ -1,0 +1,243 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/inquiry-bot/bot/client"
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/testkit"
+)
+
+// ---- bot questions -i: the real binary on a pseudo-terminal, against the real serve ----
+
+// ptyBot is the binary running on a pseudo-terminal: what it drew so far, and its keyboard.
+type ptyBot struct {
+	tty    *os.File // the terminal's master side: the keyboard and the screen
+	pts    *os.File // its slave side, the program's terminal, kept to read its modes
+	cmd    *exec.Cmd
+	screen *testkit.SyncBuffer
+	mark   int // where the output waited for next starts
+	done   chan struct{}
+	err    error
+}
+
+// startPTY runs bot args on a 100×30 pseudo-terminal with the token file (the admin's).
+func (s *server) startPTY(t *testing.T, args ...string) *ptyBot {
+	t.Helper()
+	cmd := exec.Command(botBin, args...)
+	cmd.Env = append(s.env(), "TERM=xterm")
+	tty, pts, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pty.Setsize(tty, &pty.Winsize{Rows: 30, Cols: 100}); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true} // its controlling terminal
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b := &ptyBot{tty: tty, pts: pts, cmd: cmd, screen: &testkit.SyncBuffer{}, done: make(chan struct{})}
+	go func() {
+		io.Copy(b.screen, tty) // ends with EIO once the program has exited
+	}()
+	go func() { b.err = cmd.Wait(); close(b.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-b.done:
+		default:
+			cmd.Process.Kill()
+			<-b.done
+		}
+		tty.Close()
+		pts.Close()
+	})
+	return b
+}
+
+// lineMode reports whether the terminal is in the mode a shell leaves it in: lines edited by the
+// terminal (ICANON) and echoed (ECHO), which raw mode turns off.
+func (b *ptyBot) lineMode(t *testing.T) bool {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(int(b.pts.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tio.Lflag&unix.ICANON != 0 && tio.Lflag&unix.ECHO != 0
+}
+
+// waitFor waits until the output drawn since the last waitFor shows want, and moves past it.
+func (b *ptyBot) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out := b.screen.String()
+		if i := strings.Index(out[b.mark:], want); i >= 0 {
+			b.mark += i + len(want)
+			return
+		}
+		select {
+		case <-b.done:
+			t.Fatalf("bot ended before showing %q; it showed:\n%q", want, testkit.Tail(out[b.mark:], 20))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %q; the screen since the last step:\n%q", want, out[b.mark:])
+		}
+	}
+}
+
+// typeKeys writes keys as typed, one write each, so that an Esc stands alone.
+func (b *ptyBot) typeKeys(t *testing.T, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		if _, err := b.tty.WriteString(k); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestQuestionsInteractiveOnATerminal(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := client.New(b.url, b.admin)
+	ctx := context.Background()
+
+	picker := b.startPTY(t, "questions", "-i")
+	b.mark(t, picker)
+	if picker.lineMode(t) {
+		t.Fatal("the picker runs with the terminal in line mode: keys would wait for Enter and echo")
+	}
+
+	// A question arriving while the picker is open shows up.
+	merge := b.ask(t, "--question", "Merge the PR?", "--option", "merge=Merge", "--option", "hold=Hold")
+	picker.waitFor(t, "1. Merge the PR?")
+	picker.waitFor(t, "1  Merge")
+	key := b.waitPending(t, 1, merge)[0].Key
+
+	// A digit asks on the bottom line; n takes it back and nothing is sent.
+	picker.typeKeys(t, "2")
+	picker.waitFor(t, `Send "Hold" to "Merge the PR?"? y/n`)
+	picker.typeKeys(t, "n")
+	picker.waitFor(t, "Taken back: nothing was sent.")
+	if rec, err := c.Get(ctx, key, 0); err != nil || rec.Status != inquiry.StatusPending {
+		t.Fatalf("after n: %+v, %v", rec, err)
+	}
+
+	// A digit, then y, answers through the API as the token's person, via the CLI.
+	picker.typeKeys(t, "1")
+	picker.waitFor(t, `Send "Merge" to "Merge the PR?"? y/n`)
+	picker.typeKeys(t, "y")
+	picker.waitFor(t, `Recorded for "Merge the PR?"`)
+	if r := merge.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "merge" {
+		t.Fatalf("bot ask after the picker's answer:\n%s", r)
+	}
+	rec, err := c.Get(ctx, key, 0)
+	if err != nil || rec.Status != inquiry.StatusAnswered || rec.Answer.Value.String() != "merge" || rec.Answer.AnsweredBy != "admin" || rec.Answer.Source != inquiry.SourcePerson {
+		t.Fatalf("after y: %+v (answer %+v), %v", rec, rec.Answer, err)
+	}
+	// r writes own words: Esc cancels, Enter then y sends them.
+	notes := b.ask(t, "--text", "--question", "Release notes?")
+	picker.waitFor(t, "1. Release notes?")
+	picker.typeKeys(t, "r", "dra", "\x1b")
+	picker.waitFor(t, "Nothing was sent.")
+	picker.typeKeys(t, "r", "fixes login", "\r")
+	picker.waitFor(t, `Send "fixes login" to "Release notes?"? y/n`)
+	picker.typeKeys(t, "y")
+	picker.waitFor(t, `Recorded for "Release notes?"`)
+	if r := notes.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "fixes login" {
+		t.Fatalf("bot ask after own words:\n%s", r)
+	}
+
+	// The server's refusal is the bottom line: a no that must say why asks for the reason.
+	deploy := b.ask(t, "--confirm", "--question", "Deploy on Friday?", "--reason", "on_no")
+	picker.waitFor(t, "1. Deploy on Friday?")
+	picker.typeKeys(t, "2", "y")
+	picker.waitFor(t, "Reason (Enter; Esc cancels)")
+	picker.typeKeys(t, "not on a Friday", "\r")
+	picker.waitFor(t, "y/n")
+	picker.typeKeys(t, "y")
+	picker.waitFor(t, `Recorded for "Deploy on Friday?"`)
+	if r := deploy.wait(t); r.code != exitNo {
+		t.Fatalf("bot ask after a no with a reason:\n%s", r)
+	}
+
+	// q quits, restores the terminal and says what was recorded.
+	picker.typeKeys(t, "q")
+	select {
+	case <-picker.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("q did not end the picker")
+	}
+	var xe *exec.ExitError
+	if picker.err != nil && !errors.As(picker.err, &xe) {
+		t.Fatal(picker.err)
+	}
+	if picker.cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("the picker exited %d:\n%q", picker.cmd.ProcessState.ExitCode(), picker.screen.String())
+	}
+	picker.waitFor(t, "\x1b[?1049l") // the shell's screen back
+	if !picker.lineMode(t) {
+		t.Error("the picker left the terminal in raw mode")
+	}
+	picker.waitFor(t, `Recorded for "Merge the PR?"`)
+	if out := picker.screen.String(); strings.Contains(out, b.admin) {
+		t.Error("the picker printed the token")
+	}
+}
+
+// Ctrl-C ends the picker (raw mode turns it into a key, not a signal) and restores the terminal.
+func TestQuestionsInteractiveCtrlC(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	picker := b.startPTY(t, "questions", "-i")
+	b.mark(t, picker)
+	picker.typeKeys(t, "r", "half an answ", "\x03")
+	select {
+	case <-picker.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Ctrl-C did not end the picker")
+	}
+	if code := picker.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("the picker exited %d after Ctrl-C", code)
+	}
+	picker.waitFor(t, "\x1b[?25h\x1b[?1049l")
+	if !picker.lineMode(t) {
+		t.Error("the picker left the terminal in raw mode")
+	}
+}
+
+// mark waits for the picker's first screen: the list read, empty.
+func (b *cliBundle) mark(t *testing.T, p *ptyBot) {
+	t.Helper()
+	p.waitFor(t, "No questions are waiting for an answer.")
+}
+
+func TestQuestionsInteractiveWithoutATerminalLists(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	merge := b.ask(t, "--question", "Merge the PR?", "--option", "merge=Merge", "--option", "hold=Hold")
+	b.waitPending(t, 1, merge)
+	piped := b.bot(t, "", "questions", "-i")
+	if piped.code != 0 || !strings.HasPrefix(piped.stdout, "1. Merge the PR?\n") || !strings.Contains(piped.stdout, "\nAnswer with: bot answer <number>") || strings.Contains(piped.stdout, "\x1b") {
+		t.Fatalf("bot questions -i on a pipe is not the plain list:\n%s", piped)
+	}
+	if r := b.bot(t, "", "questions", "-i", "--json"); r.code != exitUsage || !strings.Contains(r.stderr, "drop --all and --json") {
+		t.Errorf("bot questions -i --json:\n%s", r)
+	}
+}

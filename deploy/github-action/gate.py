@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""The merge gate: ask a person (or N people) whether a pull request may merge, and pass or fail.
+
+Run by the GitHub Actions composite action beside it (action.yml) and by the GitLab CI template
+(deploy/gitlab/merge-gate.yml). It asks the inquiry bot a Confirm — with ``approvals`` above 1,
+an approval of that many distinct people — for the pull request (or merge request), with its
+author as ``requested_by`` (four eyes: the author cannot approve it), waits up to the timeout,
+and exits:
+
+* 0 when the answer is yes (approved);
+* 1 when it is no, declined, expired, cancelled, or not decided within the timeout (a re-run of
+  the job finds the same question by its stable id and picks the answer up);
+* 2 when the gate could not ask (no URL or token, a refusal of the bot, nobody can be asked).
+
+Its inputs are environment variables (the action maps its inputs onto them): INQUIRY_URL,
+INQUIRY_TOKEN, INQUIRY_QUESTION, INQUIRY_APPROVALS, INQUIRY_REQUESTED_BY, INQUIRY_TIMEOUT, and
+optionally INQUIRY_CHANNEL (a Slack channel) and INQUIRY_REASON (``on_no``: a no must say why). The pull request is read from what the runner
+gives: GITHUB_REPOSITORY and the event payload at GITHUB_EVENT_PATH on GitHub; CI_PROJECT_PATH,
+CI_MERGE_REQUEST_IID, CI_MERGE_REQUEST_TITLE, GITLAB_USER_LOGIN, … on GitLab. The outcome is one
+line on stdout, a job summary (GITHUB_STEP_SUMMARY) and step outputs (GITHUB_OUTPUT) when set.
+The token is never printed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+from typing import Dict, Mapping, Optional, Tuple
+
+try:
+    import inquiry_bot
+except ImportError:  # run from a checkout without PYTHONPATH: the client is two folders up
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
+    import inquiry_bot
+
+EXIT_YES, EXIT_NO, EXIT_ERROR = 0, 1, 2
+
+MAX_ID = 200  # inquiry.MaxIDChars
+MAX_CONTEXT = 2000  # inquiry.MaxContextChars
+MAX_TITLE = 200  # of the context, so that a long title leaves room for the link
+
+_DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)(h|m|s|ms))+$")
+_PART = re.compile(r"(\d+(?:\.\d+)?)(h|m|s|ms)")
+_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+class GateError(Exception):
+    """A gate that cannot ask: its message is the one line printed."""
+
+
+def parse_timeout(s: str) -> float:
+    """A timeout in seconds from "30m", "1h30m", "90s" (Go's duration form) or plain seconds."""
+    s = (s or "").strip()
+    if not s:
+        return 30 * 60.0
+    if re.fullmatch(r"\d+(?:\.\d+)?", s):
+        return float(s)
+    if not _DURATION.match(s):
+        raise GateError("timeout %r is not a duration: write it like 30m, 2h or 1h30m" % s)
+    return sum(float(n) * _UNITS[u] for n, u in _PART.findall(s))
+
+
+def _load_event(env: Mapping[str, str]) -> dict:
+    path = env.get("GITHUB_EVENT_PATH", "")
+    if not path:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            event = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def pull_request(env: Mapping[str, str]) -> Dict[str, str]:
+    """What the runner says about the change to merge: repo, number, title, url, author, sha."""
+    if env.get("GITLAB_CI") or env.get("CI_PROJECT_PATH"):
+        iid = env.get("CI_MERGE_REQUEST_IID", "")
+        project_url = env.get("CI_MERGE_REQUEST_PROJECT_URL") or env.get("CI_PROJECT_URL", "")
+        return {
+            "repo": env.get("CI_MERGE_REQUEST_PROJECT_PATH") or env.get("CI_PROJECT_PATH", ""),
+            "number": iid,
+            "title": env.get("CI_MERGE_REQUEST_TITLE", ""),
+            "url": project_url + "/-/merge_requests/" + iid if project_url and iid else env.get("CI_PIPELINE_URL", ""),
+            "author": env.get("GITLAB_USER_LOGIN", ""),
+            "sha": env.get("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA") or env.get("CI_COMMIT_SHA", ""),
+            "noun": "merge request",
+            "sign": "!",
+        }
+    event = _load_event(env)
+    pr = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
+    user = pr.get("user") if isinstance(pr.get("user"), dict) else {}
+    head = pr.get("head") if isinstance(pr.get("head"), dict) else {}
+    run_url = ""
+    if env.get("GITHUB_SERVER_URL") and env.get("GITHUB_REPOSITORY") and env.get("GITHUB_RUN_ID"):
+        run_url = "%s/%s/actions/runs/%s" % (env["GITHUB_SERVER_URL"], env["GITHUB_REPOSITORY"], env["GITHUB_RUN_ID"])
+    return {
+        "repo": env.get("GITHUB_REPOSITORY", ""),
+        "number": str(pr.get("number") or event.get("number") or ""),
+        "title": str(pr.get("title") or ""),
+        "url": str(pr.get("html_url") or run_url),
+        # The author of the pull request; without one (a push), who started the run.
+        "author": str(user.get("login") or env.get("GITHUB_ACTOR", "")),
+        # The head commit, not GITHUB_SHA (a pull request's merge commit, which changes with the base).
+        "sha": str(head.get("sha") or env.get("GITHUB_SHA", "")),
+        "noun": "pull request",
+        "sign": "#",
+    }
+
+
+def stable_id(pr: Mapping[str, str]) -> str:
+    """The gate's inquiry id: repository, number and head commit, so that a re-run of the same
+    job finds the same question (and its answer), and a new push asks afresh."""
+    where = pr["repo"] or "repository"
+    if pr["number"]:
+        where += pr["sign"] + pr["number"]
+    ident = "merge-gate:" + where + ("@" + pr["sha"] if pr["sha"] else "")
+    if len(ident) > MAX_ID:
+        digest = hashlib.sha256(ident.encode("utf-8")).hexdigest()[:16]
+        ident = ident[: MAX_ID - len(digest) - 1] + "~" + digest
+    return ident
+
+
+def build_request(env: Mapping[str, str]) -> Tuple[dict, Dict[str, str]]:
+    pr = pull_request(env)
+    # Without a number (a push, a manual run) it is the commit that is asked about.
+    what = pr["noun"] + " " + pr["sign"] + pr["number"] if pr["number"] else "this change"
+    question = (env.get("INQUIRY_QUESTION") or "").strip() or "Merge %s?" % what
+    lines = []
+    title = pr["title"].strip()
+    if len(title) > MAX_TITLE:
+        title = title[: MAX_TITLE - 1] + "…"
+    head = "%s%s" % (what[:1].upper() + what[1:], ' "%s"' % title if title else "")
+    if pr["repo"]:
+        head += " in " + pr["repo"]
+    if pr["author"]:
+        head += " by " + pr["author"]
+    lines.append(head)
+    if pr["url"]:
+        lines.append(pr["url"])
+    if pr["sha"]:
+        lines.append("head " + pr["sha"][:12])
+    approvals_s = (env.get("INQUIRY_APPROVALS") or "1").strip()
+    if not re.fullmatch(r"\d+", approvals_s):
+        raise GateError("approvals %r is not a whole number: give how many people must approve, such as 2" % approvals_s)
+    approvals = int(approvals_s)
+    requested = env.get("INQUIRY_REQUESTED_BY")
+    if requested is None or not requested.strip():
+        requested = pr["author"]
+    req: dict = {
+        "id": stable_id(pr),
+        "kind": "confirm",
+        "question": question,
+        "context": "\n".join(lines)[:MAX_CONTEXT],
+        "config": {"policy": "ask"},
+        "requested_by": [w.strip() for w in requested.split(",") if w.strip()],
+    }
+    if approvals != 1:
+        req["approvals"] = approvals  # the server refuses 0 or more than 20 with its sentence
+    reason = (env.get("INQUIRY_REASON") or "").strip()
+    if reason:
+        req["reason"] = reason  # on_no or always; the server refuses anything else
+    channel = (env.get("INQUIRY_CHANNEL") or "").strip()
+    if channel:
+        req["config"]["transport"] = "slack"
+        req["slack"] = {"channel": channel}
+    return req, pr
+
+
+def decided_by(rec: Mapping) -> str:
+    a = rec.get("answer") or {}
+    votes = [v.get("by") for v in a.get("votes") or [] if v.get("by")]
+    names = votes or ([a["answered_by"]] if a.get("answered_by") else [])
+    if not names:
+        return ""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def outcome(rec: Mapping, timeout: float) -> Tuple[int, str]:
+    """The exit status and the one line for the inquiry as it stands."""
+    key, status = rec.get("key", ""), rec.get("status")
+    a = rec.get("answer") or {}
+    by = decided_by(rec)
+    why = (" (%s)" % a["text"]) if a.get("text") else ""
+    if status == "pending":
+        tally = ""
+        votes = rec.get("votes") or []
+        if votes:
+            tally = " (%d vote%s so far)" % (len(votes), "" if len(votes) == 1 else "s")
+        return EXIT_NO, "not decided within %s%s; %s stays pending: answer it, then re-run this job" % (_human(timeout), tally, key)
+    if status == "cancelled":
+        return EXIT_NO, "the question %s was cancelled: nobody will answer it" % key
+    if status == "expired":
+        # Whatever was assumed at the expiry, nobody approved: a gate never passes by default.
+        return EXIT_NO, "nobody answered before %s expired: not approved" % key
+    by = " by " + by if by else ""
+    if a.get("declined"):
+        return EXIT_NO, "declined%s%s: not approved (%s)" % (by, why, key)
+    if a.get("value") == "yes":
+        return EXIT_YES, "approved%s (%s)" % (by, key)
+    if a.get("value") == "no":
+        return EXIT_NO, "rejected%s%s (%s)" % (by, why, key)
+    return EXIT_NO, "answered in own words, which are not a yes%s%s (%s)" % (by, why, key)
+
+
+def _human(seconds: float) -> str:
+    s = int(round(seconds))
+    if s % 3600 == 0 and s:
+        return "%dh" % (s // 3600)
+    if s % 60 == 0 and s:
+        return "%dm" % (s // 60)
+    return "%ds" % s
+
+
+def _append(path: Optional[str], text: str) -> None:
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        print("merge gate: could not write %s: %s" % (path, e.strerror), file=sys.stderr)
+
+
+def _md(s: str) -> str:
+    """s safe on a Markdown line or in a table cell: no HTML, no cell break, one line."""
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def report(env: Mapping[str, str], code: int, line: str, rec: Optional[Mapping], req: Optional[Mapping]) -> None:
+    """The one line, and the job summary and step outputs when the runner offers them."""
+    github = env.get("GITHUB_ACTIONS") == "true"
+    prefix = "::error title=Merge gate::" if github and code != EXIT_YES else ""
+    print(prefix + "merge gate: " + line, flush=True)
+    verdict = {EXIT_YES: "passed", EXIT_NO: "failed", EXIT_ERROR: "could not ask"}[code]
+    summary = "### Merge gate %s\n\n%s\n" % (verdict, _md(line))
+    if req:
+        summary += "\n| | |\n|---|---|\n| question | %s |\n" % _md(req.get("question", ""))
+        summary += "| change | %s |\n" % _md(req.get("context", "").split("\n")[0])
+        if rec and rec.get("key"):
+            summary += "| inquiry | `%s` (id %s) |\n" % (_md(rec["key"]), _md(rec.get("id", "")))
+        if req.get("approvals"):
+            summary += "| approvals needed | %d |\n" % req["approvals"]
+        if req.get("requested_by"):
+            summary += "| may not approve | %s |\n" % _md(", ".join(req["requested_by"]))
+    _append(env.get("GITHUB_STEP_SUMMARY"), summary + "\n")
+    if rec is not None:
+        a = rec.get("answer") or {}
+        value = "declined" if a.get("declined") else str(a.get("value") or rec.get("status", ""))
+        outputs = {"key": rec.get("key", ""), "answer": value, "answered-by": decided_by(rec)}
+        _append(env.get("GITHUB_OUTPUT"), "".join("%s=%s\n" % (k, v.replace("\n", " ")) for k, v in outputs.items()))
+
+
+def run(env: Mapping[str, str]) -> int:
+    url = (env.get("INQUIRY_URL") or env.get("BOT_URL") or "").strip()
+    token = (env.get("INQUIRY_TOKEN") or env.get("BOT_TOKEN") or "").strip()
+    req: Optional[dict] = None
+    rec: Optional[dict] = None
+    try:
+        if not url:
+            raise GateError("no bot URL: set the url input (INQUIRY_URL) to the bot's address, such as https://bot.example.com")
+        if not token:
+            raise GateError("no token: set the token input (INQUIRY_TOKEN) to an ask token from a secret (bot token create --scope ask)")
+        timeout = parse_timeout(env.get("INQUIRY_TIMEOUT", ""))
+        req, _ = build_request(env)
+        client = inquiry_bot.Client(url, token, user_agent="inquiry-bot-merge-gate/" + inquiry_bot.__version__)
+        try:
+            rec = client.ask(req, timeout=timeout)
+        except inquiry_bot.InquiryError as e:
+            if e.code != "id_conflict":
+                raise
+            # The same commit asked before with other words (a new title, another question): it
+            # is a new question, under an id that says which content it asks.
+            req["id"] = req["id"][: MAX_ID - 17] + "~" + inquiry_bot.fingerprint(req)
+            rec = client.ask(req, timeout=timeout)
+    except GateError as e:
+        report(env, EXIT_ERROR, str(e), None, req)
+        return EXIT_ERROR
+    except inquiry_bot.InquiryError as e:
+        fix = " (nobody can be asked: the gate fails closed)" if e.fatal else ""
+        report(env, EXIT_ERROR, "the bot refused the question: %s%s" % (e.message, fix), e.record, req)
+        return EXIT_ERROR
+    code, line = outcome(rec, timeout)
+    report(env, code, line, rec, req)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(run(os.environ))

@@ -1,0 +1,110 @@
+package inquiry
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLinkTokenRoundTrip: a token reads back as it was signed, and no changed character of it,
+// nor another secret, passes.
+func TestLinkTokenRoundTrip(t *testing.T) {
+	secret := []byte("s3cret")
+	issued := time.Date(2026, 12, 1, 12, 0, 0, 123000, time.UTC)
+	l := Link{Key: "inq_abc", Recipient: "alice@example.com", IssuedAt: issued, ExpiresAt: issued.Add(time.Hour)}
+	tok := signLink(secret, l)
+	got, err := parseLink(secret, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got != l {
+		t.Fatalf("got %+v, want %+v", *got, l)
+	}
+	if _, err := parseLink([]byte("other"), tok); ErrorCode(err) != CodeNotFound {
+		t.Fatalf("another secret: %v", err)
+	}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+	for i := range tok {
+		for _, c := range []byte{'A', 'b', '9', '.'} {
+			if tok[i] == c {
+				continue
+			}
+			bad := tok[:i] + string(c) + tok[i+1:]
+			if got, err := parseLink(secret, bad); err == nil && *got != l {
+				t.Fatalf("changed at %d to %q: accepted as %+v", i, c, *got)
+			}
+		}
+	}
+	if !strings.ContainsAny(tok, alphabet) || strings.ContainsAny(tok, "/+=?#%") {
+		t.Fatalf("token %q is not URL-safe", tok)
+	}
+	// The general link (no recipient, no expiry) reads back too.
+	g := Link{Key: "inq_abc", IssuedAt: issued}
+	if got, err := parseLink(secret, signLink(secret, g)); err != nil || *got != g || got.Who() != GeneralLink {
+		t.Fatalf("general link: %+v %v", got, err)
+	}
+}
+
+func TestCheckRecipient(t *testing.T) {
+	for in, want := range map[string]string{"Alice@Example.com": "alice@example.com", " bob@example.com ": "bob@example.com"} {
+		if got, err := CheckRecipient(in); err != nil || got != want {
+			t.Errorf("CheckRecipient(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "alice", "Alice <alice@example.com>", "a@b@c", strings.Repeat("a", 250) + "@example.com", "alice@example.com\nBcc: x@y.z"} {
+		if _, err := CheckRecipient(in); ErrorCode(err) != CodeBadRequest || ErrorField(err) != "recipient" {
+			t.Errorf("CheckRecipient(%q): %v, want a bad_request on recipient", in, err)
+		}
+	}
+}
+
+func TestLinkExpiry(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	soon := now.Add(time.Hour)
+	cases := []struct {
+		expires *time.Time
+		ttl     time.Duration
+		want    time.Time
+	}{
+		{nil, 0, now.Add(DefaultLinkTTL)},
+		{nil, 30 * 24 * time.Hour, now.Add(DefaultLinkTTL)},
+		{nil, time.Minute, now.Add(time.Minute)},
+		{&soon, 0, soon},
+		{&soon, 2 * time.Hour, soon},
+		{&soon, time.Minute, now.Add(time.Minute)},
+	}
+	for _, c := range cases {
+		if got := linkExpiry(&Record{Inquiry: Inquiry{ExpiresAt: c.expires}}, now, c.ttl); !got.Equal(c.want) {
+			t.Errorf("expires %v ttl %s: got %s, want %s", c.expires, c.ttl, got, c.want)
+		}
+	}
+}
+
+// TestLinkFor: the server's own minting (an e-mail transport's) gives a link that opens its
+// inquiry as the recipient, and refuses what MintLink refuses of the recipient.
+func TestLinkFor(t *testing.T) {
+	s := &Service{LinkSecret: []byte("k"), PublicURL: "https://bot.example.com/",
+		Now: func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }}
+	rec := &Record{Key: "inq_x", Status: StatusPending}
+	m, err := s.LinkFor(rec, "Carol@Example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, ok := strings.CutPrefix(m.URL, "https://bot.example.com"+LinkPath)
+	if !ok {
+		t.Fatalf("url %q", m.URL)
+	}
+	l, err := parseLink(s.LinkSecret, tok)
+	if err != nil || l.Key != "inq_x" || l.Who() != "link:carol@example.com" || !l.ExpiresAt.Equal(m.ExpiresAt) {
+		t.Fatalf("link %+v, %v", l, err)
+	}
+	if _, err := s.LinkFor(rec, "carol"); ErrorCode(err) != CodeBadRequest {
+		t.Fatalf("bad recipient: %v", err)
+	}
+	if _, err := s.LinkFor(&Record{Key: "inq_y", Status: StatusAnswered}, "carol@example.com"); ErrorCode(err) != CodeAlreadyResolved {
+		t.Fatalf("resolved: %v", err)
+	}
+	if _, err := (&Service{}).LinkFor(rec, "carol@example.com"); !Fatal(err) {
+		t.Fatalf("no secret: %v", err)
+	}
+}
