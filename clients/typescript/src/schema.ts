@@ -103,6 +103,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inquiries/{key}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint an answer link of one recipient (the asker's token, or admin).
+         * @description The link opens the answer page (GET /a/{token}); an answer through it is recorded as answered_by "link:<recipient>" with via "web". It works until the inquiry's expiry, or until expires_in when sooner (at most 7 days), while the inquiry is pending, and until the recipient's links are revoked.
+         */
+        post: operations["mintLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inquiries/{key}/links/{recipient}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke the answer links of one recipient, or with "answer" the general link.
+         * @description Every link of the recipient issued so far stops working (the page says it was revoked); a link minted afterwards works. "answer" revokes the inquiry's general link (links.answer) for good.
+         */
+        delete: operations["revokeLinks"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed link token; never logged. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** The answer page of a link (HTML); it shows and never answers. */
+        get: operations["answerPage"];
+        put?: never;
+        /** The page's own form; step=confirm shows what would be sent, step=send answers. */
+        post: operations["answerThroughPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -355,7 +416,7 @@ export interface components {
         /** @description How an inquiry is asked. Unset parts come from the run, then the server's defaults. */
         Config: {
             policy?: components["schemas"]["Policy"];
-            /** @description slack, inbox, or another seated transport. */
+            /** @description slack, email, inbox, or another seated transport. */
             transport?: string;
         };
         EffectiveConfig: {
@@ -369,7 +430,7 @@ export interface components {
             text: string;
             declined: boolean;
             truncated: boolean;
-            /** @description A Slack user id, a token name, or empty for an assumption. */
+            /** @description A Slack user id, a token name, link:<recipient> or link (through an answer link), or empty for an assumption. */
             answered_by: string;
             /**
              * @description Who or what decided: person (a human), default (policy default: nobody was asked), expired (nobody answered in time: the default, or a decline), caller (handed back by a run's caller through resume, labelled with the caller's token).
@@ -380,6 +441,11 @@ export interface components {
             answered_at: string;
             /** @description Every vote of an inquiry that needed several people (approvals above 1), when it resolved; answered_by is then the person whose vote decided it. */
             votes?: components["schemas"]["Vote"][];
+            /**
+             * @description How a person's answer came in when it came through a link.
+             * @enum {string}
+             */
+            via?: "web" | "email";
         };
         Vote: {
             /** @description A Slack user id or a token name. */
@@ -416,6 +482,10 @@ export interface components {
             ts: string;
             permalink: string;
             answerers: string[];
+        };
+        /** @description Whom the email transport mails the question to, each with an answer link of their own. */
+        EmailTarget: {
+            to: string[];
         };
         Failure: {
             code: string;
@@ -456,12 +526,38 @@ export interface components {
             status: components["schemas"]["Status"];
             answer: components["schemas"]["Answer"] | components["schemas"]["JSONNull"];
             slack: components["schemas"]["SlackRef"];
+            email?: components["schemas"]["EmailTarget"];
             callback_url?: string;
             failure: components["schemas"]["Failure"] | components["schemas"]["JSONNull"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             resolved_at: string | null;
+            links?: components["schemas"]["Links"];
+        };
+        /** @description The answer links of a pending inquiry (absent once it is resolved). */
+        Links: {
+            /** @description The general answer link, BOT_PUBLIC_URL + /a/<token> (relative without it); answers as "link". */
+            answer: string;
+        };
+        LinkRequest: {
+            /** @description A bare e-mail address; the answer is recorded as link:<recipient>. */
+            recipient: string;
+            /** @description A Go duration; the link stops working then if that is before the inquiry's expiry. */
+            expires_in?: string;
+        };
+        MintedLink: {
+            url: string;
+            recipient: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        LinkRevocation: {
+            inquiry_key: string;
+            /** @description The recipient whose links were revoked; empty for the general link. */
+            recipient: string;
+            /** Format: date-time */
+            revoked_at: string;
         };
         InquiryList: {
             inquiries: components["schemas"]["Inquiry"][];
@@ -620,6 +716,8 @@ export interface components {
                 /** @description Slack user ids (U…, W…) and user group ids (S…) who may answer. */
                 answerers?: string[];
             } | null;
+            /** @description With config.transport email, whom to mail the question to (SMTP_URL, EMAIL_FROM on the server). */
+            email?: components["schemas"]["EmailTarget"];
             /** @description http(s) URL POSTed the resolved inquiry, signed. Hosts that resolve to loopback, private or link-local addresses are refused unless listed in BOT_CALLBACK_HOSTS. */
             callback_url?: string;
             /** @description Seconds to wait for an answer before returning the pending inquiry. */
@@ -988,6 +1086,215 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    mintLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's key of the inquiry (starts with inq_), not the asker's id. */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The link. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MintedLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's key of the inquiry (starts with inq_), not the asker's id. */
+                key: components["parameters"]["Key"];
+                /** @description The recipient's e-mail address, or "answer". */
+                recipient: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkRevocation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    answerPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed link token; never logged. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The question with its answers, or what was decided when it is resolved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not a link the bot made, or its question is gone. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link expired or was revoked. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link was opened too often. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    answerThroughPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signed link token; never logged. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The form token of this link's page. */
+                    csrf: string;
+                    /** @description The inquiry key of this link's page. */
+                    inquiry: string;
+                    /** @enum {string} */
+                    step: "confirm" | "send";
+                    value?: string[];
+                    text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The confirmation step, or what the answer did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form is not this link's page's, or came from another site. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not a link the bot made. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The inquiry was already decided; the page says what and by whom. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link expired or was revoked. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The answer breaks a rule (over the ceiling, a missing reason); the page says which. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link was used too often. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     followEvents: {
