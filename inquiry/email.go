@@ -6,7 +6,6 @@ import (
 	"net/mail"
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // TransportEmail is the key of the email transport: the question is mailed to the recipients an
@@ -66,14 +65,8 @@ func ValidateEmail(t *EmailTarget, transport string) error {
 // checkAddress accepts one bare address: what net/mail reads as an address and nothing more.
 func checkAddress(field, addr string) error {
 	const fix = "give one plain address such as \"alice@example.com\""
-	if !utf8.ValidString(addr) {
-		return invalid(field, "%s is not valid UTF-8: %s", field, fix)
-	}
-	if n := utf8.RuneCountInString(addr); n > MaxEmailAddressChars {
-		return invalid(field, "%s is %d characters long but an address may have at most %d: %s", field, n, MaxEmailAddressChars, fix)
-	}
-	if r, bad := UnprintableOrBlank(addr); bad {
-		return invalid(field, "%s %q contains the character %U, which no address has: %s", field, addr, r, fix)
+	if err := checkName(field, addr, MaxEmailAddressChars, "address", fix); err != nil {
+		return err
 	}
 	if !bareAddress(addr) {
 		return invalid(field, "%s %q is not an email address: %s", field, addr, fix)

@@ -237,6 +237,22 @@ func hasValue(opts []Option, v string) bool {
 	return false
 }
 
+// checkName refuses a name of another system (a Slack id, an email address) that no such name
+// can be: invalid UTF-8, longer than max characters, or holding a character Unprintable reports
+// or a blank. what names the kind of name in the sentence ("Slack id"); fix says what to give.
+func checkName(field, s string, max int, what, fix string) error {
+	if !utf8.ValidString(s) {
+		return invalid(field, "%s is not valid UTF-8: %s", field, fix)
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return invalid(field, "%s is %d characters long but may have at most %d: %s", field, n, max, fix)
+	}
+	if r, bad := UnprintableOrBlank(s); bad {
+		return invalid(field, "%s %q contains the character %U, which no %s has: %s", field, s, r, what, fix)
+	}
+	return nil
+}
+
 // MaxSlackRefChars bounds a Slack channel, thread ts or answerer as the asker gives it: Slack's
 // ids and names are far shorter.
 const MaxSlackRefChars = 255
@@ -247,18 +263,7 @@ const MaxSlackRefChars = 255
 // returns the first broken rule as an invalid_inquiry *Error naming the field (slack.channel,
 // slack.thread_ts, slack.answerers[2]).
 func ValidateSlack(ref SlackRef) error {
-	check := func(field, s, fix string) error {
-		if !utf8.ValidString(s) {
-			return invalid(field, "%s is not valid UTF-8: %s", field, fix)
-		}
-		if n := utf8.RuneCountInString(s); n > MaxSlackRefChars {
-			return invalid(field, "%s is %d characters long but may have at most %d: %s", field, n, MaxSlackRefChars, fix)
-		}
-		if r, bad := UnprintableOrBlank(s); bad {
-			return invalid(field, "%s %q contains the character %U, which no Slack id has: %s", field, s, r, fix)
-		}
-		return nil
-	}
+	check := func(field, s, fix string) error { return checkName(field, s, MaxSlackRefChars, "Slack id", fix) }
 	if err := check("slack.channel", ref.Channel, "give a channel id such as \"C0123456789\", or leave it out for the server's default channel"); err != nil {
 		return err
 	}
