@@ -20,7 +20,7 @@ func (a *App) refusal(ctx context.Context, rec *inquiry.Record, user string) str
 	if inquiry.NotRequester(rec, user) != nil {
 		return sayRequester // four eyes, before any list: whoever asked never gives it
 	}
-	ids := rec.Slack.Answerers
+	ids := inquiry.Answerers(rec) // widened by the escalation steps taken
 	if len(ids) == 0 {
 		return ""
 	}

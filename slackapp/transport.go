@@ -223,7 +223,92 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	if err != nil {
 		return a.failed(fmt.Sprintf("update the message of inquiry %s in channel %s", rec.Key, rec.Slack.Channel), rec.Slack.Channel, err)
 	}
+	// Every other message that shows it too: an answer in either place resolves the one inquiry.
+	// A retry after one of them failed updates the first again, which chat.update allows.
+	for _, p := range rec.Placements {
+		text, blocks := blockkit.Resolved(rec, a.now())
+		if rec.Status == inquiry.StatusPending {
+			text, blocks = blockkit.Escalated(rec, p.Step, a.now())
+		}
+		if err := a.ready(ctx, p.Channel); err != nil {
+			return err
+		}
+		if _, _, _, err := a.client.UpdateMessageContext(ctx, p.Channel, p.TS,
+			slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...)); err != nil {
+			return a.failed(fmt.Sprintf("update the escalated message of inquiry %s in channel %s", rec.Key, p.Channel), p.Channel, err)
+		}
+	}
 	return nil
+}
+
+var (
+	_ inquiry.Reminder  = (*App)(nil)
+	_ inquiry.Escalator = (*App)(nil)
+)
+
+// Remind posts reminder number n of a pending inquiry as a reply in its thread (blockkit.Reminder)
+// and, when the asker asked for it (remind_dm), a direct message to each listed user answerer.
+// The direct messages are a courtesy: one that fails is logged, never retried, so that a retry
+// never repeats the reply in the thread.
+func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
+	channel, thread := rec.Slack.Channel, rec.Slack.ThreadTS
+	if thread == "" {
+		thread = rec.Slack.TS
+	}
+	if channel == "" || thread == "" {
+		return nil // never shown: the record and the events carry the reminder
+	}
+	text, blocks := blockkit.Reminder(rec, n, a.now())
+	if err := a.ready(ctx, channel); err != nil {
+		return err
+	}
+	if _, _, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
+		slack.MsgOptionBlocks(blocks...), slack.MsgOptionTS(thread), slack.MsgOptionDisableLinkUnfurl()); err != nil {
+		return a.failed(fmt.Sprintf("post reminder %d of inquiry %s in channel %s", n, rec.Key, channel), channel, err)
+	}
+	a.log.InfoContext(ctx, "reminder posted", "key", rec.Key, "channel", channel, "number", n)
+	if !rec.RemindDM {
+		return nil
+	}
+	for _, user := range inquiry.Answerers(rec) {
+		if !blockkit.IsUserID(user) {
+			continue
+		}
+		if err := a.await(ctx, user); err != nil {
+			a.log.WarnContext(ctx, "reminder by direct message not sent", "key", rec.Key, "user", user, "err", err)
+			continue
+		}
+		if _, _, err := a.client.PostMessageContext(ctx, user, slack.MsgOptionText(text, false),
+			slack.MsgOptionBlocks(blocks...), slack.MsgOptionDisableLinkUnfurl()); err != nil {
+			a.log.WarnContext(ctx, "reminder by direct message not sent", "key", rec.Key, "user", user, "err", err)
+		}
+	}
+	return nil
+}
+
+// Escalate posts the question, with the same controls, in the channel of escalation step
+// (1-based), headed by a line that says so (blockkit.Escalated), and returns where. A channel the
+// bot cannot post in is a fatal error with the sentence that says how to fix it.
+func (a *App) Escalate(ctx context.Context, rec *inquiry.Record, step int) (inquiry.Placement, error) {
+	if step < 1 || step > len(rec.Escalate) || rec.Escalate[step-1].Channel == "" {
+		return inquiry.Placement{}, nil
+	}
+	channel := rec.Escalate[step-1].Channel
+	text, blocks := blockkit.Escalated(rec, step, a.now())
+	if err := a.ready(ctx, channel); err != nil {
+		return inquiry.Placement{}, err
+	}
+	posted, ts, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
+		slack.MsgOptionBlocks(blocks...), slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),
+		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: metadataEvent, EventPayload: map[string]any{"key": rec.Key}}))
+	if err != nil {
+		return inquiry.Placement{}, a.failed(fmt.Sprintf("post escalation step %d of inquiry %s in channel %s", step, rec.Key, channel), channel, err)
+	}
+	if posted == "" {
+		posted = channel
+	}
+	a.log.InfoContext(ctx, "question escalated", "key", rec.Key, "channel", posted, "ts", ts, "step", step)
+	return inquiry.Placement{Step: step, Channel: posted, TS: ts, Permalink: a.permalink(ctx, rec.Key, posted, ts)}, nil
 }
 
 // Notice records in the inquiry's thread the answer that policy assumed without asking anybody.
