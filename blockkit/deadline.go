@@ -60,7 +60,7 @@ func Escalated(rec *inquiry.Record, step int, now time.Time) (text string, block
 		parts = append(parts, "<"+link+"|Where it was first asked>")
 	}
 	head := slack.NewContextBlock(blockID(rec.Key, revQuestion, "esc"), mrkdwn(clip(strings.Join(parts, " "), maxText)))
-	text = strings.TrimSpace(who+" Escalated: "+text)
+	text = strings.TrimSpace(who + " Escalated: " + text)
 	return clip(text, 3000), append([]slack.Block{head}, blocks...)
 }
 

@@ -165,4 +165,3 @@ func TestEscalationToAChannelTheBotIsNotIn(t *testing.T) {
 	require.Contains(t, got.Failure.Message, "escalation step 1 could not be posted: not_in_channel: the bot is not a member of channel C0PRIVATE: invite it there")
 	require.Empty(t, got.Placements)
 }
-
