@@ -383,6 +383,26 @@ func Mentions(rec *Record, steps int) []string {
 	return out
 }
 
+// DeadlineState is what was done of rec's deadlines, for a list row: "escalation step 1 of 2 · 1
+// reminder sent · extended by 30m" — "" when it asks for none of it.
+func DeadlineState(rec *Record) string {
+	var parts []string
+	if n := len(rec.Escalate); n > 0 {
+		if rec.Escalation == 0 {
+			parts = append(parts, fmt.Sprintf("not escalated yet (%d step(s))", n))
+		} else {
+			parts = append(parts, fmt.Sprintf("escalation step %d of %d", rec.Escalation, n))
+		}
+	}
+	if len(rec.Remind) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d reminder(s) sent", rec.Reminders, len(rec.Remind)))
+	}
+	if rec.ExtendedBy > 0 {
+		parts = append(parts, "extended by "+rec.ExtendedBy.String())
+	}
+	return strings.Join(parts, " · ")
+}
+
 // TimeLeft is how long is left of rec at now, as people read it: "1h 5m", "4m", "under a minute".
 func TimeLeft(rec *Record, now time.Time) string {
 	if rec.ExpiresAt == nil {
