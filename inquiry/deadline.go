@@ -585,6 +585,21 @@ type Escalator interface {
 	Escalate(ctx context.Context, rec *Record, step int) (Placement, error)
 }
 
+// ReminderFinder is a Reminder that can tell whether a reminder it was asked to show was shown:
+// an attempt whose outcome never came back (the process died, Slack was slower than the lease)
+// may have been, and Slack has no idempotency key.
+type ReminderFinder interface {
+	// FindReminder reports whether reminder n of rec is shown; an error means it cannot tell now
+	// (one for which Fatal is true: never, and the reminder is shown).
+	FindReminder(ctx context.Context, rec *Record, n int) (found bool, err error)
+}
+
+// EscalationFinder is an Escalator that can find the message of a step it was asked to show.
+type EscalationFinder interface {
+	// FindEscalation returns where step of rec is shown, or found false; errors as FindReminder's.
+	FindEscalation(ctx context.Context, rec *Record, step int) (where Placement, found bool, err error)
+}
+
 func (s *Service) deliverRemind(ctx context.Context, d Delivery) error {
 	rec, err := s.Store.Inquiry(ctx, d.InquiryKey)
 	if err != nil {
@@ -597,10 +612,23 @@ func (s *Service) deliverRemind(ctx context.Context, d Delivery) error {
 	if err != nil {
 		return err
 	}
-	if r, ok := t.(Reminder); ok {
-		return r.Remind(ctx, rec, d.Step)
+	r, ok := t.(Reminder)
+	if !ok {
+		return nil
 	}
-	return nil
+	if f, ok := t.(ReminderFinder); ok && d.Attempts > 1 {
+		found, err := f.FindReminder(ctx, rec, d.Step)
+		switch {
+		case found:
+			s.logger().InfoContext(ctx, "reminder found posted by an earlier attempt", "key", rec.Key, "number", d.Step, "attempts", d.Attempts)
+			return nil
+		case err != nil && !Fatal(err):
+			return err // cannot tell now: look again later rather than remind twice
+		case err != nil:
+			s.logger().WarnContext(ctx, "cannot look for an earlier post of a reminder; posting it", "key", rec.Key, "err", err)
+		}
+	}
+	return r.Remind(ctx, rec, d.Step)
 }
 
 func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
@@ -623,6 +651,18 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 	e, ok := t.(Escalator)
 	if !ok {
 		return nil
+	}
+	if f, ok := t.(EscalationFinder); ok && d.Attempts > 1 {
+		where, found, err := f.FindEscalation(ctx, rec, d.Step)
+		switch {
+		case found:
+			s.logger().InfoContext(ctx, "escalation found posted by an earlier attempt", "key", rec.Key, "step", d.Step, "attempts", d.Attempts)
+			return s.Store.AddPlacement(ctx, rec.Key, where)
+		case err != nil && !Fatal(err):
+			return err
+		case err != nil:
+			s.logger().WarnContext(ctx, "cannot look for an earlier post of an escalation; posting it", "key", rec.Key, "err", err)
+		}
 	}
 	where, err := e.Escalate(ctx, rec, d.Step)
 	if err != nil {

@@ -165,3 +165,50 @@ func TestEscalationToAChannelTheBotIsNotIn(t *testing.T) {
 	require.Contains(t, got.Failure.Message, "escalation step 1 could not be posted: not_in_channel: the bot is not a member of channel C0PRIVATE: invite it there")
 	require.Empty(t, got.Placements)
 }
+
+// TestReminderAndEscalationFoundAfterALostAnswer: Slack posted the reminder (and the escalated
+// question) but its answer never reached the bot. The retry looks for it by its metadata and
+// posts nothing more: one reminder in the thread, one message in the step's channel.
+func TestReminderAndEscalationFoundAfterALostAnswer(t *testing.T) {
+	b := setupDeadlines(t, storagetest.SQLiteURL(t))
+	b.fake.AddChannel("C0ONCALL1", "oncall")
+	in := mergeQuestion("lost-answers")
+	exp := b.svc.Clock().Add(time.Hour)
+	in.ExpiresAt = &exp
+	in.Remind = []inquiry.Duration{inquiry.Duration(50 * time.Minute)}
+	in.Escalate = []inquiry.Step{{After: inquiry.Duration(20 * time.Minute), Channel: "C0ONCALL1"}}
+	rec := b.ask(in, inquiry.SlackRef{})
+
+	done := func(kind inquiry.DeliveryKind) func() bool {
+		return func() bool {
+			ds, err := b.store.ListDeliveries(b.ctx, rec.Key)
+			require.NoError(t, err)
+			for _, d := range ds {
+				if d.Kind == kind && d.Status == inquiry.DeliveryDone {
+					require.Equal(t, 2, d.Attempts, "the second attempt found it")
+					return true
+				}
+			}
+			return false
+		}
+	}
+	b.fake.DropNextResponse("chat.postMessage")
+	b.advance(10 * time.Minute)
+	require.Eventually(t, done(inquiry.DeliverRemind), 15*time.Second, 20*time.Millisecond, "the reminder was never done")
+	n := 0
+	for _, m := range b.fake.Messages(slackfake.DefaultChannel) {
+		if m.BotID != "" && m.ThreadTS == rec.Slack.TS && m.TS != rec.Slack.TS {
+			n++
+		}
+	}
+	require.Equal(t, 1, n, "one reminder in the thread")
+	require.NotEmpty(t, b.fake.Calls("conversations.replies"), "the retry looked in the thread")
+
+	b.fake.DropNextResponse("chat.postMessage")
+	b.advance(10 * time.Minute)
+	require.Eventually(t, done(inquiry.DeliverEscalate), 15*time.Second, 20*time.Millisecond, "the escalation was never done")
+	require.Len(t, b.fake.BotMessages("C0ONCALL1"), 1, "one escalated message")
+	got := b.get(rec.Key)
+	require.Len(t, got.Placements, 1)
+	require.Equal(t, b.fake.BotMessages("C0ONCALL1")[0].TS, got.Placements[0].TS, "the placement found is the message Slack posted")
+}
