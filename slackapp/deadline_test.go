@@ -68,7 +68,13 @@ func TestReminderInTheThreadAndEscalationUpdatesBothMessages(t *testing.T) {
 
 		b.advance(10 * time.Minute)
 		esc := b.untilMessages("C0ONCALL1", 1)[0]
-		require.Equal(t, rec.Key, keyOf(t, esc), "the escalated message carries the key")
+		var md struct {
+			EventType    string         `json:"event_type"`
+			EventPayload map[string]any `json:"event_payload"`
+		}
+		require.NoError(t, json.Unmarshal(esc.Metadata, &md))
+		require.Equal(t, escalationEvent, md.EventType)
+		require.Equal(t, rec.Key, md.EventPayload["key"], "the escalated message carries the key")
 		require.Contains(t, esc.Text, "<@U0ONCALL1>", "the step mentions its answerers")
 		require.Contains(t, string(esc.Blocks), "Escalated (step 1 of 2)")
 		require.Equal(t, 1, b.until(rec.Key, "was never escalated", func(r *inquiry.Record) bool { return len(r.Placements) == 1 }).Escalation)
