@@ -264,6 +264,10 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	return nil
 }
 
+// maxReminderDMs bounds the direct messages of one reminder: a long list of answerers is better
+// reached through the thread's mentions than through a burst of messages.
+const maxReminderDMs = 20
+
 var (
 	_ inquiry.Reminder  = (*App)(nil)
 	_ inquiry.Escalator = (*App)(nil)
@@ -294,9 +298,14 @@ func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
 	if !rec.RemindDM {
 		return nil
 	}
+	sent := 0
 	for _, user := range inquiry.Answerers(rec) {
 		if !blockkit.IsUserID(user) {
 			continue
+		}
+		if sent++; sent > maxReminderDMs {
+			a.log.InfoContext(ctx, "reminder by direct message to the first answerers only", "key", rec.Key, "max", maxReminderDMs)
+			break
 		}
 		if err := a.await(ctx, user); err != nil {
 			a.log.WarnContext(ctx, "reminder by direct message not sent", "key", rec.Key, "user", user, "err", err)
