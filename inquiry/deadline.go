@@ -309,25 +309,8 @@ func (s *Service) PlanDeadlines(rec *Record, now time.Time) (w DeadlineWork) {
 		p.Next = nil
 		return DeadlineWork{Progress: p}
 	}
-	ok := false
 	shown := rec.Config.Policy == PolicyAsk && rec.Config.Transport != TransportInbox
-	if rec.ExpiresAt != nil && p.RemindStep < len(rec.Remind) && !RemindAt(rec, p.RemindStep).After(now) {
-		i := p.RemindStep
-		for i+1 < len(rec.Remind) && !RemindAt(rec, i+1).After(now) {
-			i++ // a later one is due too: it alone is sent
-		}
-		p.RemindStep, p.Reminders = i+1, p.Reminders+1
-		w.Events = append(w.Events, event(rec, EventReminded, now, "", remindedData{
-			Before: rec.Remind[i], Left: Duration(rec.ExpiresAt.Sub(now)), Expires: *rec.ExpiresAt,
-			Number: p.Reminders, Mentions: Mentions(rec, p.Escalation),
-		}))
-		if shown {
-			d := s.delivery(rec, DeliverRemind, rec.Config.Transport, now)
-			d.Step = p.Reminders
-			w.Deliveries = append(w.Deliveries, d)
-		}
-		ok = true
-	}
+	// The step first, so that a reminder due at the same time calls on the people it adds.
 	if p.Escalation < len(rec.Escalate) && !EscalateAt(rec, p.Escalation).After(now) {
 		st := rec.Escalate[p.Escalation]
 		p.Escalation++
@@ -339,15 +322,25 @@ func (s *Service) PlanDeadlines(rec *Record, now time.Time) (w DeadlineWork) {
 			d.Lane, d.Step = st.Channel, p.Escalation // paced with the channel it posts in
 			w.Deliveries = append(w.Deliveries, d)
 		}
-		ok = true
 	}
-	next := rec
-	if ok {
-		cp := *rec
-		cp.Progress = p
-		next = &cp
+	if rec.ExpiresAt != nil && p.RemindStep < len(rec.Remind) && !RemindAt(rec, p.RemindStep).After(now) {
+		i := p.RemindStep
+		for i+1 < len(rec.Remind) && !RemindAt(rec, i+1).After(now) {
+			i++ // a later one is due too: it alone is sent
+		}
+		p.RemindStep, p.Reminders = i+1, p.Reminders+1
+		w.Events = append(w.Events, event(rec, EventReminded, now, "", remindedData{
+			Before: rec.Remind[i], Left: Duration(rec.ExpiresAt.Sub(now)), Expires: *rec.ExpiresAt,
+			Number: p.Reminders, Mentions: Mentions(rec, p.Escalation),
+		}))
+		if shown {
+			// In the lane of the question's channel, behind its post: never before the question.
+			d := s.delivery(rec, DeliverRemind, rec.Config.Transport, now)
+			d.Step = p.Reminders
+			w.Deliveries = append(w.Deliveries, d)
+		}
 	}
-	p.Next = NextDue(next, p)
+	p.Next = NextDue(rec, p)
 	w.Progress = p
 	return w
 }

@@ -119,3 +119,53 @@ func TestNextDueAndAnswerers(t *testing.T) {
 	require.Equal(t, "Still waiting for an answer: under a minute left; if nobody answers: No.",
 		inquiry.ReminderText(rec, pureNow.Add(time.Hour-time.Second)))
 }
+
+// TestPlanDeadlines: one look at a due inquiry takes the step due and the latest reminder due,
+// the step first so the reminder calls on the people it adds; an inbox question gets the events
+// and no delivery; one past its expiry gets nothing.
+func TestPlanDeadlines(t *testing.T) {
+	t.Parallel()
+	svc := &inquiry.Service{}
+	in := pureValid(inquiry.KindConfirm)
+	in.ExpiresAt = pureAt(time.Hour)
+	in.Remind = mins(40, 20)
+	in.Escalate = []inquiry.Step{{After: mins(20)[0], Answerers: []string{"S2"}}, {After: mins(50)[0], Channel: "C3"}}
+	require.NoError(t, inquiry.Validate(in, pureNow))
+	rec := &inquiry.Record{Key: "inq_1", Inquiry: *in, Status: inquiry.StatusPending, CreatedAt: pureNow,
+		Config: inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportSlack},
+		Slack:  inquiry.SlackRef{Channel: "C1", Answerers: []string{"U1"}}}
+	rec.Progress = inquiry.StartProgress(rec, pureNow)
+
+	w := svc.PlanDeadlines(rec, pureNow.Add(45*time.Minute)) // both reminders' times passed, and step 1's
+	require.Len(t, w.Events, 2)
+	require.Equal(t, inquiry.EventEscalated, w.Events[0].Type)
+	require.Equal(t, inquiry.EventReminded, w.Events[1].Type)
+	require.Contains(t, string(w.Events[1].Data), `"before":"20m"`, "the latest reminder due, alone")
+	require.Contains(t, string(w.Events[1].Data), `"mentions":["U1","S2"]`)
+	require.Equal(t, 1, w.Progress.Reminders)
+	require.Equal(t, 2, w.Progress.RemindStep)
+	require.Equal(t, 1, w.Progress.Escalation)
+	require.Equal(t, pureNow.Add(50*time.Minute), *w.Progress.Next, "step 2 next")
+	require.Len(t, w.Deliveries, 1, "step 1 posts nowhere; the reminder goes to Slack")
+	require.Equal(t, inquiry.DeliverRemind, w.Deliveries[0].Kind)
+	require.Equal(t, "C1", w.Deliveries[0].Lane, "behind the question's post")
+
+	rec.Progress = w.Progress
+	w = svc.PlanDeadlines(rec, pureNow.Add(50*time.Minute))
+	require.Len(t, w.Deliveries, 1)
+	require.Equal(t, inquiry.DeliverEscalate, w.Deliveries[0].Kind)
+	require.Equal(t, "C3", w.Deliveries[0].Lane, "paced with the channel it posts in")
+	require.Equal(t, 2, w.Deliveries[0].Step)
+	require.Nil(t, w.Progress.Next)
+
+	rec.Config.Transport = inquiry.TransportInbox
+	rec.Progress = inquiry.Progress{}
+	rec.Progress = inquiry.StartProgress(rec, pureNow)
+	w = svc.PlanDeadlines(rec, pureNow.Add(21*time.Minute))
+	require.Len(t, w.Events, 2)
+	require.Empty(t, w.Deliveries, "an inbox question is reminded on its record only")
+
+	w = svc.PlanDeadlines(rec, pureNow.Add(time.Hour))
+	require.Empty(t, w.Events, "past its expiry nothing more is due")
+	require.Nil(t, w.Progress.Next)
+}
