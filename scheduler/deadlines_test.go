@@ -317,10 +317,12 @@ func TestTwoSweepersRemindOnce(t *testing.T) {
 			c.Add(step)
 			var wg sync.WaitGroup
 			reminded := make([]int, 2)
+			start := time.Now()
 			for i, r := range []*replica{a, b} {
 				wg.Go(func() { reminded[i] = r.sched.Sweep(ctx).Reminded })
 			}
 			wg.Wait()
+			swept := time.Since(start)
 			require.Equal(t, n, reminded[0]+reminded[1], "each inquiry claimed by one sweeper: %v", reminded)
 			for range 50 { // both dispatchers side by side until the queue is empty
 				wg.Add(2)
@@ -334,6 +336,8 @@ func TestTwoSweepersRemindOnce(t *testing.T) {
 					break
 				}
 			}
+			t.Logf("figures: two sweepers claimed %d reminders (%d and %d) in %s; every post done %s after the sweep began",
+				n, reminded[0], reminded[1], swept.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 		}
 		f.mu.Lock()
 		defer f.mu.Unlock()
