@@ -15,6 +15,12 @@ import (
 // controls for its kind, and a context line with the run, the expiry, the default and who may
 // answer. text is the notification text: the answerers' mentions and the question, escaped.
 func Message(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Block) {
+	return message(rec, now, true)
+}
+
+// message is Message; replies says whether a reply in the message's thread answers (not in an
+// escalation's channel, whose threads the bot does not follow).
+func message(rec *inquiry.Record, now time.Time, replies bool) (text string, blocks []slack.Block) {
 	in := &rec.Inquiry
 	blocks = append(blocks, prose(rec.Key, revQuestion, in)...)
 	blocks = append(blocks, controls(rec, revQuestion)...)
@@ -25,11 +31,14 @@ func Message(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Bl
 		blocks = append(blocks, slack.NewActionBlock(blockID(rec.Key, revQuestion, "web"),
 			&slack.ButtonBlockElement{Type: slack.METButton, ActionID: ActionOpenPage, Text: plain("Answer in a browser"), URL: page}))
 	}
+	if ext := extendButton(rec); ext != nil {
+		blocks = append(blocks, ext)
+	}
 	if line := approvalLine(rec); line != "" {
 		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revQuestion, "tally"), mrkdwn(line)))
 	}
 	blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revQuestion, "meta"),
-		mrkdwn(metaLine(rec, now)), mrkdwn(whoLine(rec))))
+		mrkdwn(metaLine(rec, now)), mrkdwn(whoLine(rec, replies))))
 
 	var b strings.Builder
 	for _, id := range rec.Slack.Answerers {
@@ -291,6 +300,9 @@ func metaLine(rec *inquiry.Record, now time.Time) string {
 	case in.ExpiresAt.After(now):
 		parts = append(parts, "expires "+inquiry.Until(in.ExpiresAt.Sub(now))+" ("+when(*in.ExpiresAt, now)+")",
 			"if nobody answers: "+assumed)
+		if rec.ExtendedBy > 0 {
+			parts = append(parts, "extended by "+rec.ExtendedBy.String())
+		}
 	default:
 		parts = append(parts, "expired "+when(*in.ExpiresAt, now), "if nobody answers: "+assumed)
 	}
@@ -299,9 +311,12 @@ func metaLine(rec *inquiry.Record, now time.Time) string {
 
 // whoLine says who may answer, and that a reply in the thread answers too. Only ids that look
 // like Slack ids become mentions.
-func whoLine(rec *inquiry.Record) string {
-	const tail = ". You can also answer by replying in this thread."
-	ids := rec.Slack.Answerers
+func whoLine(rec *inquiry.Record, replies bool) string {
+	tail := ". You can also answer by replying in this thread."
+	if !replies {
+		tail = "."
+	}
+	ids := inquiry.Answerers(rec) // widened by the escalation steps taken
 	if len(ids) == 0 {
 		return "Anyone here may answer" + tail
 	}

@@ -82,7 +82,7 @@ func chooseAction(n int) string { return ActionChoose + ":" + strconv.Itoa(n) }
 // the option index of ActionChoose dropped), or "" for an action that is not ours.
 func BaseAction(actionID string) string {
 	switch actionID {
-	case ActionSelect, ActionPick, ActionSubmit, ActionOwnWords, ActionOpenText, ActionOpenConfirm:
+	case ActionSelect, ActionPick, ActionSubmit, ActionOwnWords, ActionOpenText, ActionOpenConfirm, ActionExtend:
 		return actionID
 	}
 	if n, ok := strings.CutPrefix(actionID, ActionChoose+":"); ok {

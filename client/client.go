@@ -173,6 +173,12 @@ func (c *Client) Cancel(ctx context.Context, key string) (*inquiry.Record, error
 	return call[inquiry.Record](ctx, c, http.MethodPost, "/v1/inquiries/"+url.PathEscape(key)+"/cancel", nil, struct{}{}, 0)
 }
 
+// Extend gives a pending inquiry more time, by by (0: the inquiry's own extend.by).
+func (c *Client) Extend(ctx context.Context, key string, by time.Duration) (*inquiry.Record, error) {
+	return call[inquiry.Record](ctx, c, http.MethodPost, "/v1/inquiries/"+url.PathEscape(key)+"/extend", nil,
+		inquiry.ExtendRequest{By: inquiry.Duration(by)}, 0)
+}
+
 // WaitAnswer waits until the inquiry leaves pending or timeout passes, long-polling in slices
 // of at most MaxWait. It returns the inquiry as it stands: resolved, or still pending when the
 // timeout passed (that is not an error). Passing faults — the database or the gateway briefly

@@ -120,7 +120,7 @@ func TestDecode(t *testing.T) {
 		{`{"config": {"policy": "ask", "policy": "refuse"}}`, testTargets[2], "config", `config has the field "policy" twice`},
 		{`{"answers": {"a": {}, "a": {"text": "x"}}}`, testTargets[3], "answers", `answers has the key "a" twice`},
 		{`{"options": [{"value": "a", "label": "A", "value": "b"}, "c"]}`, testTargets[0], "options", `options has the field "value" twice`},
-		{`{"ID": "a"}`, testTargets[0], "ID", `unknown field "ID": the allowed fields are id, run_id, kind, question, context, options, multiple, allow_text, default, expires_at, approvals, veto, requested_by, reason, expires_in, config, slack, email, callback_url, wait`},
+		{`{"ID": "a"}`, testTargets[0], "ID", `unknown field "ID": the allowed fields are id, run_id, kind, question, context, options, multiple, allow_text, default, expires_at, approvals, veto, requested_by, reason, remind, remind_here, remind_dm, escalate, extend, expires_in, config, slack, email, callback_url, wait`},
 		{`{"config": {"Policy": "ask"}}`, testTargets[2], "config", `config has the unknown field "Policy": send an object {policy, transport}`},
 		{`{"options": [{"Value": "a"}, "b"]}`, testTargets[0], "options", `an item of options has the unknown field "Value"`},
 		{`{"answers": {"a": {"value": 5}}}`, testTargets[3], "answers.value", "answers.value must be a string or a list of strings"},

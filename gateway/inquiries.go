@@ -182,6 +182,18 @@ func (s *Server) cancelInquiry(c *gin.Context) {
 	s.writeInquiry(c, rec, err)
 }
 
+// extendInquiry gives a pending inquiry more time, as its extend allows: by (a Go duration), or
+// the inquiry's own extend.by when the body leaves it out. The service decides whether this
+// token may (the tokens that may answer it may extend it).
+func (s *Server) extendInquiry(c *gin.Context) {
+	var b inquiry.ExtendRequest
+	if !s.bind(c, &b, true) {
+		return
+	}
+	rec, err := s.svc.Extend(c.Request.Context(), c.Param("key"), b.By, "")
+	s.writeInquiry(c, rec, err)
+}
+
 // writeInquiry answers with the inquiry of the path's key, or with err, a missing key said as
 // such.
 func (s *Server) writeInquiry(c *gin.Context, rec *inquiry.Record, err error) {

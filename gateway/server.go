@@ -145,6 +145,7 @@ func (s *Server) routes() *gin.Engine {
 	v1.GET("/inquiries/:key", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.getInquiry)
 	v1.POST("/inquiries/:key/answer", s.need(inquiry.ScopeAnswer), s.limitCreates, s.answerInquiry)
 	v1.POST("/inquiries/:key/cancel", s.need(inquiry.ScopeAsk), s.cancelInquiry)
+	v1.POST("/inquiries/:key/extend", s.need(inquiry.ScopeAnswer), s.limitCreates, s.extendInquiry)
 	v1.GET("/inquiries/:key/events", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.inquiryEvents)
 	v1.GET("/events", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.followEvents)
 

@@ -85,7 +85,7 @@ const (
 // classKinds are the kinds each class claims. A new DeliveryKind must be added to one of them, or
 // it is never claimed.
 var classKinds = [classes][]DeliveryKind{
-	transportWork: {DeliverPost, DeliverUpdate, DeliverTally, DeliverNotice},
+	transportWork: {DeliverPost, DeliverUpdate, DeliverTally, DeliverNotice, DeliverRemind, DeliverEscalate, DeliverRefresh},
 	callbackWork:  {DeliverCallback, DeliverResume},
 }
 
@@ -492,10 +492,13 @@ type PostFinder interface {
 // waits hears at once that nobody can be asked.
 func (s *Service) TransportHandlers() map[DeliveryKind]DeliveryHandler {
 	return map[DeliveryKind]DeliveryHandler{
-		DeliverPost:   s.deliverPost,
-		DeliverUpdate: s.deliverUpdate,
-		DeliverTally:  s.deliverUpdate,
-		DeliverNotice: s.deliverNotice,
+		DeliverPost:     s.deliverPost,
+		DeliverUpdate:   s.deliverUpdate,
+		DeliverTally:    s.deliverUpdate,
+		DeliverNotice:   s.deliverNotice,
+		DeliverRemind:   s.deliverRemind,
+		DeliverEscalate: s.deliverEscalate,
+		DeliverRefresh:  s.deliverUpdate,
 	}
 }
 
@@ -547,7 +550,7 @@ func (s *Service) deliverUpdate(ctx context.Context, d Delivery) error {
 	if rec.Slack.TS == "" {
 		return nil // never shown: nothing to update
 	}
-	if d.Kind == DeliverTally && rec.Status != StatusPending {
+	if (d.Kind == DeliverTally || d.Kind == DeliverRefresh) && rec.Status != StatusPending {
 		return nil // resolved since the vote: the resolution's update shows it, once
 	}
 	t, err := s.Transports.Lookup(d.Target)

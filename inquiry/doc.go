@@ -46,6 +46,14 @@
 // labelled source: caller with the caller's token, never person; it resolves the run's pending
 // inquiry like an answer, and is refused (already_resolved) where it contradicts a resolved one.
 //
+// Deadlines (deadline.go) happen while pending, never after: a pending inquiry's next reminder
+// or escalation step is due at Progress.Next (NextDue, a pure function of the record); the sweeper
+// claims it (Store.ClaimDeadlines, SKIP LOCKED), and in that transaction advances the counters,
+// appends reminded or escalated, and enqueues what shows it. An escalation step widens who may
+// answer (Answerers: slack.answerers and each step's answerers). Extend moves expires_at — and
+// with it the reminders, which count back from it — under the row's lock, by at most extend.max in
+// all; it is recorded as extended.
+//
 // # The run state machine
 //
 //	    register / ask / heartbeat

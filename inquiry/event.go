@@ -22,9 +22,9 @@ const (
 	EventExpired           EventType = "expired"            // what was assumed, and the votes given in time
 	EventCancelled         EventType = "cancelled"          // by the token that cancelled
 	EventFailed            EventType = "failed"             // why nobody could be asked
-	EventReminded          EventType = "reminded"           // reserved: the deadlines issue
-	EventEscalated         EventType = "escalated"          // reserved: the deadlines issue
-	EventExtended          EventType = "extended"           // reserved: the deadlines issue
+	EventReminded          EventType = "reminded"           // by the sweeper; which reminder, and who it calls on
+	EventEscalated         EventType = "escalated"          // by the sweeper; the step, its channel and answerers
+	EventExtended          EventType = "extended"           // by who gave more time; by how much, the new expiry
 	EventCallbackDelivered EventType = "callback_delivered" // a callback or resume was received
 	EventCallbackFailed    EventType = "callback_failed"    // a callback or resume was given up
 )
@@ -286,6 +286,29 @@ func (e Event) Summary() string {
 		return fmt.Sprintf("%s delivered after %d attempt(s)", d.Kind, d.Attempts)
 	case EventCancelled:
 		return ""
+	case EventReminded:
+		var d remindedData
+		_ = json.Unmarshal(e.Data, &d)
+		s := fmt.Sprintf("reminder %d, %s before the expiry (%s left)", d.Number, d.Before, d.Left.D().Round(time.Second))
+		if len(d.Mentions) > 0 {
+			s += ": " + OneLine(strings.Join(d.Mentions, ", "), 80)
+		}
+		return s
+	case EventEscalated:
+		var d escalatedData
+		_ = json.Unmarshal(e.Data, &d)
+		var parts []string
+		if d.Channel != "" {
+			parts = append(parts, "posted in "+d.Channel)
+		}
+		if len(d.Answerers) > 0 {
+			parts = append(parts, "may answer too: "+OneLine(strings.Join(d.Answerers, ", "), 80))
+		}
+		return fmt.Sprintf("step %d: %s", d.Step, strings.Join(parts, "; "))
+	case EventExtended:
+		var d extendedData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("by %s (in all %s), now expires %s", d.By, d.ExtendedBy, d.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	return OneLine(string(e.Data), 120) // a type this build does not know yet
 }

@@ -247,6 +247,8 @@ type Inquiry struct {
 	ExpiresAt *time.Time `json:"expires_at"`
 	// Approval is what a team must give (approvals, veto, requested_by, reason): optional.
 	Approval
+	// Deadlines are the reminders, the escalation chain and the extension allowed: optional.
+	Deadlines
 }
 
 // Source says who or what produced an answer. Labels are honest: only a human is SourcePerson.
@@ -343,6 +345,10 @@ type Record struct {
 	// Links are the answer links of a pending inquiry (Service.AnswerLinks), filled by the edge
 	// that shows it; never stored.
 	Links *Links `json:"links,omitempty"`
+	// Progress is what was done of the deadlines: reminders sent, the escalation step, time added.
+	Progress
+	// Placements are the other messages that show the inquiry (escalation steps' channels).
+	Placements []Placement `json:"placements,omitempty"`
 }
 
 // DueAt reports whether the inquiry is pending past its expiry at now: from that instant it is

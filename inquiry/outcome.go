@@ -26,22 +26,28 @@ func Until(d time.Duration) string {
 	case d < time.Minute:
 		return "in less than a minute"
 	}
+	return "in " + span(d)
+}
+
+// span is d of a minute or more, rounded to the minute below a day and to the hour from a day:
+// "45m", "2h", "2h 5m", "1d", "3d 4h".
+func span(d time.Duration) string {
 	d = d.Round(time.Minute)
 	switch {
 	case d < time.Hour:
-		return fmt.Sprintf("in %dm", int(d/time.Minute))
+		return fmt.Sprintf("%dm", int(d/time.Minute))
 	case d < 24*time.Hour:
 		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
 		if m == 0 {
-			return fmt.Sprintf("in %dh", h)
+			return fmt.Sprintf("%dh", h)
 		}
-		return fmt.Sprintf("in %dh %dm", h, m)
+		return fmt.Sprintf("%dh %dm", h, m)
 	default:
 		days, h := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour)
 		if h == 0 {
-			return fmt.Sprintf("in %dd", days)
+			return fmt.Sprintf("%dd", days)
 		}
-		return fmt.Sprintf("in %dd %dh", days, h)
+		return fmt.Sprintf("%dd %dh", days, h)
 	}
 }
 

@@ -30,7 +30,7 @@ func PersonMayAnswer(rec *Record, user string, member func(id string) (bool, err
 	if NotRequester(rec, user) != nil {
 		return Permission{Requester: true}
 	}
-	ids := rec.Slack.Answerers
+	ids := Answerers(rec) // widened by the escalation steps taken
 	if len(ids) == 0 {
 		return Permission{Allowed: true}
 	}

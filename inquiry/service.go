@@ -203,6 +203,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		}
 	}
 
+	rec.Progress = StartProgress(rec, now) // nothing is due of one resolved at once
 	stored, created, err := s.Store.CreateInquiry(ctx, rec, deliveries)
 	if err != nil {
 		return nil, false, err
@@ -240,7 +241,7 @@ func (s *Service) delivery(rec *Record, kind DeliveryKind, target string, now ti
 		Kind: kind, InquiryKey: rec.Key, Namespace: rec.Namespace, RunID: rec.RunID, Target: target,
 		Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now, UpdatedAt: now,
 	}
-	if kind == DeliverPost || kind == DeliverUpdate || kind == DeliverTally || kind == DeliverNotice {
+	if kind == DeliverPost || kind == DeliverUpdate || kind == DeliverTally || kind == DeliverNotice || kind == DeliverRemind || kind == DeliverRefresh {
 		d.Lane = rec.Slack.Channel // one channel's messages go out in order
 	}
 	return d

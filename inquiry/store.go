@@ -58,6 +58,13 @@ const (
 	DeliverNotice   DeliveryKind = "notice"   // record a policy assumption where people read
 	DeliverCallback DeliveryKind = "callback" // POST the resolved inquiry to its callback_url
 	DeliverResume   DeliveryKind = "resume"   // POST the run and its new answer to its resume_url
+	// DeliverRemind shows reminder number Step of a pending inquiry where it was asked.
+	DeliverRemind DeliveryKind = "remind"
+	// DeliverEscalate shows a pending inquiry as its escalation step number Step says.
+	DeliverEscalate DeliveryKind = "escalate"
+	// DeliverRefresh shows a pending inquiry as it now stands (a new deadline); like a tally, it
+	// does nothing once the inquiry resolved.
+	DeliverRefresh DeliveryKind = "refresh"
 )
 
 // DeliveryStatus is where a delivery stands.
@@ -89,6 +96,8 @@ type Delivery struct {
 	LastError     string         `json:"last_error,omitempty"`
 	CreatedAt     time.Time      `json:"created_at"`
 	UpdatedAt     time.Time      `json:"updated_at"`
+	// Step is which reminder or escalation step a remind or escalate delivery shows (1-based).
+	Step int `json:"step,omitempty"`
 }
 
 // Scope is what a token may do.
@@ -205,6 +214,19 @@ type Store interface {
 	// the expiry of pending rows). Claiming is advisory: the caller resolves each with Resolve,
 	// whose conditional update keeps two sweepers from resolving one inquiry twice.
 	DueInquiries(ctx context.Context, now time.Time, limit int) ([]*Record, error)
+	// ClaimDeadlines claims up to limit pending inquiries whose next reminder or escalation step
+	// is due at or before now (oldest first; SKIP LOCKED or a conditional update, so concurrent
+	// claimers never take one inquiry twice), and for each applies plan's work in the same
+	// transaction: the progress stored (its Next the new due time), the events appended and the
+	// deliveries enqueued. It returns how many it claimed.
+	ClaimDeadlines(ctx context.Context, now time.Time, limit int, plan func(rec *Record) DeadlineWork) (int, error)
+	// UpdateDeadlines changes the pending inquiry with key under its row's lock: change says,
+	// given the record, the new expiry and the work (progress, events, deliveries) to store —
+	// nil, nil to change nothing. It returns the record as it then stands. An inquiry no longer
+	// pending is CodeAlreadyResolved with the record.
+	UpdateDeadlines(ctx context.Context, key string, change func(rec *Record) (*time.Time, *DeadlineWork)) (*Record, error)
+	// AddPlacement records one more message that shows the inquiry (once per step).
+	AddPlacement(ctx context.Context, key string, p Placement) error
 	// DeleteResolvedBefore deletes inquiries resolved before t with their events, and done or
 	// failed deliveries last touched before t; it returns how many inquiries.
 	DeleteResolvedBefore(ctx context.Context, t time.Time) (int, error)

@@ -58,7 +58,7 @@ func Validate(in *Inquiry, now time.Time) error {
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
 		return invalid("expires_at", "expires_at %s is not in the future: give a later time, or expires_in such as \"2h\"", in.ExpiresAt.UTC().Format(time.RFC3339))
 	}
-	return nil
+	return checkDeadlines(in, now)
 }
 
 func invalid(field, format string, args ...any) *Error {

@@ -138,6 +138,10 @@ type askInput struct {
 	Veto        *bool          `json:"veto,omitempty"`
 	RequestedBy []string       `json:"requested_by,omitempty"`
 	Reason      inquiry.Reason `json:"reason,omitempty"`
+	// Deadlines (inquiry.Deadlines): reminders and more time; an escalation needs channel ids an
+	// agent rarely knows, and is left to the API.
+	Remind []inquiry.Duration `json:"remind,omitempty"`
+	Extend *inquiry.Extension `json:"extend,omitempty"`
 }
 
 // getInput is what get_answer takes.
@@ -215,8 +219,22 @@ func askHumanTool() *mcp.Tool {
 				Type: "string", Enum: []any{string(inquiry.ReasonOnNo), string(inquiry.ReasonAlways)},
 				Description: `When the person must say why: "on_no" (a no or a decline), "always" (every answer). The reason comes back as the answer's text.`,
 			},
+			"remind": {
+				Type: "array", MaxItems: jsonschema.Ptr(inquiry.MaxReminders), Items: str(`a duration before the expiry, such as "30m"`),
+				Description: fmt.Sprintf(`With expires_in: remind the people who may answer this long before the question expires, such as ["30m", "5m"] (at most %d).`, inquiry.MaxReminders),
+			},
+			"extend": {
+				Type: "object",
+				Properties: map[string]*jsonschema.Schema{
+					"by":  str(`how much more time one extension gives, such as "1h"`),
+					"max": str(`the most time that may be added in all, such as "4h"`),
+				},
+				PropertyOrder: []string{"by", "max"}, Required: []string{"by", "max"},
+				AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+				Description:          "With expires_in: the people who may answer may give the question more time, by at a time and max in all.",
+			},
 		},
-		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds", "approvals", "veto", "requested_by", "reason"},
+		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds", "approvals", "veto", "requested_by", "reason", "remind", "extend"},
 		Required:             []string{"question"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
@@ -352,6 +370,7 @@ func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
 	}
 	req.Default = defaultValue(req.Kind, req.Options, in.Default)
 	req.Approval = inquiry.Approval{Approvals: in.Approvals, Veto: in.Veto, RequestedBy: in.RequestedBy, Reason: in.Reason}
+	req.Remind, req.Extend = in.Remind, in.Extend
 	if t.opts.Policy != "" {
 		req.Config = &inquiry.Config{Policy: t.opts.Policy}
 	}

@@ -1,5 +1,6 @@
 // Package scheduler runs the cron jobs of the inquiry bot on robfig/cron/v3: the expiry sweep
 // (an inquiry nobody answered in time gets its default, or a decline, labelled expired), the
+// deadline sweep (reminders and escalation steps that are due are claimed and sent once), the
 // stale-run sweep (a running run whose heartbeat stopped is abandoned; a waiting run is never
 // touched), the delivery sweep (work left behind by a crash or a failure is retried), and
 // retention (old resolved inquiries are deleted).
@@ -22,6 +23,7 @@ import (
 // Stats is what one sweep did.
 type Stats struct {
 	Expired    int
+	Reminded   int // inquiries whose reminder or escalation step was due (DESIGN §14)
 	Abandoned  int
 	Deliveries int
 	Deleted    int
@@ -85,6 +87,8 @@ func (s *Scheduler) Sweep(ctx context.Context) Stats {
 	start := time.Now()
 	var st Stats
 	st.Expired, st.Errors = s.expire(ctx)
+	// After the expiry, so that nothing is reminded of an inquiry that has just expired.
+	st.Reminded = s.job(ctx, "deadlines", func() (int, error) { return s.Service.SweepDeadlines(ctx, s.Batch) })
 	st.Abandoned = s.job(ctx, "stale", func() (int, error) {
 		if s.StaleAfter <= 0 {
 			return 0, nil
@@ -104,7 +108,7 @@ func (s *Scheduler) Sweep(ctx context.Context) Stats {
 		return s.Service.Store.DeleteResolvedBefore(ctx, s.Service.Clock().Add(-s.Retention))
 	})
 	st.Duration = time.Since(start)
-	s.log().Info("sweep", "expired", st.Expired, "abandoned", st.Abandoned, "deliveries", st.Deliveries,
+	s.log().Info("sweep", "expired", st.Expired, "reminded", st.Reminded, "abandoned", st.Abandoned, "deliveries", st.Deliveries,
 		"deleted", st.Deleted, "errors", st.Errors, "duration_ms", float64(st.Duration.Microseconds())/1000)
 	s.observe("sweep", st.Expired+st.Abandoned+st.Deliveries+st.Deleted, st.Duration, nil)
 	return st

@@ -65,6 +65,9 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 		}
 		a.openModal(ctx, ic, key, act.ActionID)
 		return
+	case blockkit.ActionExtend:
+		a.extend(ctx, ic, act.Value)
+		return
 	}
 	key, reply, ok := blockkit.ReadAction(ic, act)
 	if !ok {
@@ -85,6 +88,33 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 	if ic.Container.Type == "view" && ic.View.Type == slack.VTHomeTab {
 		// Clicked in the Home tab: it shows the vote at once (a resolution refreshes it too).
 		a.refreshHome(user)
+	}
+}
+
+// extend gives the inquiry more time for a person who may answer it (the same permit), and
+// tells them the new deadline or why not. The message update is the dispatcher's.
+func (a *App) extend(ctx context.Context, ic slack.InteractionCallback, key string) {
+	user := ic.User.ID
+	rec, say := a.mayAnswer(ctx, key, user)
+	if say != "" {
+		a.tell(whereOf(ic, rec), user, say)
+		return
+	}
+	out, err := a.svc.Extend(ctx, rec.Key, 0, user)
+	switch inquiry.ErrorCode(err) {
+	case "":
+		a.log.InfoContext(ctx, "extended in slack", "key", rec.Key, "user", user)
+		a.tell(whereOf(ic, out), user, blockkit.Escape(inquiry.ExtendedText(out)))
+	case inquiry.CodeAlreadyResolved:
+		if out == nil {
+			out = rec
+		}
+		a.tell(whereOf(ic, out), user, sayResolved(out, a.now()))
+	case inquiry.CodeForbidden, inquiry.CodeBadRequest:
+		a.tell(whereOf(ic, rec), user, blockkit.Escape(inquiry.ErrorMessage(err)))
+	default:
+		a.log.WarnContext(ctx, "extend in slack", "key", rec.Key, "user", user, "err", err)
+		a.tell(whereOf(ic, rec), user, sayTryAgain)
 	}
 }
 

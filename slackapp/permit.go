@@ -25,7 +25,7 @@ func (a *App) refusal(ctx context.Context, rec *inquiry.Record, user string) str
 	case p.Allowed:
 		return ""
 	}
-	return sayNotAnswerer(rec.Slack.Answerers, p.Unchecked)
+	return sayNotAnswerer(inquiry.Answerers(rec), p.Unchecked)
 }
 
 // permission is inquiry.PersonMayAnswer with the members of user groups read from Slack

@@ -1,10 +1,12 @@
 package slackapp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +20,14 @@ import (
 // metadataEvent names the message metadata every question carries: the inquiry key, so a
 // message Slack may have posted despite an error can be recognised later.
 const metadataEvent = "inquiry_question"
+
+// reminderEvent and escalationEvent name the metadata of a reminder (the key and its number) and
+// of an escalated question (the key and its step), so a retry can find one Slack posted despite
+// an error, or while the process died, instead of posting it twice.
+const (
+	reminderEvent   = "inquiry_reminder"
+	escalationEvent = "inquiry_escalation"
+)
 
 // Post shows a pending inquiry in its channel (in its thread when it names one) and returns
 // where it landed. The dispatcher runs one channel's deliveries in order; Post only paces them.
@@ -97,8 +107,28 @@ func (a *App) FindPost(ctx context.Context, rec *inquiry.Record) (inquiry.Posted
 		return inquiry.Posted{}, false, nil
 	}
 	op := fmt.Sprintf("look for an earlier post of inquiry %s in channel %s", rec.Key, channel)
-	oldest := rec.CreatedAt.Add(-findSkew)
-	since := fmt.Sprintf("%d.%06d", oldest.Unix(), oldest.Nanosecond()/1000)
+	m, found, err := a.findMessage(ctx, op, channel, rec.Slack.ThreadTS, rec.CreatedAt, func(m slack.Message) bool {
+		return m.Metadata.EventType == metadataEvent && fmt.Sprint(m.Metadata.EventPayload["key"]) == rec.Key
+	})
+	if err != nil || !found {
+		return inquiry.Posted{}, false, err
+	}
+	thread := m.ThreadTimestamp // the thread it sits in; a root's is its own ts
+	if thread == m.Timestamp {
+		thread = ""
+	}
+	ref := inquiry.Posted{Place: channel, Thread: thread, ID: m.Timestamp}
+	ref.Link = a.permalink(ctx, rec.Key, channel, m.Timestamp)
+	a.log.InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "channel", channel, "ts", m.Timestamp)
+	return ref, true, nil
+}
+
+// findMessage reads channel (the thread, when thread is set) since since (a minute before, for
+// clock skew), at most findPages pages, for the first message match takes. A lookup Slack
+// refuses for good is an error for which inquiry.Fatal is true.
+func (a *App) findMessage(ctx context.Context, op, channel, thread string, since time.Time, match func(slack.Message) bool) (slack.Message, bool, error) {
+	oldest := since.Add(-findSkew)
+	from := fmt.Sprintf("%d.%06d", oldest.Unix(), oldest.Nanosecond()/1000)
 	cursor := ""
 	for range findPages {
 		var (
@@ -107,30 +137,23 @@ func (a *App) FindPost(ctx context.Context, rec *inquiry.Record) (inquiry.Posted
 			next string
 			err  error
 		)
-		if rec.Slack.ThreadTS != "" {
+		if thread != "" {
 			msgs, more, next, err = a.client.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
-				ChannelID: channel, Timestamp: rec.Slack.ThreadTS, Oldest: since, Cursor: cursor, Limit: 200, IncludeAllMetadata: true})
+				ChannelID: channel, Timestamp: thread, Oldest: from, Cursor: cursor, Limit: 200, IncludeAllMetadata: true})
 		} else {
 			var h *slack.GetConversationHistoryResponse
 			h, err = a.client.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
-				ChannelID: channel, Oldest: since, Cursor: cursor, Limit: 200, IncludeAllMetadata: true})
+				ChannelID: channel, Oldest: from, Cursor: cursor, Limit: 200, IncludeAllMetadata: true})
 			if h != nil {
 				msgs, more, next = h.Messages, h.HasMore, h.ResponseMetaData.NextCursor
 			}
 		}
 		if err != nil {
-			return inquiry.Posted{}, false, lookupFailed(op, channel, err)
+			return slack.Message{}, false, lookupFailed(op, channel, err)
 		}
 		for _, m := range msgs {
-			if m.Metadata.EventType == metadataEvent && fmt.Sprint(m.Metadata.EventPayload["key"]) == rec.Key {
-				thread := m.ThreadTimestamp // the thread it sits in; a root's is its own ts
-				if thread == m.Timestamp {
-					thread = ""
-				}
-				ref := inquiry.Posted{Place: channel, Thread: thread, ID: m.Timestamp}
-				ref.Link = a.permalink(ctx, rec.Key, channel, m.Timestamp)
-				a.log.InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "channel", channel, "ts", m.Timestamp)
-				return ref, true, nil
+			if match(m) {
+				return m, true, nil
 			}
 		}
 		if !more || next == "" {
@@ -138,7 +161,7 @@ func (a *App) FindPost(ctx context.Context, rec *inquiry.Record) (inquiry.Posted
 		}
 		cursor = next
 	}
-	return inquiry.Posted{}, false, nil
+	return slack.Message{}, false, nil
 }
 
 // lookupFailed classifies a failed history lookup: passing faults (the network, a 5xx, a rate
@@ -223,9 +246,140 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	if err != nil {
 		return a.failed(fmt.Sprintf("update the message of inquiry %s in channel %s", rec.Key, rec.Slack.Channel), rec.Slack.Channel, err)
 	}
+	// Every other message that shows it too: an answer in either place resolves the one inquiry.
+	// A retry after one of them failed updates the first again, which chat.update allows.
+	for _, p := range rec.Placements {
+		text, blocks := blockkit.Resolved(rec, a.now())
+		if rec.Status == inquiry.StatusPending {
+			text, blocks = blockkit.Escalated(rec, p.Step, a.now())
+		}
+		if err := a.ready(ctx, p.Channel); err != nil {
+			return err
+		}
+		if _, _, _, err := a.client.UpdateMessageContext(ctx, p.Channel, p.TS,
+			slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...)); err != nil {
+			return a.failed(fmt.Sprintf("update the escalated message of inquiry %s in channel %s", rec.Key, p.Channel), p.Channel, err)
+		}
+	}
 	// The Home tabs it shows in (home.go): in the background, never failing the update.
 	a.refreshHomesFor(ctx, rec)
 	return nil
+}
+
+// maxReminderDMs bounds the direct messages of one reminder: a long list of answerers is better
+// reached through the thread's mentions than through a burst of messages.
+const maxReminderDMs = 20
+
+var (
+	_ inquiry.Reminder  = (*App)(nil)
+	_ inquiry.Escalator = (*App)(nil)
+)
+
+// Remind posts reminder number n of a pending inquiry as a reply in its thread (blockkit.Reminder)
+// and, when the asker asked for it (remind_dm), a direct message to each listed user answerer.
+// The direct messages are a courtesy: one that fails is logged, never retried, so that a retry
+// never repeats the reply in the thread.
+func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
+	channel, thread := rec.Slack.Channel, rec.Slack.ThreadTS
+	if thread == "" {
+		thread = rec.Slack.TS
+	}
+	if channel == "" || thread == "" {
+		return nil // never shown: the record and the events carry the reminder
+	}
+	text, blocks := blockkit.Reminder(rec, n, a.now())
+	if err := a.ready(ctx, channel); err != nil {
+		return err
+	}
+	if _, _, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
+		slack.MsgOptionBlocks(blocks...), slack.MsgOptionTS(thread), slack.MsgOptionDisableLinkUnfurl(),
+		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: reminderEvent, EventPayload: map[string]any{"key": rec.Key, "n": n}})); err != nil {
+		return a.failed(fmt.Sprintf("post reminder %d of inquiry %s in channel %s", n, rec.Key, channel), channel, err)
+	}
+	a.log.InfoContext(ctx, "reminder posted", "key", rec.Key, "channel", channel, "number", n)
+	if !rec.RemindDM {
+		return nil
+	}
+	sent := 0
+	for _, user := range inquiry.Answerers(rec) {
+		if !blockkit.IsUserID(user) {
+			continue
+		}
+		if sent++; sent > maxReminderDMs {
+			a.log.InfoContext(ctx, "reminder by direct message to the first answerers only", "key", rec.Key, "max", maxReminderDMs)
+			break
+		}
+		if err := a.await(ctx, user); err != nil {
+			a.log.WarnContext(ctx, "reminder by direct message not sent", "key", rec.Key, "user", user, "err", err)
+			continue
+		}
+		if _, _, err := a.client.PostMessageContext(ctx, user, slack.MsgOptionText(text, false),
+			slack.MsgOptionBlocks(blocks...), slack.MsgOptionDisableLinkUnfurl()); err != nil {
+			a.log.WarnContext(ctx, "reminder by direct message not sent", "key", rec.Key, "user", user, "err", err)
+		}
+	}
+	return nil
+}
+
+var (
+	_ inquiry.ReminderFinder   = (*App)(nil)
+	_ inquiry.EscalationFinder = (*App)(nil)
+)
+
+// FindReminder looks in the question's thread for reminder number n of rec, by its metadata.
+func (a *App) FindReminder(ctx context.Context, rec *inquiry.Record, n int) (bool, error) {
+	thread := cmp.Or(rec.Slack.ThreadTS, rec.Slack.TS)
+	if rec.Slack.Channel == "" || thread == "" {
+		return false, nil
+	}
+	op := fmt.Sprintf("look for an earlier post of reminder %d of inquiry %s in channel %s", n, rec.Key, rec.Slack.Channel)
+	_, found, err := a.findMessage(ctx, op, rec.Slack.Channel, thread, rec.CreatedAt, func(m slack.Message) bool {
+		return m.Metadata.EventType == reminderEvent && fmt.Sprint(m.Metadata.EventPayload["key"]) == rec.Key &&
+			fmt.Sprint(m.Metadata.EventPayload["n"]) == strconv.Itoa(n)
+	})
+	return found, err
+}
+
+// FindEscalation looks in the channel of escalation step (1-based) for the question it posted.
+func (a *App) FindEscalation(ctx context.Context, rec *inquiry.Record, step int) (inquiry.Placement, bool, error) {
+	if step < 1 || step > len(rec.Escalate) || rec.Escalate[step-1].Channel == "" {
+		return inquiry.Placement{}, false, nil
+	}
+	channel := rec.Escalate[step-1].Channel
+	op := fmt.Sprintf("look for an earlier post of escalation step %d of inquiry %s in channel %s", step, rec.Key, channel)
+	m, found, err := a.findMessage(ctx, op, channel, "", rec.CreatedAt, func(m slack.Message) bool {
+		return m.Metadata.EventType == escalationEvent && fmt.Sprint(m.Metadata.EventPayload["key"]) == rec.Key &&
+			fmt.Sprint(m.Metadata.EventPayload["step"]) == strconv.Itoa(step)
+	})
+	if err != nil || !found {
+		return inquiry.Placement{}, false, err
+	}
+	return inquiry.Placement{Step: step, Channel: channel, TS: m.Timestamp, Permalink: a.permalink(ctx, rec.Key, channel, m.Timestamp)}, true, nil
+}
+
+// Escalate posts the question, with the same controls, in the channel of escalation step
+// (1-based), headed by a line that says so (blockkit.Escalated), and returns where. A channel the
+// bot cannot post in is a fatal error with the sentence that says how to fix it.
+func (a *App) Escalate(ctx context.Context, rec *inquiry.Record, step int) (inquiry.Placement, error) {
+	if step < 1 || step > len(rec.Escalate) || rec.Escalate[step-1].Channel == "" {
+		return inquiry.Placement{}, nil
+	}
+	channel := rec.Escalate[step-1].Channel
+	text, blocks := blockkit.Escalated(rec, step, a.now())
+	if err := a.ready(ctx, channel); err != nil {
+		return inquiry.Placement{}, err
+	}
+	posted, ts, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
+		slack.MsgOptionBlocks(blocks...), slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl(),
+		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: escalationEvent, EventPayload: map[string]any{"key": rec.Key, "step": step}}))
+	if err != nil {
+		return inquiry.Placement{}, a.failed(fmt.Sprintf("post escalation step %d of inquiry %s in channel %s", step, rec.Key, channel), channel, err)
+	}
+	if posted == "" {
+		posted = channel
+	}
+	a.log.InfoContext(ctx, "question escalated", "key", rec.Key, "channel", posted, "ts", ts, "step", step)
+	return inquiry.Placement{Step: step, Channel: posted, TS: ts, Permalink: a.permalink(ctx, rec.Key, posted, ts)}, nil
 }
 
 // Notice records in the inquiry's thread the answer that policy assumed without asking anybody.

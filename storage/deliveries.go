@@ -25,6 +25,7 @@ type deliveryRow struct {
 	LastError     string `db:"last_error"`
 	CreatedAt     dbTime `db:"created_at"`
 	UpdatedAt     dbTime `db:"updated_at"`
+	Step          int    `db:"step"`
 }
 
 // deliveryTable is the delivery columns; newDeliveryTable those a new delivery is written with
@@ -36,7 +37,7 @@ func (r *deliveryRow) delivery() inquiry.Delivery {
 		ID: r.ID, Kind: inquiry.DeliveryKind(r.Kind), InquiryKey: r.InquiryKey, Namespace: r.Namespace,
 		RunID: r.RunID, Target: r.Target, Lane: r.Lane, Status: inquiry.DeliveryStatus(r.Status),
 		Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt.Time, LastError: r.LastError,
-		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time,
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, Step: r.Step,
 	}
 }
 
@@ -66,7 +67,7 @@ func deliveryArgs(ds []inquiry.Delivery, def deliveryDefaults) []any {
 		args = append(args, newDeliveryTable.args(&deliveryRow{Kind: string(d.Kind), InquiryKey: d.InquiryKey,
 			Namespace: d.Namespace, RunID: d.RunID, Target: d.Target, Lane: d.Lane, Status: string(d.Status),
 			Attempts: d.Attempts, NextAttemptAt: at(d.NextAttemptAt), LastError: d.LastError,
-			CreatedAt: at(d.CreatedAt), UpdatedAt: at(d.UpdatedAt)})...)
+			CreatedAt: at(d.CreatedAt), UpdatedAt: at(d.UpdatedAt), Step: d.Step})...)
 	}
 	return args
 }

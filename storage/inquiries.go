@@ -55,6 +55,13 @@ type inquiryRow struct {
 	Approval       jsonCol  `db:"approval"`
 	Votes          jsonCol  `db:"votes"`
 	Email          jsonCol  `db:"email"`
+	Deadlines      jsonCol  `db:"deadlines"`
+	Reminders      int      `db:"reminders"`
+	RemindStep     int      `db:"remind_step"`
+	Escalation     int      `db:"escalation"`
+	ExtendedBy     int64    `db:"extended_by"`
+	NextDeadlineAt nullTime `db:"next_deadline_at"`
+	Placements     jsonCol  `db:"placements"`
 }
 
 // resolvedRow is an inquiry row with the run (of the inquiry's namespace) that parked waiting on
@@ -87,8 +94,19 @@ func encodeInquiry(rec *inquiry.Record) (*inquiryRow, error) {
 		CreatedAt: at(rec.CreatedAt), ResolvedAt: atPtr(rec.ResolvedAt), AskedBy: rec.AskedBy,
 		Approval: col(rec.Approval, true), Votes: col(votesOrEmpty(rec.Votes), true),
 		Email: col(rec.Email, rec.Email != nil),
+		Deadlines: col(rec.Deadlines, true), Reminders: rec.Reminders, RemindStep: rec.RemindStep,
+		Escalation: rec.Escalation, ExtendedBy: int64(rec.ExtendedBy), NextDeadlineAt: atPtr(rec.Next),
+		Placements: col(placementsOrEmpty(rec.Placements), true),
 	}
 	return row, err
+}
+
+// placementsOrEmpty is placements as stored: a list, empty rather than null.
+func placementsOrEmpty(ps []inquiry.Placement) []inquiry.Placement {
+	if ps == nil {
+		return []inquiry.Placement{}
+	}
+	return ps
 }
 
 // votesOrEmpty is votes as stored: a list, empty rather than null.
@@ -117,6 +135,8 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 		CreatedAt:   r.CreatedAt.Time,
 		ResolvedAt:  r.ResolvedAt.Ptr(),
 		AskedBy:     r.AskedBy,
+		Progress: inquiry.Progress{Reminders: r.Reminders, RemindStep: r.RemindStep, Escalation: r.Escalation,
+			ExtendedBy: inquiry.Duration(r.ExtendedBy), Next: r.NextDeadlineAt.Ptr()},
 	}
 	if r.Answer != nil {
 		rec.Answer = new(inquiry.Answer)
@@ -127,7 +147,8 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 	if err := cmp.Or(fromJSON(r.Options, &rec.Options, "options"), fromJSON(r.Default, &rec.Default, "default"),
 		fromJSON(r.SlackAnswerers, &rec.Slack.Answerers, "answerers"), fromJSON(r.Answer, rec.Answer, "answer"),
 		fromJSON(r.Failure, rec.Failure, "failure"), fromJSON(r.Approval, &rec.Approval, "approval"),
-		fromJSON(r.Votes, &rec.Votes, "votes"), fromJSON(r.Email, &rec.Email, "email")); err != nil {
+		fromJSON(r.Votes, &rec.Votes, "votes"), fromJSON(r.Deadlines, &rec.Deadlines, "deadlines"),
+		fromJSON(r.Placements, &rec.Placements, "placements"), fromJSON(r.Email, &rec.Email, "email")); err != nil {
 		return nil, err
 	}
 	if rec.Answer != nil {
@@ -135,6 +156,9 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 	}
 	if len(rec.Votes) == 0 {
 		rec.Votes = nil // none, however stored
+	}
+	if len(rec.Placements) == 0 {
+		rec.Placements = nil
 	}
 	return rec, nil
 }

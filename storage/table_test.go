@@ -81,7 +81,7 @@ func TestTablesAgree(t *testing.T) {
 	require.Equal(t, deliveryTable.names[1:], newDeliveryTable.names, "a new delivery is written without its id")
 	// The casts of the deliveries CreateInquiry inserts on PostgreSQL, as they were written by hand.
 	require.Equal(t, "?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::integer, ?::timestamptz, "+
-		"?::text, ?::timestamptz, ?::timestamptz", newDeliveryTable.typed)
+		"?::text, ?::timestamptz, ?::timestamptz, ?::integer", newDeliveryTable.typed)
 }
 
 // TestTableSeesNewField is what adding a column costs: a tagged field, nothing else. The field

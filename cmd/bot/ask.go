@@ -63,6 +63,10 @@ type askFlags struct {
 	noVeto      bool
 	requestedBy stringList
 	reason      string
+	// Deadlines (inquiry.Deadlines), passed as given: the server's rules refuse what does not fit.
+	deadlines inquiry.Deadlines
+	extendBy  inquiry.Duration
+	extendMax inquiry.Duration
 }
 
 func runAsk(ctx context.Context, e *env) error {
@@ -193,6 +197,58 @@ func (f *askFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&f.reason, "reason", "", "when an answer must say why: on_no (a no or a decline) or always")
+	fs.Func("remind", "remind who may answer this long before the expiry, a Go `duration` such as 30m; repeatable (at most 5; needs --expires-in)", func(s string) error {
+		d, err := inquiry.ParseDuration(s)
+		f.deadlines.Remind = append(f.deadlines.Remind, d)
+		return err
+	})
+	fs.BoolVar(&f.deadlines.RemindHere, "remind-here", false, "a reminder of a question without --answerer mentions @here in Slack")
+	fs.BoolVar(&f.deadlines.RemindDM, "remind-dm", false, "a reminder also goes to each --answerer user as a direct message in Slack")
+	fs.Func("escalate", "an escalation step, repeatable (at most 3): `after=1h,channel=C…,answerers=U1+S2,mention`: after that long the question is posted in the channel too and those people may answer", func(s string) error {
+		st, err := parseStep(s)
+		f.deadlines.Escalate = append(f.deadlines.Escalate, st)
+		return err
+	})
+	fs.Func("extend-by", "people who may answer can give the question this much more time at once, a Go `duration` such as 1h (with --extend-max)", func(s string) (err error) {
+		f.extendBy, err = inquiry.ParseDuration(s)
+		return err
+	})
+	fs.Func("extend-max", "at most this much more time in all, a Go `duration` such as 4h (with --extend-by)", func(s string) (err error) {
+		f.extendMax, err = inquiry.ParseDuration(s)
+		return err
+	})
+}
+
+// parseStep reads an escalation step as --escalate writes it: after=1h,channel=C…,answerers=U1+S2,mention.
+func parseStep(s string) (inquiry.Step, error) {
+	var st inquiry.Step
+	for _, part := range strings.Split(s, ",") {
+		name, value, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch name {
+		case "after":
+			d, err := inquiry.ParseDuration(value)
+			if err != nil {
+				return st, err
+			}
+			st.After = d
+		case "channel":
+			st.Channel = strings.TrimSpace(value)
+		case "answerers":
+			for _, a := range strings.Split(value, "+") {
+				if a = strings.TrimSpace(a); a != "" {
+					st.Answerers = append(st.Answerers, a)
+				}
+			}
+		case "mention":
+			st.Mention = value == "" || value == "true"
+		default:
+			return st, fmt.Errorf("%q is none of after, channel, answerers or mention: write a step like after=1h,channel=C0123,answerers=U1+S2,mention", name)
+		}
+	}
+	if st.After == 0 {
+		return st, fmt.Errorf("a step needs after=, how long after the question it happens, such as after=1h")
+	}
+	return st, nil
 }
 
 // request builds the ask request from the flags, or says what is wrong with them.
@@ -249,6 +305,13 @@ func (f *askFlags) request() (client.AskRequest, error) {
 	}
 	req.Config = &inquiry.Config{Policy: policy, Transport: transport}
 	req.Approval = f.approval()
+	req.Deadlines = f.deadlines
+	if f.extendBy != 0 || f.extendMax != 0 {
+		if f.extendBy == 0 || f.extendMax == 0 {
+			return req, exitf(exitUsage, "--extend-by and --extend-max go together: give how much more time at once and in all, such as --extend-by 1h --extend-max 4h")
+		}
+		req.Extend = &inquiry.Extension{By: f.extendBy, Max: f.extendMax}
+	}
 	if f.channel != "" || f.thread != "" || len(f.answerers) > 0 {
 		req.Slack = &client.SlackTarget{Channel: f.channel, ThreadTS: f.thread, Answerers: f.answerers}
 	}

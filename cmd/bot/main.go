@@ -58,6 +58,7 @@ func commands() []command {
 		{"ask", "ask a question and wait for the answer", runAsk},
 		{"questions", "list the pending questions you may answer", runQuestions},
 		{"answer", "answer a question by number, option or own words", runAnswer},
+		{"extend", "give a pending question more time, as its asker allows", runExtend},
 		{"runs", "list runs and their status", runRuns},
 		{"log", "print the record of an inquiry: every event, oldest first", runLog},
 		{"token", "create, list or revoke API tokens (create|list|revoke)", runToken},

@@ -168,6 +168,9 @@ func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time) {
 	if tally := inquiry.Tallied(r); tally != "" {
 		fmt.Fprintf(w, "   so far: %s\n", tally)
 	}
+	if st := inquiry.DeadlineState(r); st != "" {
+		fmt.Fprintf(w, "   %s\n", st)
+	}
 	facts := []string{string(in.Kind), "key " + r.Key}
 	if r.Namespace != "" {
 		facts = append(facts, "from "+r.Namespace)

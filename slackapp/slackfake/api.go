@@ -261,8 +261,17 @@ func (req *request) str(name string) string {
 	return ""
 }
 
-// postable finds a channel the bot may post in.
+// postable finds a channel the bot may post in. A user id (U…, W…) is the bot's direct message
+// with that user, as chat.postMessage takes it: Slack opens the conversation (D…) on the first
+// message and answers with its id.
 func (s *Server) postable(id string) (*channel, *apiError) {
+	if len(id) > 1 && (id[0] == 'U' || id[0] == 'W') {
+		dm := "D" + id[1:]
+		if s.channels[dm] == nil {
+			s.channels[dm] = &channel{id: dm, name: id, member: true}
+		}
+		id = dm
+	}
 	ch := s.channels[id]
 	switch {
 	case id == "":
