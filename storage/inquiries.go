@@ -93,7 +93,7 @@ func encodeInquiry(rec *inquiry.Record) (*inquiryRow, error) {
 		CallbackURL: rec.CallbackURL, Failure: col(rec.Failure, rec.Failure != nil),
 		CreatedAt: at(rec.CreatedAt), ResolvedAt: atPtr(rec.ResolvedAt), AskedBy: rec.AskedBy,
 		Approval: col(rec.Approval, true), Votes: col(votesOrEmpty(rec.Votes), true),
-		Email: col(rec.Email, rec.Email != nil),
+		Email:     col(rec.Email, rec.Email != nil),
 		Deadlines: col(rec.Deadlines, true), Reminders: rec.Reminders, RemindStep: rec.RemindStep,
 		Escalation: rec.Escalation, ExtendedBy: int64(rec.ExtendedBy), NextDeadlineAt: atPtr(rec.Next),
 		Placements: col(placementsOrEmpty(rec.Placements), true),

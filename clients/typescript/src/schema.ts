@@ -83,6 +83,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inquiries/{key}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a pending inquiry more time, as its extend allows (answer scope): expires_at moves by "by" (default extend.by), the reminders move with it. */
+        post: operations["extendInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inquiries/{key}/events": {
         parameters: {
             query?: never;
@@ -521,6 +538,22 @@ export interface components {
             reason?: "on_no" | "always";
             /** @description The votes so far of an inquiry that needs several people (approvals above 1); its answer carries them once it resolves. */
             votes?: components["schemas"]["Vote"][];
+            /** @description How long before expires_at to remind who may answer (Go durations such as "30m"); needs an expiry. Kept in the order they fall due. */
+            remind?: components["schemas"]["Duration"][];
+            /** @description A Slack reminder of an inquiry without answerers mentions @here (opt-in). */
+            remind_here?: boolean;
+            /** @description A Slack reminder also goes to each listed user answerer as a direct message. */
+            remind_dm?: boolean;
+            /** @description The escalation chain: at each step the question is posted in the step's channel too, and the step's answerers may answer it too. */
+            escalate?: components["schemas"]["EscalationStep"][];
+            extend?: components["schemas"]["Extension"] | components["schemas"]["JSONNull"];
+            /** @description How many reminders were sent. */
+            reminders?: number;
+            /** @description How many escalation steps were taken (0 before the first). */
+            escalation?: number;
+            extended_by?: components["schemas"]["Duration"];
+            /** @description The other messages that show the inquiry (escalation channels). */
+            placements?: components["schemas"]["Placement"][];
             namespace: string;
             config: components["schemas"]["EffectiveConfig"];
             status: components["schemas"]["Status"];
@@ -682,6 +715,30 @@ export interface components {
         Health: {
             status: string;
         };
+        /** @description A Go duration such as "30m" or "1h30m". */
+        Duration: string;
+        EscalationStep: {
+            after: components["schemas"]["Duration"];
+            /** @description A Slack channel id (C…, G…) the question is posted in too. */
+            channel?: string;
+            /** @description Slack user ids (U…, W…) and user group ids (S…) who may answer too. */
+            answerers?: string[];
+            /** @description Mention the step's answerers where it posts. */
+            mention?: boolean;
+        };
+        Extension: {
+            by: components["schemas"]["Duration"];
+            max: components["schemas"]["Duration"];
+        };
+        Placement: {
+            step: number;
+            channel: string;
+            ts: string;
+            permalink?: string;
+        };
+        ExtendRequest: {
+            by?: components["schemas"]["Duration"];
+        };
         Empty: Record<string, never>;
         AskRequest: {
             id: string;
@@ -707,6 +764,15 @@ export interface components {
              * @enum {string}
              */
             reason?: "on_no" | "always";
+            /** @description How long before expires_at to remind who may answer (Go durations such as "30m"); needs an expiry. Kept in the order they fall due. */
+            remind?: components["schemas"]["Duration"][];
+            /** @description A Slack reminder of an inquiry without answerers mentions @here (opt-in). */
+            remind_here?: boolean;
+            /** @description A Slack reminder also goes to each listed user answerer as a direct message. */
+            remind_dm?: boolean;
+            /** @description The escalation chain: at each step the question is posted in the step's channel too, and the step's answerers may answer it too. */
+            escalate?: components["schemas"]["EscalationStep"][];
+            extend?: components["schemas"]["Extension"] | components["schemas"]["JSONNull"];
             /** @description A Go duration from now such as "2h"; not together with expires_at. */
             expires_in?: string;
             config?: components["schemas"]["Config"] | components["schemas"]["JSONNull"];
@@ -1038,6 +1104,43 @@ export interface operations {
         };
         responses: {
             /** @description The cancelled inquiry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Inquiry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    extendInquiry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's key of the inquiry (starts with inq_), not the asker's id. */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ExtendRequest"];
+            };
+        };
+        responses: {
+            /** @description The inquiry with its new expires_at and extended_by. */
             200: {
                 headers: {
                     [name: string]: unknown;
