@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A second, outside oracle for Block Kit: every golden file of blockkit (blockkit/testdata/*.golden:
-# a message {"text", "blocks"} and, for a question, the "modal" it opens) is type-checked against
+# a message {"text", "blocks"} and, for a question, the "modal" it opens, or an App Home view
+# {"home"}) is type-checked against
 # Slack's own TypeScript definitions, @slack/types, with tsc --strict. Blocks must be KnownBlock
 # (never the catch-all Block, whose type is any string), a modal a ModalView whose blocks are
 # KnownBlock too; object literals get TypeScript's excess-property check, so an unknown block or
@@ -27,8 +28,8 @@ n=0
 for f in "${files[@]}"; do
   name=$(basename "$f" .golden)
   {
-    echo "import type { KnownBlock, ModalView } from '@slack/types';"
-    echo "type Golden = { text: string; blocks: KnownBlock[]; modal?: Omit<ModalView, 'blocks'> & { blocks: KnownBlock[] } };"
+    echo "import type { HomeView, KnownBlock, ModalView } from '@slack/types';"
+    echo "type Golden = { text: string; blocks: KnownBlock[]; modal?: Omit<ModalView, 'blocks'> & { blocks: KnownBlock[] } } | { home: Omit<HomeView, 'blocks'> & { blocks: KnownBlock[] } };"
     echo "// from $f"
     printf 'export const golden: Golden = '
     cat "$f"
@@ -39,7 +40,7 @@ done
 if [ "$n" -eq 0 ]; then echo "no golden files to check"; exit 1; fi
 
 if out=$(cd "$dir" && npx --no-install tsc -p tsconfig.json --strict --noEmit --pretty false 2>&1); then
-  echo "$n golden files type-check against @slack/types (KnownBlock[], ModalView)"
+  echo "$n golden files type-check against @slack/types (KnownBlock[], ModalView, HomeView)"
 else
   # generated/NAME.ts(L,C): error ... -> NAME.golden:L':C: error ... (the golden file's own line)
   echo "$out" | awk -v first="$first" '{
