@@ -241,6 +241,10 @@ type limitedConn struct {
 	// while a request is under way); reclaimed marks one closed to make room. Both under mu.
 	idleSince time.Time
 	reclaimed bool
+	// served marks a connection that has handed net/http a request: only such a one, waiting for
+	// its next, is an idle keep-alive. One yet to send its first request is a client on its way,
+	// bounded by the header timeout; closing it for a later one would drop a request in flight.
+	served bool
 
 	mu sync.Mutex
 	f  framer
@@ -284,7 +288,7 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 		}
 		c.applyDeadline()
 		buf := c.in[len(c.in):cap(c.in)]
-		if c.f.state == stStart && c.off == len(c.in) && len(p) > 1 {
+		if c.served && c.f.state == stStart && c.off == len(c.in) && len(p) > 1 {
 			// Between requests with nothing at hand, and not net/http's one-byte background
 			// read (which runs while a request's handler does): it waits for the next request.
 			c.idleSince = time.Now()
@@ -326,6 +330,7 @@ func (c *limitedConn) judge(now time.Time) {
 			return
 		case pass:
 			c.ready += n
+			c.served = true
 		case lost:
 			c.ready += n
 			c.err = io.EOF

@@ -420,6 +420,39 @@ func TestConnectionCap(t *testing.T) {
 	}
 }
 
+// TestConnectionCapSparesNewConnections: at the cap, only a connection that has served a request
+// and waits for the next gives way to a newcomer; one that has not yet sent its first request is
+// no idle keep-alive but a client on its way (its head is bounded by the header timeout), and
+// closing it for a later one would drop a request whose bytes are in flight — under load, that
+// is any connection accepted a moment before the next.
+func TestConnectionCapSparesNewConnections(t *testing.T) {
+	t.Parallel()
+	addr := serveHardened(t, gateway.Limits{MaxConns: 1}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "ok")
+	}))
+	first, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer first.Close()
+	time.Sleep(50 * time.Millisecond) // accepted, reading its first request
+	second := make(chan []int, 1)
+	go func() {
+		replies, _ := exchange(t, addr, 20*time.Second, "GET /second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		second <- statuses(replies)
+	}()
+	time.Sleep(5 * 100 * time.Millisecond) // several of the cap's looks for room
+	_, err = io.WriteString(first, "GET /first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	require.NoError(t, err)
+	require.Equal(t, []int{200}, statuses(mustReplies(t, first)), "the first client's request is served")
+	require.Equal(t, []int{200}, <-second, "and the second's after it")
+}
+
+// mustReplies reads the replies on c until it closes.
+func mustReplies(t *testing.T, c net.Conn) []rawReply {
+	t.Helper()
+	replies, _ := readReplies(t, c, 20*time.Second)
+	return replies
+}
+
 // TestFramingAgreesWithNetHTTP: the listener reads the framing of every request to find the next
 // one; on a stream of valid pipelined requests of every framing net/http takes (bodies by length
 // and chunked, extensions, trailers, bare LF line ends, the CRLF tolerated after a POST,
