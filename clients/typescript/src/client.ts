@@ -412,8 +412,7 @@ function failureError(inq: Inquiry): InquiryError {
 
 /** The error an answer that is not 2xx stands for. */
 function errorOf(resp: Response, raw: string, base: string): InquiryError {
-  const retryAfter = Number.parseInt(resp.headers.get("Retry-After") ?? "", 10);
-  const ra = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 0;
+  const ra = retryAfterSeconds(resp.headers.get("Retry-After"), Date.now());
   let detail: { code?: unknown; message?: unknown; fatal?: unknown; field?: unknown } | undefined;
   try {
     const parsed = JSON.parse(raw) as { error?: typeof detail };
@@ -437,6 +436,27 @@ function errorOf(resp: Response, raw: string, base: string): InquiryError {
   };
   if (typeof detail.field === "string" && detail.field) opts.field = detail.field;
   return new InquiryError(code, message, opts);
+}
+
+/** The longest pause a Retry-After is taken for, in seconds (as the gateway's own reading of one). */
+const MAX_RETRY_AFTER_SECONDS = 3600;
+
+/**
+ * The seconds a Retry-After header asks to wait, in either of its forms (RFC 9110): whole
+ * seconds, or an HTTP date (what a proxy or load balancer in front of the gateway may send),
+ * measured from now (epoch ms). 0 when there is none, it cannot be read, or the date has passed;
+ * at most an hour, so that a broken proxy cannot park a caller for days.
+ */
+export function retryAfterSeconds(value: string | null | undefined, now: number): number {
+  const v = (value ?? "").trim();
+  let secs = 0;
+  if (/^\d+$/.test(v)) {
+    secs = Number(v);
+  } else if (/[a-z]/i.test(v)) {
+    const when = Date.parse(v);
+    if (Number.isFinite(when)) secs = Math.max(0, (when - now) / 1000);
+  }
+  return Math.min(secs, MAX_RETRY_AFTER_SECONDS);
 }
 
 function codeForStatus(status: number): string {

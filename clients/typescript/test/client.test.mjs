@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { Client, InquiryError, derivedId, verifyCallback, signCallback, MAX_WAIT_SECONDS } from "../dist/index.js";
+import { retryAfterSeconds } from "../dist/client.js";
 import { botBinary, makeToken, startBot, startProxy, startReceiver } from "./bot.mjs";
 
 let bot;
@@ -187,6 +188,39 @@ test("a 503 (the database or the gateway briefly down) and a 429 are retried aft
   } finally {
     await proxy.close();
   }
+});
+
+test("a Retry-After in the HTTP-date form (a proxy's) is honoured, by ask and by get", async () => {
+  // Two minutes ahead: the pause is the time to that date (less the moments the test takes), not
+  // the half-second backoff used when there is no Retry-After to go by.
+  const faults = [];
+  const fault = () => ({ status: 503, headers: { "Retry-After": new Date(Date.now() + 120_000).toUTCString(), "Content-Type": "text/html" }, body: "<html>busy</html>" });
+  const proxy = await startProxy(bot.url, async (req, body, forward) => (faults.length > 0 ? faults.shift()() : forward()));
+  try {
+    const { client, pauses } = recording(proxy.url);
+    faults.push(fault);
+    const got = await client.ask({ kind: "confirm", question: "Rotate the keys?", default: "yes", config: { policy: "default" } }, { deadline: 10 * 60_000 });
+    assert.equal(got.status, "answered");
+    faults.push(fault);
+    await client.get(got.key);
+    assert.equal(pauses.length, 2, `pauses: ${pauses}`);
+    for (const p of pauses) assert.ok(p > 60_000 && p <= 120_000, `paused ${p} ms for a Retry-After two minutes ahead`);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("Retry-After is read in seconds and as an HTTP date, and bounded", () => {
+  const now = Date.parse("2026-12-01T12:00:00Z");
+  assert.equal(retryAfterSeconds("7", now), 7);
+  assert.equal(retryAfterSeconds(" 0 ", now), 0);
+  assert.equal(retryAfterSeconds("Tue, 01 Dec 2026 12:00:30 GMT", now), 30);
+  assert.equal(retryAfterSeconds("Tuesday, 01-Dec-26 12:01:00 GMT", now), 60);
+  assert.equal(retryAfterSeconds("Tue, 01 Dec 2026 11:59:00 GMT", now), 0, "a date passed: no pause");
+  assert.equal(retryAfterSeconds("soon", now), 0);
+  assert.equal(retryAfterSeconds("-5", now), 0);
+  assert.equal(retryAfterSeconds(null, now), 0);
+  assert.equal(retryAfterSeconds("999999999", now), 3600, "at most an hour");
 });
 
 test("a passing fault that outlasts the deadline is thrown as it is, not fatal", async () => {
