@@ -392,9 +392,11 @@ class Client:
         url = (url or "").strip().rstrip("/")
         parsed = urllib.parse.urlparse(url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            # Not repeated in the message: what was passed may be the token (arguments swapped)
+            # or carry a password, and the message ends up in a job's log.
             raise InquiryError(
                 "bad_request",
-                "the gateway URL %r is not an absolute http(s) URL: give one such as http://127.0.0.1:8080" % url,
+                "the gateway URL is not an absolute http(s) URL (or the token was passed in its place): give one such as http://127.0.0.1:8080",
             )
         self.url = url
         # The address as messages show it: without a password it may carry.
