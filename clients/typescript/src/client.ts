@@ -121,7 +121,9 @@ export class Client {
     try {
       u = new URL(url.trim());
     } catch {
-      throw new InquiryError("bad_request", `the gateway URL ${JSON.stringify(url)} is not an absolute http(s) URL: give one such as http://127.0.0.1:8080`);
+      // Not repeated in the message: what was passed may be the token (arguments swapped), and
+      // the message ends up in a log.
+      throw new InquiryError("bad_request", "the gateway URL is not an absolute http(s) URL (or the token was passed in its place): give one such as http://127.0.0.1:8080");
     }
     if (u.protocol !== "http:" && u.protocol !== "https:") {
       throw new InquiryError("bad_request", `the gateway URL must be http or https, not ${u.protocol}: give one such as http://127.0.0.1:8080`);

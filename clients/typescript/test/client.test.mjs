@@ -378,6 +378,9 @@ test("a client refuses a URL that is not http(s), and a gateway that is not ther
   assert.throws(() => new Client("not a url", "t"), (e) => e instanceof InquiryError && e.code === "bad_request");
   assert.throws(() => new Client("ftp://host/", "t"), (e) => e instanceof InquiryError && e.code === "bad_request");
   assert.throws(() => new Client("http://user:pw@127.0.0.1:1", "t"), (e) => e instanceof InquiryError && e.code === "bad_request" && !e.message.includes("pw"));
+  // The token passed where the URL goes (arguments swapped): the refusal, which ends up in a
+  // log, does not repeat it.
+  assert.throws(() => new Client("bot_0123456789abcdef", "http://127.0.0.1:1"), (e) => e instanceof InquiryError && e.code === "bad_request" && !e.message.includes("0123456789abcdef"));
   const gone = new Client("http://127.0.0.1:1", "t", { retries: 0 });
   await assert.rejects(gone.get("inq_x"), (e) => e instanceof InquiryError && e.code === "transport" && e.temporary && /cannot reach/.test(e.message));
   await assert.rejects(new Client(bot.url, "bot_wrong").get("inq_x"), (e) => e instanceof InquiryError && e.code === "unauthenticated" && e.status === 401);
