@@ -175,6 +175,29 @@ class GateTest(unittest.TestCase):
         self.assertIn("Merge gate failed", self.read("summary.md"))
         self.assertEqual(self.outputs()["answer"], "no")
 
+    def test_a_reason_cannot_inject_a_workflow_command(self) -> None:
+        # The reason of a no is a person's free text; on GitHub the gate's line is a workflow
+        # command, whose data must be escaped (%, CR, LF): else a line break in the text starts a
+        # command of its own (::add-mask::, ::stop-commands::) in the job's log.
+        ben = self.person("ben-" + uuid.uuid4().hex[:4])
+        gate = self.gate(self.github_env(INQUIRY_REASON="on_no"))
+        rec = self.pending(ben, "merge-gate:acme/shop#%d@%s" % (self.number, self.sha))
+        ben.answer(rec["key"], "no", text="tests are red\n::stop-commands::tok\r\n50% flaky")
+        code, out, err = gate.result()
+        self.assertEqual(code, 1, out + err)
+        lines = out.strip().splitlines()
+        self.assertEqual(len(lines), 1, out)
+        self.assertTrue(lines[0].startswith("::error title=Merge gate::merge gate: rejected by "), lines[0])
+        self.assertIn("tests are red%0A::stop-commands::tok%0D%0A50%25 flaky", lines[0])
+
+        # Off GitHub the same reason (a re-run of the same job: the same question) is one line of
+        # plain text.
+        env = self.github_env(INQUIRY_REASON="on_no")
+        del env["GITHUB_ACTIONS"]
+        code, out, err = self.gate(env).result()
+        self.assertEqual(code, 1, out + err)
+        self.assertEqual(out.strip().splitlines(), ["merge gate: rejected by %s (tests are red ::stop-commands::tok 50%% flaky) (%s)" % (ben.name, rec["key"])])
+
     def test_two_approvals_need_two_people_not_the_author(self) -> None:
         ana, ben = self.person("ana-" + uuid.uuid4().hex[:4]), self.person("ben-" + uuid.uuid4().hex[:4])
         # The author has an answer token too, under the name requested_by gives.
