@@ -5,12 +5,15 @@ from __future__ import annotations
 import email.utils
 import json
 import os
+import re
+import subprocess
+import sys
 import threading
 import time
 import unittest
 import uuid
 
-from botserver import LOST, BotServer, FaultProxy, Receiver, api_error
+from botserver import CLIENT_DIR, LOST, REPO, BotServer, FaultProxy, Receiver, api_error
 
 import inquiry_bot
 from inquiry_bot import CallbackError, InquiryError, derived_id, sign, verify_callback
@@ -472,3 +475,35 @@ def resumed_answer(payload: dict, ident: str) -> dict:
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReadmeTest(unittest.TestCase):
+    def test_the_readme_snippet_runs_as_written(self) -> None:
+        # The README's Python lines, run as a user pastes them against a bot as it comes (its
+        # default policy: without policy ask nobody would be asked): asked, answered by a
+        # person through the inbox, and go is True.
+        plain = BotServer(BOT_DEFAULT_POLICY="default")
+        self.addCleanup(plain.stop)
+        with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+        self.assertEqual(len(blocks), 1, "the README has one Python snippet")
+        self.assertLessEqual(len(blocks[0].strip().splitlines()), 5)
+        env = dict(os.environ, BOT_URL=plain.url, BOT_TOKEN=plain.token(unique("readme"), "ask"), PYTHONPATH=CLIENT_DIR)
+        proc = subprocess.Popen([sys.executable, "-c", blocks[0] + "\nprint(go)\n"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            person = plain.client(plain.token(unique("dee"), "answer"))
+            end = time.monotonic() + 30
+            key = ""
+            while not key and time.monotonic() < end and proc.poll() is None:
+                key = next((r["key"] for r in person.list(status="pending")["inquiries"] if r["question"] == "Deploy to production?"), "")
+                time.sleep(0.05)
+            self.assertTrue(key, "the snippet asked nothing: %s" % (proc.stderr.read() if proc.poll() is not None else "still running"))
+            person.answer(key, "yes")
+            out, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(out.strip(), "True")

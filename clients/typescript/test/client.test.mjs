@@ -385,3 +385,46 @@ test("a client refuses a URL that is not http(s), and a gateway that is not ther
   await assert.rejects(gone.get("inq_x"), (e) => e instanceof InquiryError && e.code === "transport" && e.temporary && /cannot reach/.test(e.message));
   await assert.rejects(new Client(bot.url, "bot_wrong").get("inq_x"), (e) => e instanceof InquiryError && e.code === "unauthenticated" && e.status === 401);
 });
+
+test("the README's TypeScript snippet runs as written: asked, answered by a person, and deployed", async () => {
+  const { readFileSync, writeFileSync, rmSync } = await import("node:fs");
+  const { join, dirname } = await import("node:path");
+  const { fileURLToPath } = await import("node:url");
+  const { spawn } = await import("node:child_process");
+  const ts = (await import("typescript")).default;
+  const here = dirname(fileURLToPath(import.meta.url));
+  const readme = readFileSync(join(here, "..", "..", "..", "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.equal(blocks.length, 1, "the README has one TypeScript snippet");
+  assert.ok(blocks[0].trim().split("\n").length <= 5);
+  // Compiled as a user's TypeScript file is; deploy() is the user's own. The file sits in the
+  // package, so that "@inquiry-bot/client" resolves to it by its name, as once installed.
+  const js = ts.transpileModule(blocks[0], { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const file = join(here, `.readme-${process.pid}.mjs`);
+  writeFileSync(file, `async function deploy() { console.log("deployed"); }\n${js}`);
+  // A bot as it comes (its default policy: without policy ask nobody would be asked).
+  const plain = await startBot({ BOT_DEFAULT_POLICY: "default" });
+  const person = new Client(plain.url, await makeToken(plain, "dee", ["answer"]));
+  const runToken = await makeToken(plain, "readme", ["ask"]);
+  const child = spawn(process.execPath, [file], { env: { PATH: process.env.PATH, BOT_URL: plain.url, BOT_TOKEN: runToken }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (b) => (out += b));
+  child.stderr.on("data", (b) => (err += b));
+  const exited = new Promise((r) => child.on("exit", r));
+  try {
+    let key;
+    for (let i = 0; i < 400 && !key; i++) {
+      key = (await person.list({ status: "pending" })).inquiries.find((q) => q.question === "Deploy build 1234?")?.key;
+      if (!key) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(key, `the snippet asked nothing: ${err}`);
+    await person.answer(key, { value: "yes" });
+    assert.equal(await exited, 0, err);
+    assert.equal(out.trim(), "deployed");
+  } finally {
+    child.kill();
+    rmSync(file, { force: true });
+    await plain.stop();
+  }
+});
