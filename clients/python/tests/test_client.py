@@ -310,6 +310,28 @@ class FaultTest(unittest.TestCase):
         self.assertEqual(self.pauses, [])
 
 
+class LongPollTest(unittest.TestCase):
+    def test_every_step_waits_at_most_55_s(self) -> None:
+        # A caller who waits three hours: each request asks the server to hold it at most 55 s
+        # (the server's cap; a longer wait is refused), the POST in its body, each GET in its
+        # query. The requests are recorded and answered here: pending twice, then answered.
+        sent: list = []
+        answers = [{"key": "inq_x", "status": "pending"}, {"key": "inq_x", "status": "pending"}, {"key": "inq_x", "status": "answered", "answer": {"value": "yes"}}]
+
+        class Recording(inquiry_bot.Client):
+            def request(self, method, path, body=None, *, query=None, wait=0):  # type: ignore[override]
+                sent.append((method, path, (body or {}).get("wait") if method == "POST" else (query or {}).get("wait"), wait))
+                return (201 if method == "POST" else 200), answers.pop(0)
+
+        rec = Recording("http://127.0.0.1:1", "t", sleep=lambda s: None).ask(kind="confirm", question="Go?", timeout=3 * 3600)
+        self.assertEqual(rec["status"], "answered")
+        self.assertEqual([m for m, _, _, _ in sent], ["POST", "GET", "GET"])
+        for method, path, asked, bound in sent:
+            self.assertEqual(asked, inquiry_bot.MAX_WAIT, (method, path))
+            self.assertLessEqual(bound, inquiry_bot.MAX_WAIT)
+        self.assertEqual(inquiry_bot.MAX_WAIT, 55)
+
+
 class TransportTest(unittest.TestCase):
     def test_unreachable_gateway_is_a_passing_fault_and_hides_the_password(self) -> None:
         # A port nobody listens on: the bot's own, once it is known to be closed.
