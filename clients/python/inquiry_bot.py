@@ -125,11 +125,13 @@ class InquiryError(Exception):
         )
 
 
-class CallbackError(ValueError):
-    """A callback that does not verify: its ``reason`` says which check failed."""
+class CallbackError(InquiryError, ValueError):
+    """A callback that does not verify: code ``bad_signature`` (as the TypeScript client's),
+    ``field`` the header it concerns ("" for a missing secret), and ``reason`` (its message)
+    saying which check failed and what to do. A ValueError too, for code that catches that."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
+    def __init__(self, reason: str, field: str = "") -> None:
+        InquiryError.__init__(self, "bad_signature", reason, field=field, status=401)
         self.reason = reason
 
 
@@ -306,18 +308,20 @@ def verify_callback(
     """
     secret_b = _bytes(secret or b"")
     if not secret_b:
-        raise CallbackError("no signing secret: refusing to accept unsigned callbacks")
+        raise CallbackError("no signing secret: refusing to accept unsigned callbacks; pass BOT_CALLBACK_SECRET")
     ts_header = _header(headers, HEADER_TIMESTAMP).strip()
     if not _TIMESTAMP.match(ts_header) or abs(int(ts_header)) >= 1 << 63:
-        raise CallbackError("X-Inquiry-Timestamp is missing or not unix seconds")
+        raise CallbackError("X-Inquiry-Timestamp is missing or not unix seconds: this is not a callback of the bot", HEADER_TIMESTAMP)
     ts = int(ts_header)
     if tolerance and tolerance > 0:
         skew = (time.time() if now is None else now) - ts
         if skew > tolerance or skew < -tolerance:
-            raise CallbackError("X-Inquiry-Timestamp is outside the allowed window")
+            raise CallbackError(
+                "X-Inquiry-Timestamp is outside the allowed window: refuse it as a replay, or check this machine's clock", HEADER_TIMESTAMP
+            )
     sig_header = _header(headers, HEADER_SIGNATURE)
     if not sig_header.strip():
-        raise CallbackError("X-Inquiry-Signature is missing")
+        raise CallbackError("X-Inquiry-Signature is missing: this is not a signed callback of the bot", HEADER_SIGNATURE)
     raw = _bytes(body)
     want = sign(secret_b, ts, raw).encode("ascii")
     ok = False
@@ -326,7 +330,10 @@ def verify_callback(
         if hmac.compare_digest(part.strip().encode("utf-8", "replace"), want):
             ok = True
     if not ok:
-        raise CallbackError("X-Inquiry-Signature does not match the body")
+        raise CallbackError(
+            "X-Inquiry-Signature does not match the body: it was not signed with this secret, or the body was changed (verify the raw bytes)",
+            HEADER_SIGNATURE,
+        )
     return json.loads(raw.decode("utf-8")) if raw else None
 
 

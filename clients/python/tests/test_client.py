@@ -401,19 +401,28 @@ class CallbackTest(unittest.TestCase):
 
         forged = body.replace(b'"yes"', b'"no"', 1)
         self.assertNotEqual(forged, body)
-        for name, h, b, secret, kw, reason in [
-            ("a changed body", headers, forged, self.secret, {}, "does not match"),
-            ("another secret", headers, body, self.secret + "x", {}, "does not match"),
-            ("no signature", {k: v for k, v in headers.items() if k.lower() != "x-inquiry-signature"}, body, self.secret, {}, "missing"),
-            ("no timestamp", {k: v for k, v in headers.items() if k.lower() != "x-inquiry-timestamp"}, body, self.secret, {}, "not unix seconds"),
-            ("an empty secret", headers, body, "", {}, "no signing secret"),
-            ("a stale timestamp", headers, body, self.secret, {"now": int(lower["x-inquiry-timestamp"]) + 301}, "outside the allowed window"),
-            ("a future timestamp", headers, body, self.secret, {"now": int(lower["x-inquiry-timestamp"]) - 301}, "outside the allowed window"),
+        sig, stamp = inquiry_bot.HEADER_SIGNATURE, inquiry_bot.HEADER_TIMESTAMP
+        for name, h, b, secret, kw, reason, field in [
+            ("a changed body", headers, forged, self.secret, {}, "does not match", sig),
+            ("another secret", headers, body, self.secret + "x", {}, "does not match", sig),
+            ("no signature", {k: v for k, v in headers.items() if k.lower() != "x-inquiry-signature"}, body, self.secret, {}, "missing", sig),
+            ("no timestamp", {k: v for k, v in headers.items() if k.lower() != "x-inquiry-timestamp"}, body, self.secret, {}, "not unix seconds", stamp),
+            ("an empty secret", headers, body, "", {}, "no signing secret", ""),
+            ("no secret at all", headers, body, None, {}, "no signing secret", ""),
+            ("a stale timestamp", headers, body, self.secret, {"now": int(lower["x-inquiry-timestamp"]) + 301}, "outside the allowed window", stamp),
+            ("a future timestamp", headers, body, self.secret, {"now": int(lower["x-inquiry-timestamp"]) - 301}, "outside the allowed window", stamp),
         ]:
             with self.subTest(name):
                 with self.assertRaises(CallbackError) as cm:
                     verify_callback(h, b, secret, **kw)
-                self.assertIn(reason, cm.exception.reason)
+                e = cm.exception
+                self.assertIn(reason, e.reason)
+                # An InquiryError like every other error of the client (and the TypeScript
+                # client's bad_signature), with the header it concerns; still a ValueError.
+                self.assertIsInstance(e, InquiryError)
+                self.assertIsInstance(e, ValueError)
+                self.assertEqual((e.code, e.field, e.fatal, e.message), ("bad_signature", field, False, e.reason))
+                self.assertNotIn(self.secret, e.message)
         # Inside the window, and with the window off, the real one still verifies.
         ts = int(lower["x-inquiry-timestamp"])
         self.assertTrue(verify_callback(headers, body, self.secret, now=ts + 299))
