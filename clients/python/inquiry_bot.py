@@ -374,6 +374,18 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
     return max(0.0, when.timestamp() - time.time())
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuses every redirect: the API never sends one, and urllib would follow it with the
+    Authorization header to wherever it points (another host included). The 3xx is raised as it
+    came, and the client says what to fix."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        return None
+
+
+_opener = urllib.request.build_opener(_NoRedirect)
+
+
 class Client:
     """A client of one gateway with one token. It is safe to use from several threads.
 
@@ -450,7 +462,7 @@ class Client:
         req = urllib.request.Request(target, data=data, headers=headers, method=method)
         timeout = min(wait, MAX_WAIT) + _REQUEST_SLACK
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
+            with _opener.open(req, timeout=timeout) as resp:
                 return resp.status, self._decode(resp.read(_MAX_BODY), method, path)
         except urllib.error.HTTPError as e:
             try:
@@ -492,6 +504,13 @@ class Client:
                     "the gateway at %s answered %d, not the API's JSON: check the URL, or retry" % (self._shown, status),
                     status=status,
                     retry_after=_retry_after(headers.get("Retry-After") if headers else None),
+                )
+            if 300 <= status < 400:
+                # Not followed (see _NoRedirect); where it points is not repeated in the message.
+                return InquiryError(
+                    "bad_request",
+                    "the gateway at %s answered %d, a redirect, which is not followed so that the token goes nowhere else: set the URL to the address it redirects to" % (self._shown, status),
+                    status=status,
                 )
             code = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found", 405: "not_found", 413: "too_large"}.get(status, "internal")
             return InquiryError(

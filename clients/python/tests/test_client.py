@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import http.server
 import json
 import os
 import re
@@ -350,6 +351,51 @@ class TransportTest(unittest.TestCase):
             self.assertNotIn(secret, e.message)
             self.assertNotIn(secret, repr(c))
         self.assertIn("cannot reach the gateway", e.message)
+
+    def test_a_redirect_is_not_followed_with_the_token(self) -> None:
+        # A gateway URL that redirects (a misconfigured proxy, or one that is not the bot's):
+        # urllib would follow it and send the Authorization header on to wherever it points.
+        # The client refuses it, and the token reaches nobody else.
+        seen: list = []
+
+        class Sink(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                seen.append(self.headers.get("Authorization"))
+                raw = b'{"key": "inq_x", "status": "answered"}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        sink = http.server.HTTPServer(("127.0.0.1", 0), Sink)
+
+        class Redirect(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(302)
+                self.send_header("Location", "http://localhost:%d%s" % (sink.server_port, self.path))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        redirect = http.server.HTTPServer(("127.0.0.1", 0), Redirect)
+        for srv in (sink, redirect):
+            threading.Thread(target=srv.serve_forever, daemon=True).start()
+            self.addCleanup(srv.server_close)
+            self.addCleanup(srv.shutdown)
+        c = inquiry_bot.Client("http://127.0.0.1:%d" % redirect.server_port, "bot_secret_token")
+        with self.assertRaises(InquiryError) as cm:
+            c.get("inq_x")
+        self.assertEqual(seen, [])
+        e = cm.exception
+        self.assertEqual((e.code, e.status, e.fatal), ("bad_request", 302, False))
+        self.assertIn("redirect", e.message)
+        self.assertNotIn("bot_secret_token", e.message)
 
     def test_not_a_url(self) -> None:
         with self.assertRaises(InquiryError) as cm:
