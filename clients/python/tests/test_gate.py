@@ -4,6 +4,7 @@ process with the environment GitHub Actions or GitLab CI gives — against the r
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -274,6 +275,47 @@ class GateTest(unittest.TestCase):
                 self.assertEqual(len(out.strip().splitlines()), 1, out)
                 self.assertIn(want, out)
                 self.assertNotIn("Traceback", err)
+
+
+class WorkflowFilesTest(unittest.TestCase):
+    """The action and the GitLab template as files (no workflow engine runs here): the inputs
+    DESIGN §18 names, each handed to the script through the environment, and nothing a pull
+    request controls ever spliced into a shell command line."""
+
+    def read(self, *path: str) -> str:
+        with open(os.path.join(REPO, *path), encoding="utf-8") as f:
+            return f.read()
+
+    def test_action_inputs_reach_the_script_only_through_env(self) -> None:
+        action = self.read("deploy", "github-action", "action.yml")
+        block = action.split("\ninputs:\n", 1)[1].split("\noutputs:\n", 1)[0]
+        inputs = re.findall(r"^  ([a-z][a-z-]*):$", block, re.M)
+        for name in ("url", "token", "question", "approvals", "requested-by", "timeout"):
+            self.assertIn(name, inputs)
+        gate = self.read("deploy", "github-action", "gate.py")
+        for name in inputs:
+            var = "INQUIRY_" + name.upper().replace("-", "_")
+            with self.subTest(input=name):
+                self.assertRegex(action, r"\n +%s: \$\{\{ inputs\.%s \}\}\n" % (var, re.escape(name)))
+                self.assertIn('"%s"' % var, gate, "gate.py never reads %s" % var)
+        # A run: script is shell source: an expression in it is pasted in before the shell
+        # reads it (a title like "$(curl …)" would run). Only env: may carry expressions.
+        runs = re.findall(r"^ *run: *(\|[^\n]*\n(?:(?: {8,}[^\n]*)?\n)*|[^\n]*)", action, re.M)
+        self.assertTrue(runs)
+        for run in runs:
+            self.assertNotIn("${{", run)
+
+    def test_gitlab_script_names_no_variable_a_merge_request_controls(self) -> None:
+        template = self.read("deploy", "gitlab", "merge-gate.yml")
+        script = template.split("\n  script:\n", 1)[1]
+        for line in script.splitlines():
+            if not line.strip().startswith("- "):
+                break
+            with self.subTest(line=line):
+                # Titles, branch names and descriptions are the merge request author's: they are
+                # read by gate.py from the environment, never expanded into the command line.
+                self.assertNotRegex(line, r"\$\{?CI_(MERGE_REQUEST|COMMIT)_(TITLE|DESCRIPTION|MESSAGE|BRANCH|REF_NAME|SOURCE_BRANCH_NAME)")
+                self.assertRegex(line, r"gate\.py")
 
 
 if __name__ == "__main__":
