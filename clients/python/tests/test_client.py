@@ -165,6 +165,16 @@ class AskTest(unittest.TestCase):
         mine = [r for r in self.agent.list()["inquiries"] if r["id"] == first["id"]]
         self.assertEqual(len(mine), 1)
 
+    def test_expired_by_its_default_is_returned_not_raised(self) -> None:
+        # Nobody answers before the inquiry expires: the sweeper resolves it by its default, and
+        # the waiting ask returns it (expired, the default as its answer), not an error, and
+        # well before its own timeout.
+        rec = self.agent.ask(id=unique("exp"), kind="confirm", question="Go?", default="no", expires_in="1s", config=INBOX, timeout=60)
+        self.assertEqual(rec["status"], "expired")
+        self.assertEqual(rec["answer"]["value"], "no")
+        self.assertEqual(rec["answer"]["source"], "expired")
+        self.assertEqual(inquiry_bot.answered_with(rec), "no")
+
     def test_times_out_pending_and_cancel(self) -> None:
         rec = self.agent.ask(id=unique("later"), kind="text", question="Anything to add?", config=INBOX, timeout=1)
         self.assertEqual(rec["status"], "pending")

@@ -16,7 +16,8 @@ let answerer; // an answer token's client: the person, through the inbox API
 let askToken;
 
 before(async () => {
-  bot = await startBot({ BOT_CALLBACK_HOSTS: "127.0.0.1" });
+  // The sweeper every second, so that an inquiry expiring in a second is resolved promptly.
+  bot = await startBot({ BOT_CALLBACK_HOSTS: "127.0.0.1", BOT_SWEEP_SCHEDULE: "@every 1s" });
   askToken = await makeToken(bot, "agent", ["ask"]);
   asker = new Client(bot.url, askToken);
   answerer = new Client(bot.url, await makeToken(bot, "alice", ["answer"]));
@@ -89,6 +90,16 @@ test("an ask left pending is waited for later, and a cancelled one stays cancell
   const again = await asker.ask({ kind: "confirm", question: "Drop the old tables?" }, { deadline: 10_000 });
   assert.equal(again.key, other.key);
   assert.equal(again.status, "cancelled");
+});
+
+test("an inquiry nobody answered expires by its default, and ask returns it rather than throwing", async () => {
+  const got = await asker.ask(
+    { id: `exp-${process.pid}`, kind: "confirm", question: "Purge the cache?", default: "no", expires_in: "1s", config: { policy: "ask", transport: "inbox" } },
+    { deadline: 60_000 },
+  );
+  assert.equal(got.status, "expired");
+  assert.equal(got.answer?.value, "no");
+  assert.equal(got.answer?.source, "expired");
 });
 
 test("ask waits in long-polls of at most 55 s and stops on its deadline, returning the pending inquiry", async () => {
