@@ -432,7 +432,8 @@ function errorOf(resp: Response, raw: string, base: string): InquiryError {
   const code = detail.code as string;
   const message = typeof detail.message === "string" && detail.message ? detail.message : code.replaceAll("_", " ");
   const opts: { fatal: boolean; status: number; retryAfter: number; field?: string } = {
-    fatal: detail.fatal === true,
+    // inquiry_unavailable is fatal by its code (DESIGN §5), whatever the body says of it.
+    fatal: detail.fatal === true || code === "inquiry_unavailable",
     status: resp.status,
     retryAfter: ra,
   };

@@ -277,6 +277,29 @@ test("inquiry_unavailable is thrown as fatal and not retried", async () => {
   }
 });
 
+test("inquiry_unavailable is fatal even from a server (or a proxy) that leaves fatal out", async () => {
+  // An older server, or a proxy rewriting the body: the code alone says nobody can be asked,
+  // and a 503 must not make it look like a passing fault to retry.
+  const proxy = await startProxy(bot.url, async () => ({
+    status: 503,
+    headers: { "Content-Type": "application/json", "Retry-After": "1" },
+    body: JSON.stringify({ error: { code: "inquiry_unavailable", message: "Slack is not configured on this bot: ask through the inbox, or decide without asking" } }),
+  }));
+  try {
+    const { client, pauses } = recording(proxy.url);
+    const err = await client.ask({ kind: "confirm", question: "Ship it now?" }, { deadline: 30_000 }).then(
+      () => assert.fail("the ask succeeded"),
+      (e) => e,
+    );
+    assert.equal(err.code, "inquiry_unavailable");
+    assert.equal(err.fatal, true);
+    assert.equal(proxy.requests.length, 1, "a fatal error is never retried");
+    assert.deepEqual(pauses, []);
+  } finally {
+    await proxy.close();
+  }
+});
+
 test("a refusal carries the domain's code, sentence and field", async () => {
   const err = await asker.ask({ kind: "choice", question: "Pick one", options: ["only"] }).then(() => assert.fail("asked"), (e) => e);
   assert.ok(err instanceof InquiryError);
