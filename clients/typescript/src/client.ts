@@ -47,6 +47,9 @@ export const DEFAULT_ASK_TIMEOUT_MS = 60 * 60 * 1000;
 /** How long a request may take beyond the server-side wait it asks for. */
 const REQUEST_SLACK_MS = 30_000;
 
+/** How long ask() retries a passing fault on putting its question at least (ClientOptions.retryFloorMs). */
+const DEFAULT_RETRY_FLOOR_MS = 30_000;
+
 /** Bounds of the pause between tries of a passing fault without a Retry-After. */
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 10_000;
@@ -64,6 +67,12 @@ export interface ClientOptions {
   idPrefix?: string;
   /** How many times a call other than ask and a wait retries a passing fault (default 3). */
   retries?: number;
+  /**
+   * How long, in milliseconds, ask() retries a passing fault on putting its question at least,
+   * however near its deadline (default 30 s, as the Python client's retry_floor): an ask that
+   * does not wait (deadline 0) still rides out a database restart.
+   */
+  retryFloorMs?: number;
   /** Waits ms or until signal aborts (default: a timer). Tests inject one to see the pauses. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -111,6 +120,7 @@ export class Client {
   readonly #userAgent: string;
   readonly #idPrefix: string;
   readonly #retries: number;
+  readonly #retryFloorMs: number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Runs: register one, ask inside it (parking it), resume it, finish it. */
   readonly runs: Runs;
@@ -141,6 +151,7 @@ export class Client {
     this.#userAgent = opts.userAgent ?? "inquiry-bot-client-ts";
     this.#idPrefix = opts.idPrefix ?? DEFAULT_ID_PREFIX;
     this.#retries = Math.max(0, opts.retries ?? 3);
+    this.#retryFloorMs = Math.max(0, opts.retryFloorMs ?? DEFAULT_RETRY_FLOOR_MS);
     this.#sleep = opts.sleep ?? sleep;
     this.runs = new Runs(this);
   }
@@ -162,7 +173,8 @@ export class Client {
   async ask(request: AskRequest, opts: WaitOptions = {}): Promise<Inquiry> {
     const until = deadlineOf(opts.deadline);
     const body = this.#askBody(request);
-    const put = await this.#retrying(until, opts.signal, () =>
+    // The question is put, through passing faults, until the deadline or the floor from now.
+    const put = await this.#retrying(Math.max(until, Date.now() + this.#retryFloorMs), opts.signal, () =>
       this.#call<Inquiry>("POST", "/v1/inquiries", { body: { ...body, wait: waitSeconds(until) }, wait: waitSeconds(until), signal: opts.signal }),
     );
     // The fault that outlasted the deadline: the question may or may not have been put; asking

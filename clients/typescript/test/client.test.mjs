@@ -234,6 +234,29 @@ test("Retry-After is read in seconds and as an HTTP date, and bounded", () => {
   assert.equal(retryAfterSeconds("999999999", now), 3600, "at most an hour");
 });
 
+test("an ask that does not wait (deadline 0) still rides out a passing fault", async () => {
+  // Asking and moving on (the answer comes by callback or a later wait) is where a 503 hurts
+  // most: the question is retried for a while (retryFloorMs, 30 s by default), not given up.
+  const faults = [
+    {
+      status: 503,
+      headers: { "Retry-After": "2", "Content-Type": "application/json" },
+      body: JSON.stringify({ error: { code: "storage_unavailable", message: "the database is unavailable right now: try again shortly", fatal: false } }),
+    },
+  ];
+  const proxy = await startProxy(bot.url, async (req, body, forward) => (faults.length > 0 ? faults.shift() : forward()));
+  try {
+    const { client, pauses } = recording(proxy.url);
+    const got = await client.ask({ kind: "confirm", question: "Warm the caches?", config: { policy: "ask", transport: "inbox" } }, { deadline: 0 });
+    assert.equal(got.status, "pending");
+    assert.deepEqual(pauses, [2000]);
+    assert.equal(proxy.requests.length, 2);
+    await asker.cancel(got.key);
+  } finally {
+    await proxy.close();
+  }
+});
+
 test("a passing fault that outlasts the deadline is thrown as it is, not fatal", async () => {
   const proxy = await startProxy(bot.url, async () => ({
     status: 503,
@@ -241,7 +264,7 @@ test("a passing fault that outlasts the deadline is thrown as it is, not fatal",
     body: JSON.stringify({ error: { code: "storage_unavailable", message: "the database is unavailable right now: try again shortly", fatal: false } }),
   }));
   try {
-    const err = await new Client(proxy.url, askToken).ask({ kind: "confirm", question: "Rebuild the index?" }, { deadline: 1200 }).then(
+    const err = await new Client(proxy.url, askToken, { retryFloorMs: 0 }).ask({ kind: "confirm", question: "Rebuild the index?" }, { deadline: 1200 }).then(
       () => assert.fail("the ask succeeded"),
       (e) => e,
     );
