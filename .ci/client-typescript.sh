@@ -15,6 +15,7 @@ echo "node $(node --version), tsc $(cd "$dir" && npx --no-install tsc --version 
 (cd "$dir" && node scripts/check-generated.mjs)
 go run ./clients/typescript/test/testdata/derive -check
 echo "clients/typescript/test/testdata/derive/vectors.json matches Go's derivation"
+(cd "$dir" && node scripts/check-pack.mjs)
 (cd "$dir" && npm run --silent typecheck)
 echo "clients/typescript type-checks (tsc --strict, the package and test/usage.ts)"
 

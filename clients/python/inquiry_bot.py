@@ -125,11 +125,13 @@ class InquiryError(Exception):
         )
 
 
-class CallbackError(ValueError):
-    """A callback that does not verify: its ``reason`` says which check failed."""
+class CallbackError(InquiryError, ValueError):
+    """A callback that does not verify: code ``bad_signature`` (as the TypeScript client's),
+    ``field`` the header it concerns ("" for a missing secret), and ``reason`` (its message)
+    saying which check failed and what to do. A ValueError too, for code that catches that."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
+    def __init__(self, reason: str, field: str = "") -> None:
+        InquiryError.__init__(self, "bad_signature", reason, field=field, status=401)
         self.reason = reason
 
 
@@ -306,18 +308,20 @@ def verify_callback(
     """
     secret_b = _bytes(secret or b"")
     if not secret_b:
-        raise CallbackError("no signing secret: refusing to accept unsigned callbacks")
+        raise CallbackError("no signing secret: refusing to accept unsigned callbacks; pass BOT_CALLBACK_SECRET")
     ts_header = _header(headers, HEADER_TIMESTAMP).strip()
     if not _TIMESTAMP.match(ts_header) or abs(int(ts_header)) >= 1 << 63:
-        raise CallbackError("X-Inquiry-Timestamp is missing or not unix seconds")
+        raise CallbackError("X-Inquiry-Timestamp is missing or not unix seconds: this is not a callback of the bot", HEADER_TIMESTAMP)
     ts = int(ts_header)
     if tolerance and tolerance > 0:
         skew = (time.time() if now is None else now) - ts
         if skew > tolerance or skew < -tolerance:
-            raise CallbackError("X-Inquiry-Timestamp is outside the allowed window")
+            raise CallbackError(
+                "X-Inquiry-Timestamp is outside the allowed window: refuse it as a replay, or check this machine's clock", HEADER_TIMESTAMP
+            )
     sig_header = _header(headers, HEADER_SIGNATURE)
     if not sig_header.strip():
-        raise CallbackError("X-Inquiry-Signature is missing")
+        raise CallbackError("X-Inquiry-Signature is missing: this is not a signed callback of the bot", HEADER_SIGNATURE)
     raw = _bytes(body)
     want = sign(secret_b, ts, raw).encode("ascii")
     ok = False
@@ -326,7 +330,10 @@ def verify_callback(
         if hmac.compare_digest(part.strip().encode("utf-8", "replace"), want):
             ok = True
     if not ok:
-        raise CallbackError("X-Inquiry-Signature does not match the body")
+        raise CallbackError(
+            "X-Inquiry-Signature does not match the body: it was not signed with this secret, or the body was changed (verify the raw bytes)",
+            HEADER_SIGNATURE,
+        )
     return json.loads(raw.decode("utf-8")) if raw else None
 
 
@@ -367,6 +374,18 @@ def _retry_after(value: Optional[str]) -> Optional[float]:
     return max(0.0, when.timestamp() - time.time())
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuses every redirect: the API never sends one, and urllib would follow it with the
+    Authorization header to wherever it points (another host included). The 3xx is raised as it
+    came, and the client says what to fix."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        return None
+
+
+_opener = urllib.request.build_opener(_NoRedirect)
+
+
 class Client:
     """A client of one gateway with one token. It is safe to use from several threads.
 
@@ -392,9 +411,11 @@ class Client:
         url = (url or "").strip().rstrip("/")
         parsed = urllib.parse.urlparse(url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            # Not repeated in the message: what was passed may be the token (arguments swapped)
+            # or carry a password, and the message ends up in a job's log.
             raise InquiryError(
                 "bad_request",
-                "the gateway URL %r is not an absolute http(s) URL: give one such as http://127.0.0.1:8080" % url,
+                "the gateway URL is not an absolute http(s) URL (or the token was passed in its place): give one such as http://127.0.0.1:8080",
             )
         self.url = url
         # The address as messages show it: without a password it may carry.
@@ -441,7 +462,7 @@ class Client:
         req = urllib.request.Request(target, data=data, headers=headers, method=method)
         timeout = min(wait, MAX_WAIT) + _REQUEST_SLACK
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
+            with _opener.open(req, timeout=timeout) as resp:
                 return resp.status, self._decode(resp.read(_MAX_BODY), method, path)
         except urllib.error.HTTPError as e:
             try:
@@ -483,6 +504,13 @@ class Client:
                     "the gateway at %s answered %d, not the API's JSON: check the URL, or retry" % (self._shown, status),
                     status=status,
                     retry_after=_retry_after(headers.get("Retry-After") if headers else None),
+                )
+            if 300 <= status < 400:
+                # Not followed (see _NoRedirect); where it points is not repeated in the message.
+                return InquiryError(
+                    "bad_request",
+                    "the gateway at %s answered %d, a redirect, which is not followed so that the token goes nowhere else: set the URL to the address it redirects to" % (self._shown, status),
+                    status=status,
                 )
             code = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found", 405: "not_found", 413: "too_large"}.get(status, "internal")
             return InquiryError(

@@ -234,8 +234,14 @@ def _md(s: str) -> str:
 def report(env: Mapping[str, str], code: int, line: str, rec: Optional[Mapping], req: Optional[Mapping]) -> None:
     """The one line, and the job summary and step outputs when the runner offers them."""
     github = env.get("GITHUB_ACTIONS") == "true"
-    prefix = "::error title=Merge gate::" if github and code != EXIT_YES else ""
-    print(prefix + "merge gate: " + line, flush=True)
+    if github and code != EXIT_YES:
+        # A workflow command's data, escaped as the runner unescapes it: the line carries a
+        # person's reason and the bot's message, and a raw line break in them would start a
+        # command of its own (::add-mask::, ::stop-commands::) in the job's log.
+        data = ("merge gate: " + line).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        print("::error title=Merge gate::" + data, flush=True)
+    else:
+        print("merge gate: " + re.sub(r"[\r\n]+", " ", line), flush=True)
     verdict = {EXIT_YES: "passed", EXIT_NO: "failed", EXIT_ERROR: "could not ask"}[code]
     summary = "### Merge gate %s\n\n%s\n" % (verdict, _md(line))
     if req:

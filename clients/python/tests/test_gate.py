@@ -4,6 +4,7 @@ process with the environment GitHub Actions or GitLab CI gives — against the r
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -175,6 +176,29 @@ class GateTest(unittest.TestCase):
         self.assertIn("Merge gate failed", self.read("summary.md"))
         self.assertEqual(self.outputs()["answer"], "no")
 
+    def test_a_reason_cannot_inject_a_workflow_command(self) -> None:
+        # The reason of a no is a person's free text; on GitHub the gate's line is a workflow
+        # command, whose data must be escaped (%, CR, LF): else a line break in the text starts a
+        # command of its own (::add-mask::, ::stop-commands::) in the job's log.
+        ben = self.person("ben-" + uuid.uuid4().hex[:4])
+        gate = self.gate(self.github_env(INQUIRY_REASON="on_no"))
+        rec = self.pending(ben, "merge-gate:acme/shop#%d@%s" % (self.number, self.sha))
+        ben.answer(rec["key"], "no", text="tests are red\n::stop-commands::tok\r\n50% flaky")
+        code, out, err = gate.result()
+        self.assertEqual(code, 1, out + err)
+        lines = out.strip().splitlines()
+        self.assertEqual(len(lines), 1, out)
+        self.assertTrue(lines[0].startswith("::error title=Merge gate::merge gate: rejected by "), lines[0])
+        self.assertIn("tests are red%0A::stop-commands::tok%0D%0A50%25 flaky", lines[0])
+
+        # Off GitHub the same reason (a re-run of the same job: the same question) is one line of
+        # plain text.
+        env = self.github_env(INQUIRY_REASON="on_no")
+        del env["GITHUB_ACTIONS"]
+        code, out, err = self.gate(env).result()
+        self.assertEqual(code, 1, out + err)
+        self.assertEqual(out.strip().splitlines(), ["merge gate: rejected by %s (tests are red ::stop-commands::tok 50%% flaky) (%s)" % (ben.name, rec["key"])])
+
     def test_two_approvals_need_two_people_not_the_author(self) -> None:
         ana, ben = self.person("ana-" + uuid.uuid4().hex[:4]), self.person("ben-" + uuid.uuid4().hex[:4])
         # The author has an answer token too, under the name requested_by gives.
@@ -251,6 +275,47 @@ class GateTest(unittest.TestCase):
                 self.assertEqual(len(out.strip().splitlines()), 1, out)
                 self.assertIn(want, out)
                 self.assertNotIn("Traceback", err)
+
+
+class WorkflowFilesTest(unittest.TestCase):
+    """The action and the GitLab template as files (no workflow engine runs here): the inputs
+    DESIGN §18 names, each handed to the script through the environment, and nothing a pull
+    request controls ever spliced into a shell command line."""
+
+    def read(self, *path: str) -> str:
+        with open(os.path.join(REPO, *path), encoding="utf-8") as f:
+            return f.read()
+
+    def test_action_inputs_reach_the_script_only_through_env(self) -> None:
+        action = self.read("deploy", "github-action", "action.yml")
+        block = action.split("\ninputs:\n", 1)[1].split("\noutputs:\n", 1)[0]
+        inputs = re.findall(r"^  ([a-z][a-z-]*):$", block, re.M)
+        for name in ("url", "token", "question", "approvals", "requested-by", "timeout"):
+            self.assertIn(name, inputs)
+        gate = self.read("deploy", "github-action", "gate.py")
+        for name in inputs:
+            var = "INQUIRY_" + name.upper().replace("-", "_")
+            with self.subTest(input=name):
+                self.assertRegex(action, r"\n +%s: \$\{\{ inputs\.%s \}\}\n" % (var, re.escape(name)))
+                self.assertIn('"%s"' % var, gate, "gate.py never reads %s" % var)
+        # A run: script is shell source: an expression in it is pasted in before the shell
+        # reads it (a title like "$(curl …)" would run). Only env: may carry expressions.
+        runs = re.findall(r"^ *run: *(\|[^\n]*\n(?:(?: {8,}[^\n]*)?\n)*|[^\n]*)", action, re.M)
+        self.assertTrue(runs)
+        for run in runs:
+            self.assertNotIn("${{", run)
+
+    def test_gitlab_script_names_no_variable_a_merge_request_controls(self) -> None:
+        template = self.read("deploy", "gitlab", "merge-gate.yml")
+        script = template.split("\n  script:\n", 1)[1]
+        for line in script.splitlines():
+            if not line.strip().startswith("- "):
+                break
+            with self.subTest(line=line):
+                # Titles, branch names and descriptions are the merge request author's: they are
+                # read by gate.py from the environment, never expanded into the command line.
+                self.assertNotRegex(line, r"\$\{?CI_(MERGE_REQUEST|COMMIT)_(TITLE|DESCRIPTION|MESSAGE|BRANCH|REF_NAME|SOURCE_BRANCH_NAME)")
+                self.assertRegex(line, r"gate\.py")
 
 
 if __name__ == "__main__":

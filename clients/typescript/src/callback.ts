@@ -58,7 +58,9 @@ export function verifyCallback(
   secret: string | Uint8Array,
   opts: VerifyOptions = {},
 ): void {
-  if (secret.length === 0) {
+  // A secret that is not there at all (an unset environment variable, from plain JavaScript)
+  // fails closed with the same sentence as an empty one.
+  if (secret === undefined || secret === null || secret.length === 0) {
     throw refusal("", "no signing secret is configured: refusing to accept unsigned callbacks; pass BOT_CALLBACK_SECRET");
   }
   const tsHeader = (header(headers, HEADER_TIMESTAMP) ?? "").trim();

@@ -47,6 +47,9 @@ export const DEFAULT_ASK_TIMEOUT_MS = 60 * 60 * 1000;
 /** How long a request may take beyond the server-side wait it asks for. */
 const REQUEST_SLACK_MS = 30_000;
 
+/** How long ask() retries a passing fault on putting its question at least (ClientOptions.retryFloorMs). */
+const DEFAULT_RETRY_FLOOR_MS = 30_000;
+
 /** Bounds of the pause between tries of a passing fault without a Retry-After. */
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 10_000;
@@ -64,6 +67,12 @@ export interface ClientOptions {
   idPrefix?: string;
   /** How many times a call other than ask and a wait retries a passing fault (default 3). */
   retries?: number;
+  /**
+   * How long, in milliseconds, ask() retries a passing fault on putting its question at least,
+   * however near its deadline (default 30 s, as the Python client's retry_floor): an ask that
+   * does not wait (deadline 0) still rides out a database restart.
+   */
+  retryFloorMs?: number;
   /** Waits ms or until signal aborts (default: a timer). Tests inject one to see the pauses. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -111,6 +120,7 @@ export class Client {
   readonly #userAgent: string;
   readonly #idPrefix: string;
   readonly #retries: number;
+  readonly #retryFloorMs: number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Runs: register one, ask inside it (parking it), resume it, finish it. */
   readonly runs: Runs;
@@ -121,7 +131,9 @@ export class Client {
     try {
       u = new URL(url.trim());
     } catch {
-      throw new InquiryError("bad_request", `the gateway URL ${JSON.stringify(url)} is not an absolute http(s) URL: give one such as http://127.0.0.1:8080`);
+      // Not repeated in the message: what was passed may be the token (arguments swapped), and
+      // the message ends up in a log.
+      throw new InquiryError("bad_request", "the gateway URL is not an absolute http(s) URL (or the token was passed in its place): give one such as http://127.0.0.1:8080");
     }
     if (u.protocol !== "http:" && u.protocol !== "https:") {
       throw new InquiryError("bad_request", `the gateway URL must be http or https, not ${u.protocol}: give one such as http://127.0.0.1:8080`);
@@ -139,6 +151,7 @@ export class Client {
     this.#userAgent = opts.userAgent ?? "inquiry-bot-client-ts";
     this.#idPrefix = opts.idPrefix ?? DEFAULT_ID_PREFIX;
     this.#retries = Math.max(0, opts.retries ?? 3);
+    this.#retryFloorMs = Math.max(0, opts.retryFloorMs ?? DEFAULT_RETRY_FLOOR_MS);
     this.#sleep = opts.sleep ?? sleep;
     this.runs = new Runs(this);
   }
@@ -160,7 +173,8 @@ export class Client {
   async ask(request: AskRequest, opts: WaitOptions = {}): Promise<Inquiry> {
     const until = deadlineOf(opts.deadline);
     const body = this.#askBody(request);
-    const put = await this.#retrying(until, opts.signal, () =>
+    // The question is put, through passing faults, until the deadline or the floor from now.
+    const put = await this.#retrying(Math.max(until, Date.now() + this.#retryFloorMs), opts.signal, () =>
       this.#call<Inquiry>("POST", "/v1/inquiries", { body: { ...body, wait: waitSeconds(until) }, wait: waitSeconds(until), signal: opts.signal }),
     );
     // The fault that outlasted the deadline: the question may or may not have been put; asking
@@ -412,8 +426,7 @@ function failureError(inq: Inquiry): InquiryError {
 
 /** The error an answer that is not 2xx stands for. */
 function errorOf(resp: Response, raw: string, base: string): InquiryError {
-  const retryAfter = Number.parseInt(resp.headers.get("Retry-After") ?? "", 10);
-  const ra = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 0;
+  const ra = retryAfterSeconds(resp.headers.get("Retry-After"), Date.now());
   let detail: { code?: unknown; message?: unknown; fatal?: unknown; field?: unknown } | undefined;
   try {
     const parsed = JSON.parse(raw) as { error?: typeof detail };
@@ -431,12 +444,34 @@ function errorOf(resp: Response, raw: string, base: string): InquiryError {
   const code = detail.code as string;
   const message = typeof detail.message === "string" && detail.message ? detail.message : code.replaceAll("_", " ");
   const opts: { fatal: boolean; status: number; retryAfter: number; field?: string } = {
-    fatal: detail.fatal === true,
+    // inquiry_unavailable is fatal by its code (DESIGN §5), whatever the body says of it.
+    fatal: detail.fatal === true || code === "inquiry_unavailable",
     status: resp.status,
     retryAfter: ra,
   };
   if (typeof detail.field === "string" && detail.field) opts.field = detail.field;
   return new InquiryError(code, message, opts);
+}
+
+/** The longest pause a Retry-After is taken for, in seconds (as the gateway's own reading of one). */
+const MAX_RETRY_AFTER_SECONDS = 3600;
+
+/**
+ * The seconds a Retry-After header asks to wait, in either of its forms (RFC 9110): whole
+ * seconds, or an HTTP date (what a proxy or load balancer in front of the gateway may send),
+ * measured from now (epoch ms). 0 when there is none, it cannot be read, or the date has passed;
+ * at most an hour, so that a broken proxy cannot park a caller for days.
+ */
+export function retryAfterSeconds(value: string | null | undefined, now: number): number {
+  const v = (value ?? "").trim();
+  let secs = 0;
+  if (/^\d+$/.test(v)) {
+    secs = Number(v);
+  } else if (/[a-z]/i.test(v)) {
+    const when = Date.parse(v);
+    if (Number.isFinite(when)) secs = Math.max(0, (when - now) / 1000);
+  }
+  return Math.min(secs, MAX_RETRY_AFTER_SECONDS);
 }
 
 function codeForStatus(status: number): string {

@@ -39,6 +39,8 @@ test("a forged, altered, stale or unsigned callback is refused", () => {
   // The timestamp is signed: moving it to look fresh breaks the signature.
   refused(() => verifyCallback(h({ "x-inquiry-timestamp": String(ts + 1) }), body, secret, { now }), "X-Inquiry-Signature");
   refused(() => verifyCallback(h({}), body, secret, { now: now + 301_000 }), "X-Inquiry-Timestamp");
+  // The window holds the other way too: a timestamp from the future is refused.
+  refused(() => verifyCallback(h({}), body, secret, { now: now - 301_000 }), "X-Inquiry-Timestamp");
   refused(() => verifyCallback(h({}), body, secret, { now: now + 61_000, tolerance: 60 }), "X-Inquiry-Timestamp");
   refused(() => verifyCallback(h({ "x-inquiry-timestamp": "soon" }), body, secret, { now }), "X-Inquiry-Timestamp");
   refused(() => verifyCallback(h({ "x-inquiry-timestamp": undefined }), body, secret, { now }), "X-Inquiry-Timestamp");
@@ -46,6 +48,10 @@ test("a forged, altered, stale or unsigned callback is refused", () => {
   refused(() => verifyCallback(h({ "x-inquiry-signature": sig.toUpperCase() }), body, secret, { now }), "X-Inquiry-Signature");
   // No secret: fail closed, even for a callback "signed" with the empty key.
   refused(() => verifyCallback(h({ "x-inquiry-signature": signCallback("", ts, body) }), body, "", { now }), undefined);
+  // A secret missing from the environment (plain JavaScript: process.env.X is undefined) fails
+  // closed with the same refusal, not a TypeError.
+  refused(() => verifyCallback(h({}), body, undefined, { now }), undefined);
+  refused(() => verifyCallback(h({}), body, null, { now }), undefined);
   // Tolerance 0 or less: the window is not checked (as Go's window <= 0).
   verifyCallback(h({}), body, secret, { now: now + 10 * 86_400_000, tolerance: 0 });
 });

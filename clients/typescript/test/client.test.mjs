@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { Client, InquiryError, derivedId, verifyCallback, signCallback, MAX_WAIT_SECONDS } from "../dist/index.js";
+import { retryAfterSeconds } from "../dist/client.js";
 import { botBinary, makeToken, startBot, startProxy, startReceiver } from "./bot.mjs";
 
 let bot;
@@ -15,7 +16,8 @@ let answerer; // an answer token's client: the person, through the inbox API
 let askToken;
 
 before(async () => {
-  bot = await startBot({ BOT_CALLBACK_HOSTS: "127.0.0.1" });
+  // The sweeper every second, so that an inquiry expiring in a second is resolved promptly.
+  bot = await startBot({ BOT_CALLBACK_HOSTS: "127.0.0.1", BOT_SWEEP_SCHEDULE: "@every 1s" });
   askToken = await makeToken(bot, "agent", ["ask"]);
   asker = new Client(bot.url, askToken);
   answerer = new Client(bot.url, await makeToken(bot, "alice", ["answer"]));
@@ -88,6 +90,16 @@ test("an ask left pending is waited for later, and a cancelled one stays cancell
   const again = await asker.ask({ kind: "confirm", question: "Drop the old tables?" }, { deadline: 10_000 });
   assert.equal(again.key, other.key);
   assert.equal(again.status, "cancelled");
+});
+
+test("an inquiry nobody answered expires by its default, and ask returns it rather than throwing", async () => {
+  const got = await asker.ask(
+    { id: `exp-${process.pid}`, kind: "confirm", question: "Purge the cache?", default: "no", expires_in: "1s", config: { policy: "ask", transport: "inbox" } },
+    { deadline: 60_000 },
+  );
+  assert.equal(got.status, "expired");
+  assert.equal(got.answer?.value, "no");
+  assert.equal(got.answer?.source, "expired");
 });
 
 test("ask waits in long-polls of at most 55 s and stops on its deadline, returning the pending inquiry", async () => {
@@ -189,6 +201,62 @@ test("a 503 (the database or the gateway briefly down) and a 429 are retried aft
   }
 });
 
+test("a Retry-After in the HTTP-date form (a proxy's) is honoured, by ask and by get", async () => {
+  // Two minutes ahead: the pause is the time to that date (less the moments the test takes), not
+  // the half-second backoff used when there is no Retry-After to go by.
+  const faults = [];
+  const fault = () => ({ status: 503, headers: { "Retry-After": new Date(Date.now() + 120_000).toUTCString(), "Content-Type": "text/html" }, body: "<html>busy</html>" });
+  const proxy = await startProxy(bot.url, async (req, body, forward) => (faults.length > 0 ? faults.shift()() : forward()));
+  try {
+    const { client, pauses } = recording(proxy.url);
+    faults.push(fault);
+    const got = await client.ask({ kind: "confirm", question: "Rotate the keys?", default: "yes", config: { policy: "default" } }, { deadline: 10 * 60_000 });
+    assert.equal(got.status, "answered");
+    faults.push(fault);
+    await client.get(got.key);
+    assert.equal(pauses.length, 2, `pauses: ${pauses}`);
+    for (const p of pauses) assert.ok(p > 60_000 && p <= 120_000, `paused ${p} ms for a Retry-After two minutes ahead`);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("Retry-After is read in seconds and as an HTTP date, and bounded", () => {
+  const now = Date.parse("2026-12-01T12:00:00Z");
+  assert.equal(retryAfterSeconds("7", now), 7);
+  assert.equal(retryAfterSeconds(" 0 ", now), 0);
+  assert.equal(retryAfterSeconds("Tue, 01 Dec 2026 12:00:30 GMT", now), 30);
+  assert.equal(retryAfterSeconds("Tuesday, 01-Dec-26 12:01:00 GMT", now), 60);
+  assert.equal(retryAfterSeconds("Tue, 01 Dec 2026 11:59:00 GMT", now), 0, "a date passed: no pause");
+  assert.equal(retryAfterSeconds("soon", now), 0);
+  assert.equal(retryAfterSeconds("-5", now), 0);
+  assert.equal(retryAfterSeconds(null, now), 0);
+  assert.equal(retryAfterSeconds("999999999", now), 3600, "at most an hour");
+});
+
+test("an ask that does not wait (deadline 0) still rides out a passing fault", async () => {
+  // Asking and moving on (the answer comes by callback or a later wait) is where a 503 hurts
+  // most: the question is retried for a while (retryFloorMs, 30 s by default), not given up.
+  const faults = [
+    {
+      status: 503,
+      headers: { "Retry-After": "2", "Content-Type": "application/json" },
+      body: JSON.stringify({ error: { code: "storage_unavailable", message: "the database is unavailable right now: try again shortly", fatal: false } }),
+    },
+  ];
+  const proxy = await startProxy(bot.url, async (req, body, forward) => (faults.length > 0 ? faults.shift() : forward()));
+  try {
+    const { client, pauses } = recording(proxy.url);
+    const got = await client.ask({ kind: "confirm", question: "Warm the caches?", config: { policy: "ask", transport: "inbox" } }, { deadline: 0 });
+    assert.equal(got.status, "pending");
+    assert.deepEqual(pauses, [2000]);
+    assert.equal(proxy.requests.length, 2);
+    await asker.cancel(got.key);
+  } finally {
+    await proxy.close();
+  }
+});
+
 test("a passing fault that outlasts the deadline is thrown as it is, not fatal", async () => {
   const proxy = await startProxy(bot.url, async () => ({
     status: 503,
@@ -196,7 +264,7 @@ test("a passing fault that outlasts the deadline is thrown as it is, not fatal",
     body: JSON.stringify({ error: { code: "storage_unavailable", message: "the database is unavailable right now: try again shortly", fatal: false } }),
   }));
   try {
-    const err = await new Client(proxy.url, askToken).ask({ kind: "confirm", question: "Rebuild the index?" }, { deadline: 1200 }).then(
+    const err = await new Client(proxy.url, askToken, { retryFloorMs: 0 }).ask({ kind: "confirm", question: "Rebuild the index?" }, { deadline: 1200 }).then(
       () => assert.fail("the ask succeeded"),
       (e) => e,
     );
@@ -225,6 +293,29 @@ test("inquiry_unavailable is thrown as fatal and not retried", async () => {
     assert.equal(err.temporary, false);
     assert.equal(err.status, 503);
     assert.match(err.message, /slack/i);
+    assert.equal(proxy.requests.length, 1, "a fatal error is never retried");
+    assert.deepEqual(pauses, []);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("inquiry_unavailable is fatal even from a server (or a proxy) that leaves fatal out", async () => {
+  // An older server, or a proxy rewriting the body: the code alone says nobody can be asked,
+  // and a 503 must not make it look like a passing fault to retry.
+  const proxy = await startProxy(bot.url, async () => ({
+    status: 503,
+    headers: { "Content-Type": "application/json", "Retry-After": "1" },
+    body: JSON.stringify({ error: { code: "inquiry_unavailable", message: "Slack is not configured on this bot: ask through the inbox, or decide without asking" } }),
+  }));
+  try {
+    const { client, pauses } = recording(proxy.url);
+    const err = await client.ask({ kind: "confirm", question: "Ship it now?" }, { deadline: 30_000 }).then(
+      () => assert.fail("the ask succeeded"),
+      (e) => e,
+    );
+    assert.equal(err.code, "inquiry_unavailable");
+    assert.equal(err.fatal, true);
     assert.equal(proxy.requests.length, 1, "a fatal error is never retried");
     assert.deepEqual(pauses, []);
   } finally {
@@ -344,7 +435,53 @@ test("a client refuses a URL that is not http(s), and a gateway that is not ther
   assert.throws(() => new Client("not a url", "t"), (e) => e instanceof InquiryError && e.code === "bad_request");
   assert.throws(() => new Client("ftp://host/", "t"), (e) => e instanceof InquiryError && e.code === "bad_request");
   assert.throws(() => new Client("http://user:pw@127.0.0.1:1", "t"), (e) => e instanceof InquiryError && e.code === "bad_request" && !e.message.includes("pw"));
+  // The token passed where the URL goes (arguments swapped): the refusal, which ends up in a
+  // log, does not repeat it.
+  assert.throws(() => new Client("bot_0123456789abcdef", "http://127.0.0.1:1"), (e) => e instanceof InquiryError && e.code === "bad_request" && !e.message.includes("0123456789abcdef"));
   const gone = new Client("http://127.0.0.1:1", "t", { retries: 0 });
   await assert.rejects(gone.get("inq_x"), (e) => e instanceof InquiryError && e.code === "transport" && e.temporary && /cannot reach/.test(e.message));
   await assert.rejects(new Client(bot.url, "bot_wrong").get("inq_x"), (e) => e instanceof InquiryError && e.code === "unauthenticated" && e.status === 401);
+});
+
+test("the README's TypeScript snippet runs as written: asked, answered by a person, and deployed", async () => {
+  const { readFileSync, writeFileSync, rmSync } = await import("node:fs");
+  const { join, dirname } = await import("node:path");
+  const { fileURLToPath } = await import("node:url");
+  const { spawn } = await import("node:child_process");
+  const ts = (await import("typescript")).default;
+  const here = dirname(fileURLToPath(import.meta.url));
+  const readme = readFileSync(join(here, "..", "..", "..", "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.equal(blocks.length, 1, "the README has one TypeScript snippet");
+  assert.ok(blocks[0].trim().split("\n").length <= 5);
+  // Compiled as a user's TypeScript file is; deploy() is the user's own. The file sits in the
+  // package, so that "@inquiry-bot/client" resolves to it by its name, as once installed.
+  const js = ts.transpileModule(blocks[0], { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const file = join(here, `.readme-${process.pid}.mjs`);
+  writeFileSync(file, `async function deploy() { console.log("deployed"); }\n${js}`);
+  // A bot as it comes (its default policy: without policy ask nobody would be asked).
+  const plain = await startBot({ BOT_DEFAULT_POLICY: "default" });
+  const person = new Client(plain.url, await makeToken(plain, "dee", ["answer"]));
+  const runToken = await makeToken(plain, "readme", ["ask"]);
+  const child = spawn(process.execPath, [file], { env: { PATH: process.env.PATH, BOT_URL: plain.url, BOT_TOKEN: runToken }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (b) => (out += b));
+  child.stderr.on("data", (b) => (err += b));
+  const exited = new Promise((r) => child.on("exit", r));
+  try {
+    let key;
+    for (let i = 0; i < 400 && !key; i++) {
+      key = (await person.list({ status: "pending" })).inquiries.find((q) => q.question === "Deploy build 1234?")?.key;
+      if (!key) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(key, `the snippet asked nothing: ${err}`);
+    await person.answer(key, { value: "yes" });
+    assert.equal(await exited, 0, err);
+    assert.equal(out.trim(), "deployed");
+  } finally {
+    child.kill();
+    rmSync(file, { force: true });
+    await plain.stop();
+  }
 });
