@@ -159,19 +159,29 @@ func (t *Transport) send(ctx context.Context, op string, msgs []*mail.Msg) error
 		return inquiry.Unavailable("%s: the mail settings are unusable (%v): check SMTP_URL", op, err)
 	}
 	if err := c.DialAndSendWithContext(ctx, msgs...); err != nil {
-		return classify(op, t.cfg, err)
+		return classify(op, t.cfg, err, inquiry.AttemptOf(ctx))
 	}
 	return nil
 }
 
-// classify reads a failed session: a permanent refusal (a 5xx reply, a certificate that is not
-// trusted) is inquiry.ErrUnavailable with a sentence that says how to fix it; anything else (a
-// 4xx, a connection refused or cut, a timeout) is retried.
-func classify(op string, cfg Config, err error) error {
+// RefusalsBeforeFailing is how many attempts of a delivery may meet a 5xx reply before the
+// refusal is taken as permanent. RFC 5321 makes a 5xx permanent, but servers answer 5xx for a
+// passing trouble of their own too (a full queue, a broken backend); a retry after a second and
+// two more costs little, and an address that does not exist still fails the inquiry in seconds.
+const RefusalsBeforeFailing = 3
+
+// classify reads a failed session at attempt of its delivery: a 4xx, a connection refused or
+// cut, a timeout, and a 5xx before RefusalsBeforeFailing attempts met it, are retried; a 5xx at
+// the last of them, a refused login and a certificate that is not trusted are permanent:
+// inquiry.ErrUnavailable with a sentence that says how to fix it.
+func classify(op string, cfg Config, err error, attempt int) error {
 	var se *mail.SendError
 	if errors.As(err, &se) {
 		if se.IsTemp() {
 			return fmt.Errorf("%s: the mail server asked to try later: %w", op, err)
+		}
+		if code := se.ErrorCode(); code >= 500 && code < 600 && attempt < RefusalsBeforeFailing {
+			return fmt.Errorf("%s: the mail server refused it (attempt %d of %d before the refusal is taken as final): %w", op, attempt, RefusalsBeforeFailing, err)
 		}
 		if code := se.ErrorCode(); code >= 500 && code < 600 {
 			return inquiry.Unavailable("%s: the mail server refused it for good (%s): check the addresses in email.to and that %s may send as %s", op, oneLine(err), cfg.Addr(), cfg.From)

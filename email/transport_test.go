@@ -108,7 +108,7 @@ func TestPostReadsTheServersRefusal(t *testing.T) {
 		require.False(t, inquiry.Fatal(err), "a 4xx is passing: the dispatcher tries again (%v)", err)
 		require.Empty(t, ms.Messages())
 	})
-	t.Run("a 5xx fails the inquiry with a sentence", func(t *testing.T) {
+	t.Run("a 5xx is retried, then fails the inquiry with a sentence", func(t *testing.T) {
 		ms := start(t, false)
 		ms.Refuse(func(to string) error {
 			if to == "nobody@example.com" {
@@ -116,7 +116,13 @@ func TestPostReadsTheServersRefusal(t *testing.T) {
 			}
 			return nil
 		})
-		_, err := email.New(config(t, ms, emailtest.Password), &links{}, quiet, nil).Post(ctx, record("nobody@example.com"))
+		tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, nil)
+		for attempt := 1; attempt < email.RefusalsBeforeFailing; attempt++ {
+			_, err := tr.Post(inquiry.WithAttempt(ctx, attempt), record("nobody@example.com"))
+			require.Error(t, err)
+			require.False(t, inquiry.Fatal(err), "attempt %d: a 5xx may be the server's passing trouble (%v)", attempt, err)
+		}
+		_, err := tr.Post(inquiry.WithAttempt(ctx, email.RefusalsBeforeFailing), record("nobody@example.com"))
 		require.True(t, inquiry.Fatal(err), "%v", err)
 		require.Contains(t, err.Error(), "refused it for good")
 		require.Contains(t, err.Error(), "no such user")

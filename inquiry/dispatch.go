@@ -403,6 +403,22 @@ func (p *Dispatcher) renew(ctx context.Context, l *lane, d Delivery, now time.Ti
 	return true
 }
 
+type attemptKey struct{}
+
+// WithAttempt returns ctx carrying which attempt of its delivery the work in it is (1 for the
+// first): a transport that judges a refusal by how often it was met reads it (AttemptOf).
+func WithAttempt(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, attemptKey{}, n)
+}
+
+// AttemptOf is the attempt WithAttempt put in ctx, 1 when none did.
+func AttemptOf(ctx context.Context) int {
+	if n, ok := ctx.Value(attemptKey{}).(int); ok && n > 0 {
+		return n
+	}
+	return 1
+}
+
 // deliver carries out one delivery and records the outcome; held reports whether the lane must
 // wait until next.
 func (p *Dispatcher) deliver(ctx context.Context, d Delivery) (next time.Time, held bool) {
@@ -413,7 +429,7 @@ func (p *Dispatcher) deliver(ctx context.Context, d Delivery) (next time.Time, h
 	} else if ctx.Err() != nil {
 		err = ctx.Err()
 	} else {
-		err = h(ctx, d)
+		err = h(WithAttempt(ctx, d.Attempts), d)
 	}
 	// Record outcomes even while shutting down: the work was done (or not) either way.
 	rctx := context.WithoutCancel(ctx)

@@ -131,15 +131,19 @@ func TestEmailEndToEnd(t *testing.T) {
 	require.NotContains(t, s.stderr.String(), emailtest.Password, "no password in the log")
 }
 
-// TestEmailRetriedThenFailed: a 4xx from the mail server is retried until it goes through; a
-// permanent refusal fails the inquiry with a sentence.
+// TestEmailRetriedThenFailed: a 4xx from the mail server is retried until it goes through, and
+// so is a 5xx that does not last; a refusal that lasts fails the inquiry with a sentence.
 func TestEmailRetriedThenFailed(t *testing.T) {
 	s, ms := mailedBot(t)
-	var attempts atomic.Int32 // the mail server's goroutine counts, the test reads
+	var attempts, flaky atomic.Int32 // the mail server's goroutine counts, the test reads
 	ms.Refuse(func(to string) error {
 		switch {
 		case to == "nobody@example.com":
 			return emailtest.Reply(550, "5.1.1 no such user here")
+		case to == "flaky@example.com" && flaky.Add(1) == 1:
+			return emailtest.Reply(554, "5.3.0 mail system trouble, try again")
+		case to == "flaky@example.com":
+			return nil
 		case attempts.Load() < 1:
 			attempts.Add(1)
 			return emailtest.Reply(451, "4.7.1 greylisted, try again later")
@@ -161,6 +165,12 @@ func TestEmailRetriedThenFailed(t *testing.T) {
 	require.Equal(t, []string{"alice@example.com"}, got[0].To)
 	require.Equal(t, int32(1), attempts.Load(), "refused once first")
 	require.Equal(t, "pending", inquiryOf(t, s, retried)["status"])
+
+	ask("five-hundred", "flaky@example.com")
+	got, err = ms.Wait(2, 30*time.Second)
+	require.NoError(t, err, "mailed after a 5xx that did not last")
+	require.Equal(t, []string{"flaky@example.com"}, got[1].To)
+	require.Equal(t, int32(2), flaky.Load(), "refused once, then taken")
 
 	failed := ask("unknown", "nobody@example.com")
 	var rec map[string]any
