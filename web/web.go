@@ -155,7 +155,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch r.Method {
-	case http.MethodGet:
+	case http.MethodGet, http.MethodHead: // HEAD: the GET's status and headers, never an answer
 		rec, l, err := h.svc.OpenLink(r.Context(), token)
 		if err != nil {
 			h.refuse(w, r, token, rec, l, err)
@@ -165,7 +165,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.post(w, r, token)
 	default:
-		hd.Set("Allow", "GET, POST")
+		hd.Set("Allow", "GET, HEAD, POST")
 		h.refuse(w, r, token, nil, nil, inquiry.Errorf(inquiry.CodeBadRequest, "%s is not how this page is used: open the link in a browser", r.Method))
 	}
 }

@@ -1,0 +1,46 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestEveryMethodIsThePagesOwn: a link opened with any method, or with a stray segment after its
+// token, is answered by the page — its security headers on the answer, nothing of the token in
+// the body — and never answered; HEAD is a GET without its body.
+func TestEveryMethodIsThePagesOwn(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.merge()
+		m := b.mint(q.Key, "alice@example.com")
+		tok := strings.TrimPrefix(m.URL, "/a/")
+		_, mac, _ := strings.Cut(tok, ".")
+		cases := []struct{ method, path string }{
+			{"HEAD", m.URL}, {"OPTIONS", m.URL}, {"PUT", m.URL}, {"DELETE", m.URL}, {"PATCH", m.URL},
+			{"GET", m.URL + "/"}, {"GET", m.URL + "/more"}, {"POST", m.URL + "/more"}, {"GET", "/a/"},
+		}
+		for _, c := range cases {
+			req, err := http.NewRequest(c.method, b.url+c.path, nil)
+			require.NoError(t, err)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			p := readPage(t, resp)
+			what := c.method + " " + strings.ReplaceAll(c.path, tok, "<token>")
+			require.Contains(t, p.header.Get("Content-Security-Policy"), "default-src 'none'", what)
+			require.Equal(t, "no-referrer", p.header.Get("Referrer-Policy"), what)
+			require.Equal(t, "DENY", p.header.Get("X-Frame-Options"), what)
+			require.NotContains(t, p.body, mac, what)
+			if c.method == "HEAD" {
+				require.Equal(t, http.StatusOK, p.status, what)
+				require.Empty(t, p.body, what)
+			} else {
+				require.GreaterOrEqual(t, p.status, 400, what)
+			}
+		}
+		require.Equal(t, "pending", b.get(q.Key).Status)
+		require.Equal(t, http.StatusOK, b.open(m.URL).status, "the link still works")
+	})
+}
