@@ -44,3 +44,26 @@ func TestEveryMethodIsThePagesOwn(t *testing.T) {
 		require.Equal(t, http.StatusOK, b.open(m.URL).status, "the link still works")
 	})
 }
+
+// TestOneSpellingPerLink: base64 decoders skip line breaks, so a token with a CR or LF slipped
+// in would read as the same link under another name — a fresh rate limit per spelling. Such a
+// spelling is not the link: refused as one the bot did not make, past the link's limit too.
+func TestOneSpellingPerLink(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL, func(o *setupOpts) { o.burst = 2 })
+		q := b.merge()
+		link := q.Links.Answer
+		for range 2 {
+			require.Equal(t, http.StatusOK, b.open(link).status)
+		}
+		require.Equal(t, http.StatusTooManyRequests, b.open(link).status, "the link is past its burst")
+		for i, variant := range []string{
+			link[:8] + "%0A" + link[8:], link[:9] + "%0D" + link[9:], link + "%0A", link[:10] + "%0D%0A" + link[10:],
+		} {
+			p := b.open(variant)
+			require.Equal(t, http.StatusNotFound, p.status, "variant %d", i)
+			require.Contains(t, p.body, "not one the bot made", "variant %d", i)
+		}
+		require.Equal(t, "pending", b.get(q.Key).Status)
+	})
+}
