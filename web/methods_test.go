@@ -67,3 +67,25 @@ func TestOneSpellingPerLink(t *testing.T) {
 		require.Equal(t, "pending", b.get(q.Key).Status)
 	})
 }
+
+// TestAddressLimitRefusedOnThePage: past the limit of requests without a token from one
+// address, the gateway's refusal of a link is the page's — HTML, with its security headers and
+// Retry-After — not the API's JSON.
+func TestAddressLimitRefusedOnThePage(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL, func(o *setupOpts) { o.addressBurst = 2 })
+		q := b.merge()
+		for range 2 {
+			require.Equal(t, http.StatusOK, b.open(q.Links.Answer).status)
+		}
+		p := b.open(q.Links.Answer)
+		require.Equal(t, http.StatusTooManyRequests, p.status)
+		require.Contains(t, p.header.Get("Content-Type"), "text/html")
+		require.Contains(t, p.header.Get("Content-Security-Policy"), "default-src 'none'")
+		require.Equal(t, "no-referrer", p.header.Get("Referrer-Policy"))
+		require.Equal(t, "DENY", p.header.Get("X-Frame-Options"))
+		require.NotEmpty(t, p.header.Get("Retry-After"))
+		require.Contains(t, p.body, "Too many tries")
+		require.NotContains(t, p.body, "Merge now?", "a refusal shows nothing of the question")
+	})
+}

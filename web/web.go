@@ -138,15 +138,28 @@ type view struct {
 	Heading, What string
 }
 
-// ServeHTTP serves GET and POST of LinkPath + token.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hd := w.Header()
+// protect sets the security headers every response of the page carries, refusals included.
+func protect(hd http.Header) {
 	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+}
+
+// Refuse answers a request for the page that the server refused before the page saw it (the
+// limit of requests without a token per address): the refusal's sentence on the page, with its
+// security headers, as a person in a browser reads it.
+func (h *Handler) Refuse(w http.ResponseWriter, r *http.Request, err error) {
+	protect(w.Header())
+	h.refuse(w, r, "", nil, nil, err)
+}
+
+// ServeHTTP serves GET and POST of LinkPath + token.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	protect(hd)
 
 	token := strings.TrimPrefix(r.URL.Path, inquiry.LinkPath)
 	if !h.allow(token) {
