@@ -371,7 +371,28 @@ func (s *Service) OpenLink(ctx context.Context, token string) (*Record, *Link, e
 	if !l.ExpiresAt.IsZero() && !s.Clock().Before(l.ExpiresAt) {
 		return rec, l, Errorf(CodeGone, "this link expired at %s: ask whoever sent it for a new one", l.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
 	}
+	if err := namesSomebody(rec, l); err != nil {
+		return nil, l, err
+	}
 	return rec, l, nil
+}
+
+// namesSomebody refuses the general link where the inquiry must know who answers: it needs the
+// approvals of several distinct people, or someone other than who requested it (four eyes). The
+// general link answers as "link" — anybody who holds it, the asker too, since every response
+// carries it — so it could count as one of the people, or be the requester under another name.
+// A recipient's link names its person and answers there.
+func namesSomebody(rec *Record, l *Link) error {
+	if l.Recipient != "" {
+		return nil
+	}
+	switch {
+	case rec.Quorum() > 1:
+		return Errorf(CodeForbidden, "this question needs the approvals of %d distinct people, and this link names nobody (anybody who holds it answers through it): ask whoever sent it for a link of your own", rec.Quorum())
+	case len(rec.RequestedBy) > 0:
+		return Errorf(CodeForbidden, "this approval must come from someone other than who requested it, and this link names nobody (anybody who holds it answers through it): ask whoever sent it for a link of your own")
+	}
+	return nil
 }
 
 // CheckLinkReply is what the page's confirmation step shows: the reply read as the answer it
@@ -450,10 +471,11 @@ func (l *Link) String() string {
 // BrowserLink is the answer link a message everybody in a place sees (a Slack channel's) may
 // offer: the general link, absolute under PublicURL, of a pending inquiry that names no
 // answerers. Where answerers are named, a link everybody there holds would let anybody
-// answer, so none is offered ("" then, as without PublicURL or links).
+// answer, so none is offered ("" then, as without PublicURL or links); nor where the general
+// link may not answer (namesSomebody).
 func (s *Service) BrowserLink(rec *Record) string {
-	if s.PublicURL == "" || len(rec.Slack.Answerers) > 0 {
-		return ""
+	if s.PublicURL == "" || len(rec.Slack.Answerers) > 0 || namesSomebody(rec, &Link{}) != nil {
+		return "" // named answerers, or an inquiry the general link may not answer
 	}
 	if l := s.AnswerLinks(rec); l != nil {
 		return l.Answer

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -87,5 +88,34 @@ func TestAddressLimitRefusedOnThePage(t *testing.T) {
 		require.NotEmpty(t, p.header.Get("Retry-After"))
 		require.Contains(t, p.body, "Too many tries")
 		require.NotContains(t, p.body, "Merge now?", "a refusal shows nothing of the question")
+	})
+}
+
+// TestGeneralLinkNamesNobody: the general link answers as "link" — anybody who holds it, the
+// asker too, since every response carries it — so where the inquiry must know who answers (the
+// approvals of several distinct people, or someone other than who requested it) it is refused,
+// on opening and on sending, and a recipient's own link still counts.
+func TestGeneralLinkNamesNobody(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		quorum := b.askWith(map[string]any{"kind": "confirm", "question": "Ship it?", "approvals": 2})
+		fourEyes := b.askWith(map[string]any{"kind": "confirm", "question": "Grant access?", "requested_by": []string{"link:mallory@example.com"}})
+		for _, q := range []inquiryView{quorum, fourEyes} {
+			require.NotNil(t, q.Links, "the response still carries the link (DESIGN §15)")
+			p := b.open(q.Links.Answer)
+			require.Equal(t, http.StatusForbidden, p.status, p.body)
+			require.Contains(t, p.body, "ask whoever sent it for a link of your own")
+			// A form of a recipient's page posted through the general link is refused anyway
+			// (the form token is the link's); one made for the general link is refused here.
+			form := url.Values{"csrf": {b.svc.FormToken(strings.TrimPrefix(q.Links.Answer, "/a/"))}, "inquiry": {q.Key}}
+			s := b.post(q.Links.Answer, with(form, "step", "send", "value", "yes"))
+			require.Equal(t, http.StatusForbidden, s.status, s.body)
+			got := b.get(q.Key)
+			require.Equal(t, "pending", got.Status)
+			require.Empty(t, got.Votes)
+		}
+		m := b.mint(quorum.Key, "alice@example.com")
+		p := b.post(m.URL, with(formOf(t, b.open(m.URL)), "step", "send", "value", "yes"))
+		require.Contains(t, p.body, "Your vote is counted")
 	})
 }
