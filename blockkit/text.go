@@ -205,7 +205,6 @@ func cutPoint(s string, max int) int {
 	return end
 }
 
-
 // when renders t as a Slack date token, which every reader sees in their own time zone; the
 // fallback, shown where tokens are not rendered, is UTC and names the day only when it is not
 // today's.
