@@ -395,6 +395,17 @@ func namesSomebody(rec *Record, l *Link) error {
 	return nil
 }
 
+// LinkSigned reports whether token is a link the bot signed, by its signature alone (nothing is
+// read, nothing else is judged): an edge that keeps a limit per link keeps none for a forgery,
+// so that forgeries cannot crowd the real links' limits out.
+func (s *Service) LinkSigned(token string) bool {
+	if len(s.LinkSecret) == 0 {
+		return false
+	}
+	_, err := parseLink(s.LinkSecret, token)
+	return err == nil
+}
+
 // CheckLinkReply is what the page's confirmation step shows: the reply read as the answer it
 // stands for (CheckAnswer), refused as an answer through token would be. Prose over the one
 // ceiling is refused, not cut: the person is there to shorten it.

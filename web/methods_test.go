@@ -1,9 +1,13 @@
 package web_test
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -117,5 +121,41 @@ func TestGeneralLinkNamesNobody(t *testing.T) {
 		m := b.mint(quorum.Key, "alice@example.com")
 		p := b.post(m.URL, with(formOf(t, b.open(m.URL)), "step", "send", "value", "yes"))
 		require.Contains(t, p.body, "Your vote is counted")
+	})
+}
+
+// TestForgeriesDoNotResetALinksLimit: the page remembers a bounded number of links' limits;
+// forged tokens are refused before they take a place among them, so a flood of forgeries cannot
+// push a real link's limit out and start it afresh.
+func TestForgeriesDoNotResetALinksLimit(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL, func(o *setupOpts) { o.burst = 2 })
+		q := b.merge()
+		for range 2 {
+			require.Equal(t, http.StatusOK, b.open(q.Links.Answer).status)
+		}
+		require.Equal(t, http.StatusTooManyRequests, b.open(q.Links.Answer).status)
+		const forgeries = 10_001 // past the table's bound
+		var wg sync.WaitGroup
+		var bad atomic.Int32
+		for w := range 8 {
+			wg.Go(func() {
+				for i := w; i < forgeries; i += 8 {
+					resp, err := http.Get(b.url + "/a/" + fmt.Sprintf("forged%d.x", i))
+					if err != nil {
+						bad.Add(1)
+						continue
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusNotFound {
+						bad.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		require.Zero(t, bad.Load(), "every forgery is refused as one")
+		require.Equal(t, http.StatusTooManyRequests, b.open(q.Links.Answer).status, "the link's limit holds")
 	})
 }

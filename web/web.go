@@ -162,7 +162,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	protect(hd)
 
 	token := strings.TrimPrefix(r.URL.Path, inquiry.LinkPath)
-	if !h.allow(token) {
+	// Only a link the bot signed is charged to a limit of its own: a forgery, refused below
+	// without a read, is the gateway's per-address limit's, and takes no place in the table.
+	if h.svc.LinkSigned(token) && !h.allow(token) {
 		hd.Set("Retry-After", "10")
 		h.refuse(w, r, token, nil, nil, inquiry.Errorf(inquiry.CodeRateLimited, "this link was opened too often in a short time: wait a minute and open it again"))
 		return
