@@ -3,6 +3,7 @@ package email
 import (
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/mail"
 	"net/url"
@@ -88,3 +89,10 @@ func (c Config) String() string {
 	}
 	return fmt.Sprintf("%s (%s%s) from %s", c.Addr(), mode, who, c.From)
 }
+
+// LogValue is the config in a structured log line: String's description, never the password
+// (slog's JSON handler would otherwise write every field).
+func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// GoString is the config under %#v: String's description, never the password.
+func (c Config) GoString() string { return "email.Config(" + c.String() + ")" }

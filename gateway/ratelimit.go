@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -316,11 +317,27 @@ func (s *Server) limitAnonymous(c *gin.Context) {
 		return
 	default:
 		if err := s.limits.anonymous(c.ClientIP()); err != nil {
+			if pr, ok := s.cfg.Pages.(PageRefuser); ok && strings.HasPrefix(p, inquiry.LinkPath) {
+				// A person in a browser: the page's refusal, with the page's security headers.
+				if secs := retryAfterOf(err); secs > 0 {
+					c.Header("Retry-After", strconv.Itoa(secs))
+				}
+				c.Set(ctxErrorCode, string(inquiry.ErrorCode(err)))
+				pr.Refuse(c.Writer, c.Request, err)
+				c.Abort()
+				return
+			}
 			s.abort(c, err)
 			return
 		}
 	}
 	c.Next()
+}
+
+// PageRefuser is an answer page (Config.Pages) that renders a refusal the gateway makes before
+// the page is reached, so that it carries the page's security headers (web.Handler is one).
+type PageRefuser interface {
+	Refuse(w http.ResponseWriter, r *http.Request, err error)
 }
 
 // slackSigned limits Slack's endpoints by what their signature check says: a request Slack

@@ -59,7 +59,7 @@ type Config struct {
 	// requests without a valid token (BOT_RATE_LIMIT, BOT_RATE_BURST, BOT_MAX_WAITERS); the zero
 	// value is the defaults of DESIGN §17.
 	RateLimits RateLimits
-	// Pages, when set, is the answer page (package web), served at GET and POST /a/{token}
+	// Pages, when set, is the answer page (package web), served at /a/{token} (every method: GET and POST, HEAD as a GET, the rest refused on the page)
 	// without a bearer token: the signed link is the key. The request log never shows the
 	// token of such a path.
 	Pages http.Handler
@@ -160,9 +160,9 @@ func (s *Server) routes() *gin.Engine {
 	v1.POST("/inquiries/:key/links", s.need(inquiry.ScopeAsk), s.limitCreates, s.mintLink)
 	v1.DELETE("/inquiries/:key/links/:recipient", s.need(inquiry.ScopeAsk), s.revokeLinks)
 	if s.cfg.Pages != nil {
-		page := gin.WrapH(s.cfg.Pages)
-		r.GET(inquiry.LinkPath+":token", page)
-		r.POST(inquiry.LinkPath+":token", page)
+		// Every method and every path under LinkPath is the page's: the router's own 404 and 405
+		// would echo the path, token and all, without the page's security headers.
+		r.Any(inquiry.LinkPath+"*token", gin.WrapH(s.cfg.Pages))
 	}
 
 	if s.cfg.MCP != nil {

@@ -114,5 +114,7 @@
 //	                  └── no ──► inquiry resolved ─────► CodeAlreadyResolved + the record: what
 //	                               │                       happened and who decided
 //	                               └── pending ──► link expired ► CodeGone
+//	                                     └── the general link where who answers matters
+//	                                         (approvals > 1, requested_by) ► CodeForbidden
 //	                                     └── open: the page; AnswerByLink answers as Link.Who
 package inquiry

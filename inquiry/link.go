@@ -154,7 +154,7 @@ func errForged() *Error {
 
 // parseLink checks token's signature in constant time and reads it.
 func parseLink(secret []byte, token string) (*Link, error) {
-	if len(token) > MaxLinkTokenChars {
+	if len(token) > MaxLinkTokenChars || !linkSpelling(token) {
 		return nil, errForged()
 	}
 	payloadB64, macB64, ok := strings.Cut(token, ".")
@@ -177,6 +177,23 @@ func parseLink(secret []byte, token string) (*Link, error) {
 		l.ExpiresAt = time.UnixMicro(exp).UTC()
 	}
 	return l, nil
+}
+
+// linkSpelling reports whether token is spelled as signLink spells one: base64url and one dot.
+// The decoder skips CR and LF, so without this a link would answer under many spellings, each
+// with a rate limit of its own.
+func linkSpelling(token string) bool {
+	dots := 0
+	for i := 0; i < len(token); i++ {
+		switch c := token[i]; {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_':
+		case c == '.':
+			dots++
+		default:
+			return false
+		}
+	}
+	return dots == 1
 }
 
 // linkURL is where the page of token is: under PublicURL, or relative when it is unset.
@@ -354,7 +371,39 @@ func (s *Service) OpenLink(ctx context.Context, token string) (*Record, *Link, e
 	if !l.ExpiresAt.IsZero() && !s.Clock().Before(l.ExpiresAt) {
 		return rec, l, Errorf(CodeGone, "this link expired at %s: ask whoever sent it for a new one", l.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
 	}
+	if err := namesSomebody(rec, l); err != nil {
+		return nil, l, err
+	}
 	return rec, l, nil
+}
+
+// namesSomebody refuses the general link where the inquiry must know who answers: it needs the
+// approvals of several distinct people, or someone other than who requested it (four eyes). The
+// general link answers as "link" — anybody who holds it, the asker too, since every response
+// carries it — so it could count as one of the people, or be the requester under another name.
+// A recipient's link names its person and answers there.
+func namesSomebody(rec *Record, l *Link) error {
+	if l.Recipient != "" {
+		return nil
+	}
+	switch {
+	case rec.Quorum() > 1:
+		return Errorf(CodeForbidden, "this question needs the approvals of %d distinct people, and this link names nobody (anybody who holds it answers through it): ask whoever sent it for a link of your own", rec.Quorum())
+	case len(rec.RequestedBy) > 0:
+		return Errorf(CodeForbidden, "this approval must come from someone other than who requested it, and this link names nobody (anybody who holds it answers through it): ask whoever sent it for a link of your own")
+	}
+	return nil
+}
+
+// LinkSigned reports whether token is a link the bot signed, by its signature alone (nothing is
+// read, nothing else is judged): an edge that keeps a limit per link keeps none for a forgery,
+// so that forgeries cannot crowd the real links' limits out.
+func (s *Service) LinkSigned(token string) bool {
+	if len(s.LinkSecret) == 0 {
+		return false
+	}
+	_, err := parseLink(s.LinkSecret, token)
+	return err == nil
 }
 
 // CheckLinkReply is what the page's confirmation step shows: the reply read as the answer it
@@ -433,10 +482,11 @@ func (l *Link) String() string {
 // BrowserLink is the answer link a message everybody in a place sees (a Slack channel's) may
 // offer: the general link, absolute under PublicURL, of a pending inquiry that names no
 // answerers. Where answerers are named, a link everybody there holds would let anybody
-// answer, so none is offered ("" then, as without PublicURL or links).
+// answer, so none is offered ("" then, as without PublicURL or links); nor where the general
+// link may not answer (namesSomebody).
 func (s *Service) BrowserLink(rec *Record) string {
-	if s.PublicURL == "" || len(rec.Slack.Answerers) > 0 {
-		return ""
+	if s.PublicURL == "" || len(rec.Slack.Answerers) > 0 || namesSomebody(rec, &Link{}) != nil {
+		return "" // named answerers, or an inquiry the general link may not answer
 	}
 	if l := s.AnswerLinks(rec); l != nil {
 		return l.Answer

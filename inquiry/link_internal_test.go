@@ -108,3 +108,22 @@ func TestLinkFor(t *testing.T) {
 		t.Fatalf("no secret: %v", err)
 	}
 }
+
+// TestLinkTokenHasOneSpelling: a token with a line break slipped in anywhere (which base64
+// decoders skip) is refused, so that each link has one spelling, the one its rate limit and its
+// form token are keyed by.
+func TestLinkTokenHasOneSpelling(t *testing.T) {
+	secret := []byte("s3cret")
+	issued := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	tok := signLink(secret, Link{Key: "inq_abc", IssuedAt: issued, ExpiresAt: issued.Add(time.Hour)})
+	for i := 0; i <= len(tok); i++ {
+		for _, c := range []string{"\n", "\r", "\r\n"} {
+			if _, err := parseLink(secret, tok[:i]+c+tok[i:]); ErrorCode(err) != CodeNotFound {
+				t.Fatalf("%q inserted at %d: accepted (%v)", c, i, err)
+			}
+		}
+	}
+	if _, err := parseLink(secret, tok); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -54,3 +54,25 @@ func mustJSON(t *testing.T, s string) string {
 	require.NoError(t, err)
 	return string(raw)
 }
+
+// TestBrowserButtonNotWhereWhoMatters: a question that needs several people's approvals, or
+// someone other than who requested it, offers no "Answer in a browser": its general link names
+// nobody and is refused there (inquiry: namesSomebody).
+func TestBrowserButtonNotWhereWhoMatters(t *testing.T) {
+	b := setup(t)
+	b.svc.PublicURL = "https://bot.example.com"
+	b.svc.LinkSecret = []byte("test-link-secret")
+
+	two := 2
+	quorum := mergeQuestion("quorum")
+	quorum.Approvals = &two
+	fourEyes := mergeQuestion("four-eyes")
+	fourEyes.RequestedBy = []string{"U0BOB0001"}
+	for _, in := range []inquiry.Inquiry{quorum, fourEyes} {
+		rec := b.ask(in, inquiry.SlackRef{})
+		m, ok := b.fake.Message(rec.Slack.Channel, rec.Slack.TS)
+		require.True(t, ok)
+		require.NotContains(t, m.ActionIDs(), blockkit.ActionOpenPage, in.ID)
+		require.Empty(t, b.svc.BrowserLink(rec), in.ID)
+	}
+}

@@ -41,6 +41,8 @@ type bundle struct {
 type setupOpts struct {
 	publicURL string
 	burst     int
+	// addressBurst, when set, limits requests without a token per address (an hour apiece).
+	addressBurst int
 }
 
 func setup(t testing.TB, dbURL string, opts ...func(*setupOpts)) *bundle {
@@ -66,8 +68,11 @@ func setup(t testing.TB, dbURL string, opts ...func(*setupOpts)) *bundle {
 	if o.burst > 0 {
 		pages = web.New(web.Config{Service: svc, Logger: log, Rate: rate.Every(time.Hour), Burst: o.burst})
 	}
-	srv := gateway.New(gateway.Config{Service: svc, Logger: log, Pages: pages,
-		RateLimits: gateway.RateLimits{Rate: rate.Inf, MaxWaiters: -1, AddressRate: rate.Inf}})
+	limits := gateway.RateLimits{Rate: rate.Inf, MaxWaiters: -1, AddressRate: rate.Inf}
+	if o.addressBurst > 0 {
+		limits.AddressRate, limits.AddressBurst = rate.Every(time.Hour), o.addressBurst
+	}
+	srv := gateway.New(gateway.Config{Service: svc, Logger: log, Pages: pages, RateLimits: limits})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	b.url = ts.URL

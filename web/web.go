@@ -138,24 +138,39 @@ type view struct {
 	Heading, What string
 }
 
-// ServeHTTP serves GET and POST of LinkPath + token.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hd := w.Header()
+// protect sets the security headers every response of the page carries, refusals included.
+func protect(hd http.Header) {
 	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+}
+
+// Refuse answers a request for the page that the server refused before the page saw it (the
+// limit of requests without a token per address): the refusal's sentence on the page, with its
+// security headers, as a person in a browser reads it.
+func (h *Handler) Refuse(w http.ResponseWriter, r *http.Request, err error) {
+	protect(w.Header())
+	h.refuse(w, r, "", nil, nil, err)
+}
+
+// ServeHTTP serves GET and POST of LinkPath + token.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	protect(hd)
 
 	token := strings.TrimPrefix(r.URL.Path, inquiry.LinkPath)
-	if !h.allow(token) {
+	// Only a link the bot signed is charged to a limit of its own: a forgery, refused below
+	// without a read, is the gateway's per-address limit's, and takes no place in the table.
+	if h.svc.LinkSigned(token) && !h.allow(token) {
 		hd.Set("Retry-After", "10")
 		h.refuse(w, r, token, nil, nil, inquiry.Errorf(inquiry.CodeRateLimited, "this link was opened too often in a short time: wait a minute and open it again"))
 		return
 	}
 	switch r.Method {
-	case http.MethodGet:
+	case http.MethodGet, http.MethodHead: // HEAD: the GET's status and headers, never an answer
 		rec, l, err := h.svc.OpenLink(r.Context(), token)
 		if err != nil {
 			h.refuse(w, r, token, rec, l, err)
@@ -165,7 +180,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.post(w, r, token)
 	default:
-		hd.Set("Allow", "GET, POST")
+		hd.Set("Allow", "GET, HEAD, POST")
 		h.refuse(w, r, token, nil, nil, inquiry.Errorf(inquiry.CodeBadRequest, "%s is not how this page is used: open the link in a browser", r.Method))
 	}
 }
