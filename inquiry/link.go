@@ -201,15 +201,22 @@ func (s *Service) linkURL(token string) string {
 	return strings.TrimRight(s.PublicURL, "/") + LinkPath + token
 }
 
-// linkExpiry is when a link issued at now works until: the inquiry's expiry, within ttl (when
-// positive) and DefaultLinkTTL.
-func linkExpiry(rec *Record, now time.Time, ttl time.Duration) time.Time {
+// linkExpiry is the end a link issued at now carries of its own: ttl from now (when positive),
+// within DefaultLinkTTL. The inquiry's expiry is no part of it: a link stops with its inquiry
+// whenever that expires (OpenLink reads the inquiry), so an extension of the deadline moves the
+// end of every link already handed out, mailed ones included.
+func linkExpiry(now time.Time, ttl time.Duration) time.Time {
 	if ttl <= 0 || ttl > DefaultLinkTTL {
 		ttl = DefaultLinkTTL
 	}
-	exp := now.Add(ttl)
+	return now.Add(ttl)
+}
+
+// worksUntil is when a link whose own end is exp works until as rec stands now: exp, or rec's
+// expiry when that comes first.
+func worksUntil(rec *Record, exp time.Time) time.Time {
 	if rec.ExpiresAt != nil && rec.ExpiresAt.Before(exp) {
-		exp = *rec.ExpiresAt
+		return *rec.ExpiresAt
 	}
 	return exp
 }
@@ -218,7 +225,7 @@ func linkExpiry(rec *Record, now time.Time, ttl time.Duration) time.Time {
 // inquiry was created, until its expiry, within DefaultLinkTTL of its creation), so a response
 // read twice carries one link and a revocation of it holds.
 func generalLink(rec *Record) Link {
-	return Link{Key: rec.Key, IssuedAt: rec.CreatedAt, ExpiresAt: linkExpiry(rec, rec.CreatedAt, 0)}
+	return Link{Key: rec.Key, IssuedAt: rec.CreatedAt, ExpiresAt: linkExpiry(rec.CreatedAt, 0)}
 }
 
 // AnswerLinks returns the links a response carries for rec: its general answer link while it is
@@ -305,8 +312,8 @@ func (s *Service) LinkFor(rec *Record, recipient string) (*MintedLink, error) {
 // mint signs the link of recipient for rec, issued now, until linkExpiry.
 func (s *Service) mint(secret []byte, rec *Record, recipient string, ttl time.Duration) *MintedLink {
 	now := s.Clock()
-	l := Link{Key: rec.Key, Recipient: recipient, IssuedAt: now, ExpiresAt: linkExpiry(rec, now, ttl)}
-	return &MintedLink{URL: s.linkURL(signLink(secret, l)), Recipient: recipient, ExpiresAt: l.ExpiresAt}
+	l := Link{Key: rec.Key, Recipient: recipient, IssuedAt: now, ExpiresAt: linkExpiry(now, ttl)}
+	return &MintedLink{URL: s.linkURL(signLink(secret, l)), Recipient: recipient, ExpiresAt: worksUntil(rec, l.ExpiresAt)}
 }
 
 // RevokeLinks revokes every link of recipient for the inquiry with key issued until now; the

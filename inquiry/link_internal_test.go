@@ -74,9 +74,34 @@ func TestLinkExpiry(t *testing.T) {
 		{&soon, time.Minute, now.Add(time.Minute)},
 	}
 	for _, c := range cases {
-		if got := linkExpiry(&Record{Inquiry: Inquiry{ExpiresAt: c.expires}}, now, c.ttl); !got.Equal(c.want) {
+		rec := &Record{Inquiry: Inquiry{ExpiresAt: c.expires}}
+		if got := worksUntil(rec, linkExpiry(now, c.ttl)); !got.Equal(c.want) {
 			t.Errorf("expires %v ttl %s: got %s, want %s", c.expires, c.ttl, got, c.want)
 		}
+	}
+}
+
+// TestLinkOutlivesAnExtension: a link carries no copy of its inquiry's expiry, so once the
+// deadline is extended a link handed out before (a mailed one) works until the new deadline.
+func TestLinkOutlivesAnExtension(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	s := &Service{LinkSecret: []byte("k"), Now: func() time.Time { return now }}
+	deadline := now.Add(time.Hour)
+	rec := &Record{Key: "inq_x", Status: StatusPending, Inquiry: Inquiry{ExpiresAt: &deadline}}
+	m, err := s.LinkFor(rec, "carol@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.ExpiresAt.Equal(deadline) {
+		t.Errorf("the minted link says it works until %s, want the inquiry's expiry %s", m.ExpiresAt, deadline)
+	}
+	l, err := parseLink(s.LinkSecret, strings.TrimPrefix(m.URL, LinkPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	extended := deadline.Add(4 * time.Hour)
+	if !l.ExpiresAt.After(extended) {
+		t.Errorf("the link ends at %s, before the extended deadline %s: an extension would not reach it", l.ExpiresAt, extended)
 	}
 }
 
