@@ -166,8 +166,8 @@ func TestMissingOrMalformedSlackHeaders(t *testing.T) {
 		"signature v1":              slackfake.WithHeader("X-Slack-Signature", "v1="+strings.Repeat("0", 64)),
 		"signature not hex":         slackfake.WithHeader("X-Slack-Signature", "v0="+strings.Repeat("z", 64)),
 		"signature upper-case v0":   slackfake.WithHeader("X-Slack-Signature", "V0="+strings.Repeat("0", 64)),
-		"exactly 5 min 1 s old":     slackfake.WithTimestamp(now.Add(-5*time.Minute - time.Second)),
-		"exactly 5 min 1 s ahead":   slackfake.WithTimestamp(now.Add(5*time.Minute + time.Second)),
+		"5 min 30 s old":            slackfake.WithTimestamp(now.Add(-5*time.Minute - 30*time.Second)),
+		"5 min 30 s ahead":          slackfake.WithTimestamp(now.Add(5*time.Minute + 30*time.Second)),
 		"signed with the bot token": slackfake.WithSecret(slackfake.BotToken),
 		"signed with no secret":     slackfake.WithSecret(""),
 	} {
