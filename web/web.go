@@ -219,28 +219,28 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 	case len(values) == 1:
 		reply.Value = inquiry.One(values[0])
 	}
+	// failed shows a refused step: the question again, with the sentence, when the answer is what
+	// the person can mend; else the page that says why.
+	failed := func(rec *inquiry.Record, err error) {
+		if inquiry.ErrorCode(err) == inquiry.CodeInvalidAnswer && rec != nil {
+			_, l, _ := h.svc.OpenLink(ctx, token)
+			h.question(w, token, rec, l, inquiry.ErrorMessage(err), reply.Text, http.StatusUnprocessableEntity)
+			return
+		}
+		h.refuse(w, r, token, rec, nil, err)
+	}
 	switch f.Get("step") {
 	case "confirm":
 		rec, a, err := h.svc.CheckLinkReply(ctx, token, reply)
 		if err != nil {
-			if inquiry.ErrorCode(err) == inquiry.CodeInvalidAnswer && rec != nil {
-				_, l, _ := h.svc.OpenLink(ctx, token)
-				h.question(w, token, rec, l, inquiry.ErrorMessage(err), reply.Text, http.StatusUnprocessableEntity)
-				return
-			}
-			h.refuse(w, r, token, rec, nil, err)
+			failed(rec, err)
 			return
 		}
 		h.confirm(w, token, rec, values, reply.Text, a)
 	case "send":
 		rec, err := h.svc.AnswerByLink(ctx, token, reply)
 		if err != nil {
-			if inquiry.ErrorCode(err) == inquiry.CodeInvalidAnswer && rec != nil {
-				_, l, _ := h.svc.OpenLink(ctx, token)
-				h.question(w, token, rec, l, inquiry.ErrorMessage(err), reply.Text, http.StatusUnprocessableEntity)
-				return
-			}
-			h.refuse(w, r, token, rec, nil, err)
+			failed(rec, err)
 			return
 		}
 		h.sent(w, rec)
