@@ -38,14 +38,28 @@ func (b ServiceBackend) Ask(ctx context.Context, req client.AskRequest) (*inquir
 		// The SSRF guard of callback URLs lives at the HTTP edge; the tools never send one.
 		return nil, false, inquiry.FieldErrorf(inquiry.CodeBadRequest, "callback_url", "callback_url is not taken here: ask through POST /v1/inquiries to be called back")
 	}
-	return b.Service.Ask(inquiry.WithCaller(ctx, b.Token), req)
+	rec, created, err := b.Service.Ask(inquiry.WithCaller(ctx, b.Token), req)
+	return b.linked(rec), created, err
+}
+
+// linked gives rec the answer links a response of the API carries (the gateway's present does
+// the same for `bot mcp`'s records).
+func (b ServiceBackend) linked(rec *inquiry.Record) *inquiry.Record {
+	if rec != nil {
+		rec.Links = b.Service.AnswerLinks(rec)
+	}
+	return rec
 }
 
 // Get implements Backend.
 func (b ServiceBackend) Get(ctx context.Context, key string, wait time.Duration) (*inquiry.Record, error) {
 	ctx = inquiry.WithCaller(ctx, b.Token)
+	var rec *inquiry.Record
+	var err error
 	if wait > 0 {
-		return b.Service.Wait(ctx, key, wait)
+		rec, err = b.Service.Wait(ctx, key, wait)
+	} else {
+		rec, err = b.Service.Get(ctx, key)
 	}
-	return b.Service.Get(ctx, key)
+	return b.linked(rec), err
 }

@@ -69,6 +69,7 @@ func setup(t *testing.T, opts ...option) *bundle {
 	svc.DefaultPolicy = o.policy
 	svc.DefaultTransport = o.transport
 	svc.Log = log
+	svc.LinkSecret, svc.PublicURL = []byte("test-link-secret"), "https://bot.example.com"
 	offset := new(atomic.Int64)
 	svc.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	o.tools.Logger = log

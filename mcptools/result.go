@@ -56,6 +56,9 @@ type Result struct {
 	// Votes are the votes of a question that needs several people: so far while it is pending,
 	// all of them once it is decided (answered_by is then whose vote decided it).
 	Votes []inquiry.Vote `json:"votes,omitempty"`
+	// Link is the web page where a person can answer a pending question (links.answer), for
+	// the agent to hand to somebody who is not where it was asked.
+	Link string `json:"link,omitempty"`
 }
 
 func resultSchema() *jsonschema.Schema {
@@ -87,9 +90,10 @@ func resultSchema() *jsonschema.Schema {
 				Type: "array", Items: voteSchema(),
 				Description: "the votes of a question that needs several people (approvals): so far while pending, all of them once decided",
 			},
+			"link": str("while pending: a web page where a person can answer it, to hand to somebody who is not where it was asked"),
 		},
 		PropertyOrder: []string{"status", "message", "key", "id", "answer", "values", "label", "text", "truncated",
-			"answered_by", "source", "asked_at", "expires_at", "code", "field", "votes"},
+			"answered_by", "source", "asked_at", "expires_at", "code", "field", "votes", "link"},
 		Required: []string{"status", "message"},
 	}
 }
@@ -124,6 +128,9 @@ func describe(rec *inquiry.Record) Result {
 	switch rec.Status {
 	case inquiry.StatusPending:
 		res.Status, res.Votes = StatusPending, rec.Votes
+		if rec.Links != nil {
+			res.Link = rec.Links.Answer
+		}
 		res.Message = notYet(rec) + " " + openUntil(rec) + " Call get_answer with key " + quote(rec.Key) +
 			" later to pick up the answer; meanwhile carry on with work that does not depend on it."
 		return res

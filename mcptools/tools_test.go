@@ -78,6 +78,7 @@ func TestPendingThenGetAnswer(t *testing.T) {
 		require.Contains(t, res.Message, "if nobody answers by then, the default hold is assumed")
 		require.NotEmpty(t, res.ExpiresAt)
 		require.Empty(t, res.Answer)
+		require.True(t, strings.HasPrefix(res.Link, "https://bot.example.com/a/"), "a page to hand to a person: %q", res.Link)
 
 		// Still nobody: get_answer says pending again, at once with wait_seconds 0.
 		again, _ := call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key, "wait_seconds": 0})
@@ -87,12 +88,15 @@ func TestPendingThenGetAnswer(t *testing.T) {
 		_, err := b.api(b.answerer).Answer(context.Background(), res.Key, client.Reply{Text: "Hold"})
 		require.NoError(t, err)
 
+		require.Equal(t, res.Link, again.Link, "the same link on every read")
+
 		got, raw := call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key, "wait_seconds": 5})
 		require.False(t, raw.IsError)
 		require.Equal(t, mcptools.StatusAnswered, got.Status)
 		require.Equal(t, "hold", got.Answer)
 		require.Equal(t, "hold — answered by alice.", got.Message)
 		require.Equal(t, res.ID, got.ID)
+		require.Empty(t, got.Link, "an answered question's page answers nothing")
 	})
 }
 
