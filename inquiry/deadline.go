@@ -578,6 +578,12 @@ func (s *Service) deliverRemind(ctx context.Context, d Delivery) error {
 	if rec.Status != StatusPending || rec.Slack.TS == "" && rec.Config.Transport == TransportSlack {
 		return nil // answered meanwhile, or never shown: no reminder of it
 	}
+	if remindBehind(rec, s.Clock()) == 0 {
+		// Extended after it was enqueued, past every reminder: it would come early, and the
+		// reminders, moved with the expiry, are due again later.
+		s.logger().InfoContext(ctx, "reminder dropped: the deadline was extended since", "key", rec.Key, "number", d.Step)
+		return nil
+	}
 	t, err := s.Transports.Lookup(d.Target)
 	if err != nil {
 		return err

@@ -296,6 +296,42 @@ func TestExtendMovesTheDeadlineAndTheReminders(t *testing.T) {
 	})
 }
 
+// TestExtendWhileAReminderIsQueued: the reminder was claimed and enqueued, and before the
+// dispatcher posted it the deadline was pushed back past every reminder. It is not posted early
+// ("40m left" is no reminder); it comes once, at its new time. Before: it was posted at once,
+// and again at the new time.
+func TestExtendWhileAReminderIsQueued(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		f := newShower(c.Now)
+		r := deadlineReplica(t, dbURL, c, f)
+		req := reminded("queued", c.Now())
+		req.Remind = []inquiry.Duration{inquiry.Duration(10 * time.Minute)}
+		req.Extend = &inquiry.Extension{By: inquiry.Duration(30 * time.Minute), Max: inquiry.Duration(time.Hour)}
+		rec, _, err := r.svc.Ask(ctx, req)
+		require.NoError(t, err)
+		sweepAndDrain(t, r)
+
+		c.Add(50 * time.Minute)
+		n, err := r.svc.SweepDeadlines(ctx, 100) // the reminder is enqueued, not posted yet
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		_, err = r.svc.Extend(ctx, rec.Key, 0, "U1")
+		require.NoError(t, err)
+		_, err = r.disp.Drain(ctx)
+		require.NoError(t, err)
+		require.Empty(t, f.remindersOf(rec.Key), "no reminder 40 minutes before the new expiry")
+
+		c.Add(30 * time.Minute) // 10 minutes before the new expiry
+		sweepAndDrain(t, r)
+		require.Len(t, f.remindersOf(rec.Key), 1, "the reminder once, at its new time")
+		f.mu.Lock()
+		require.Equal(t, []string{"Still waiting for an answer: 10m left; if nobody answers: Hold."}, f.notes)
+		f.mu.Unlock()
+	})
+}
+
 func TestTwoSweepersRemindOnce(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()
