@@ -575,8 +575,8 @@ func (s *Service) deliverRemind(ctx context.Context, d Delivery) error {
 	if err != nil {
 		return skipGone(err)
 	}
-	if rec.Status != StatusPending || rec.Slack.TS == "" && rec.Config.Transport == TransportSlack {
-		return nil // answered meanwhile, or never shown: no reminder of it
+	if rec.Status != StatusPending || rec.DueAt(s.Clock()) || rec.Slack.TS == "" && rec.Config.Transport == TransportSlack {
+		return nil // answered or expired meanwhile (its sweep may not have run yet), or never shown: no reminder of it
 	}
 	if remindBehind(rec, s.Clock()) == 0 {
 		// Extended after it was enqueued, past every reminder: it would come early, and the
@@ -612,8 +612,8 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 	if err != nil {
 		return skipGone(err)
 	}
-	if rec.Status != StatusPending || d.Step < 1 || d.Step > len(rec.Escalate) {
-		return nil
+	if rec.Status != StatusPending || rec.DueAt(s.Clock()) || d.Step < 1 || d.Step > len(rec.Escalate) {
+		return nil // answered or expired meanwhile: its controls would show in one more place in vain
 	}
 	for _, p := range rec.Placements {
 		if p.Step == d.Step {

@@ -332,6 +332,41 @@ func TestExtendWhileAReminderIsQueued(t *testing.T) {
 	})
 }
 
+// TestNoReminderOrEscalationPastTheExpiry: a reminder and a step enqueued in time but carried
+// out only after the expiry (Slack was slow, the dispatcher behind), before the expiry sweep
+// resolved the inquiry, are not shown: "under a minute left" of a question already expired, or
+// its buttons in one more channel, would be wrong.
+func TestNoReminderOrEscalationPastTheExpiry(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		f := newShower(c.Now)
+		r := deadlineReplica(t, dbURL, c, f)
+		req := reminded("late", c.Now())
+		req.Remind = []inquiry.Duration{inquiry.Duration(time.Minute)}
+		req.Escalate = []inquiry.Step{{After: inquiry.Duration(59 * time.Minute), Channel: "C2"}}
+		rec, _, err := r.svc.Ask(ctx, req)
+		require.NoError(t, err)
+		sweepAndDrain(t, r)
+
+		c.Add(59 * time.Minute)
+		_, err = r.svc.SweepDeadlines(ctx, 100) // both enqueued, neither carried out yet
+		require.NoError(t, err)
+		got, err := r.store.Inquiry(ctx, rec.Key)
+		require.NoError(t, err)
+		require.Equal(t, 1, got.Reminders)
+		require.Equal(t, 1, got.Escalation)
+
+		c.Add(2 * time.Minute) // past the expiry; the expiry sweep has not run
+		_, err = r.disp.Drain(ctx)
+		require.NoError(t, err)
+		require.Empty(t, f.remindersOf(rec.Key), "no reminder of an expired question")
+		f.mu.Lock()
+		require.Empty(t, f.steps[rec.Key], "no escalation of an expired question")
+		f.mu.Unlock()
+	})
+}
+
 func TestTwoSweepersRemindOnce(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()
