@@ -471,7 +471,7 @@ func (s *Service) Extend(ctx context.Context, key string, by Duration, who strin
 		return nil, err
 	}
 	if tok := CallerFrom(ctx); tok != nil {
-		if err := MayAnswer(tok, rec); err != nil {
+		if err := mayExtend(tok, rec); err != nil {
 			return nil, err
 		}
 		who = tok.Name
@@ -653,4 +653,18 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 	}
 	where.Step = d.Step
 	return s.Store.AddPlacement(ctx, rec.Key, where)
+}
+
+// mayExtend is MayAnswer for Extend, its refusals said of giving more time: the tokens that may
+// answer an inquiry may extend it, and its asker may not (the people asked decide they need time).
+func mayExtend(t *Token, rec *Record) error {
+	switch {
+	case !t.Has(ScopeAnswer):
+		return Errorf(CodeForbidden, "token %q lacks the answer scope giving more time needs: extend with a token created with `bot token create --scope answer`, or in Slack with the Extend button", t.Name)
+	case !t.SeesAll() && rec.Namespace != t.Namespace:
+		return Errorf(CodeForbidden, "token %q extends only namespace %q and inquiry %s belongs to another: extend it with a token of that namespace, or one created without --namespace", t.Name, t.Namespace, rec.Key)
+	case rec.AskedBy != "" && rec.AskedBy == t.Name && !t.IsAdmin():
+		return Errorf(CodeForbidden, "token %q asked inquiry %s and may not extend it: the people who may answer it give it more time, in Slack or with a token of their own", t.Name, rec.Key)
+	}
+	return nil
 }
