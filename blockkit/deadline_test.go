@@ -1,6 +1,7 @@
 package blockkit_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -123,4 +124,38 @@ func TestReminderSaysWhatMatters(t *testing.T) {
 			t.Error("an Extend button once the most time was given")
 		}
 	}
+}
+
+// TestEscalatedEscapesUserText: a question, run id and labels holding mentions ping nobody in
+// the channel a step posts to, in the notification text or the blocks; only the step's own
+// answerers are mentioned.
+func TestEscalatedEscapesUserText(t *testing.T) {
+	t.Parallel()
+	rec := deadlined()
+	rec.Question = "Deploy? <!channel> <@U0EVIL001> <!subteam^S0EVIL001>"
+	rec.RunID = "<!here>"
+	rec.Options[0].Label = "<!everyone>"
+	rec.Escalation = 1
+	text, blocks := blockkit.Escalated(rec, 1, now)
+	raw := text
+	for _, b := range blocks {
+		raw += " " + string(mustJSON(t, b))
+	}
+	for _, ping := range []string{"<!channel>", "<@U0EVIL001>", "<!subteam^S0EVIL001>", "<!here>", "<!everyone>"} {
+		if strings.Contains(raw, ping) {
+			t.Errorf("the escalated message pings %s:\n%s", ping, raw)
+		}
+	}
+	if !strings.Contains(text, "<!subteam^S0ONCALL01>") {
+		t.Errorf("the step's answerers are not mentioned: %s", text)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
