@@ -79,6 +79,10 @@ func TestPendingInThreadOfAnEscalation(t *testing.T) {
 		got, err = b.store.PendingInThread(ctx, "C2", "1700000000.000200", 20)
 		require.NoError(t, err)
 		require.Empty(t, got, "a resolved inquiry is answered nowhere")
+
+		n, err := b.store.DeleteResolvedBefore(ctx, t0.Add(time.Hour))
+		require.NoError(t, err, "retention deletes an escalated inquiry, its placements with it")
+		require.Equal(t, 1, n)
 	})
 }
 
