@@ -364,12 +364,22 @@ func Answerers(rec *Record) []string {
 }
 
 // Mentions is who a reminder calls on after steps escalation steps: the answerers (users and
-// groups), and "here" — the whole channel — only when nobody is named and the asker opted in
+// groups) — when anybody may answer, those the steps taken named, who were added to be asked —
+// and "here" — the whole channel — only when nobody is named and the asker opted in
 // (remind_here).
 func Mentions(rec *Record, steps int) []string {
 	cp := *rec
 	cp.Escalation = steps
 	out := Answerers(&cp)
+	if len(out) == 0 {
+		for i := 0; i < steps && i < len(rec.Escalate); i++ {
+			for _, a := range rec.Escalate[i].Answerers {
+				if !slices.Contains(out, a) {
+					out = append(out, a)
+				}
+			}
+		}
+	}
 	if len(out) == 0 && rec.RemindHere {
 		return []string{"here"}
 	}
