@@ -51,6 +51,12 @@ func TestGoldenDeadlines(t *testing.T) {
 			rec.Escalation = 1
 			return blockkit.Escalated(rec, 1, now)
 		}},
+		{"deadline_escalated_thread", func() *inquiry.Record {
+			rec := deadlined()
+			rec.Escalate = append(rec.Escalate, inquiry.Step{After: inquiry.Duration(90 * time.Minute), Answerers: []string{"U0LEAD0001"}, Mention: true})
+			rec.Escalation = 2
+			return rec
+		}, func(rec *inquiry.Record) (string, []slack.Block) { return blockkit.EscalatedInThread(rec, 2, now) }},
 		{"deadline_extended", deadlined, func(rec *inquiry.Record) (string, []slack.Block) {
 			rec.ExtendedBy = inquiry.Duration(time.Hour)
 			return blockkit.Message(rec, now)

@@ -317,9 +317,14 @@ func (s *Service) PlanDeadlines(rec *Record, now time.Time) (w DeadlineWork) {
 		w.Events = append(w.Events, event(rec, EventEscalated, now, "", escalatedData{
 			Step: p.Escalation, Channel: st.Channel, Answerers: st.Answerers,
 		}))
-		if shown && st.Channel != "" && rec.Config.Transport == TransportSlack {
+		if shown && (st.Channel != "" || st.Mention) && rec.Config.Transport == TransportSlack {
+			// A step with a channel posts the question there; one without, that mentions its
+			// answerers, calls on them in the question's thread (its lane).
 			d := s.delivery(rec, DeliverEscalate, rec.Config.Transport, now)
-			d.Lane, d.Step = st.Channel, p.Escalation // paced with the channel it posts in
+			d.Step = p.Escalation
+			if st.Channel != "" {
+				d.Lane = st.Channel // paced with the channel it posts in
+			}
 			w.Deliveries = append(w.Deliveries, d)
 		}
 	}
@@ -561,7 +566,9 @@ type Reminder interface {
 
 // Escalator is a transport that can show a question in one more place: an escalation step.
 type Escalator interface {
-	// Escalate shows rec (pending) as escalation step (1-based) says, and returns where.
+	// Escalate shows rec (pending) as escalation step (1-based) says, and returns where: the
+	// question in the step's channel, or — a step without one that mentions its answerers — a
+	// call on them in the question's thread (a Placement without a channel: nothing to update).
 	Escalate(ctx context.Context, rec *Record, step int) (Placement, error)
 }
 
@@ -641,6 +648,8 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 	if f, ok := t.(EscalationFinder); ok && d.Attempts > 1 {
 		where, found, err := f.FindEscalation(ctx, rec, d.Step)
 		switch {
+		case found && where.Channel == "":
+			return nil // a call in the question's thread: no message of its own to keep up to date
 		case found:
 			s.logger().InfoContext(ctx, "escalation found posted by an earlier attempt", "key", rec.Key, "step", d.Step, "attempts", d.Attempts)
 			return s.Store.AddPlacement(ctx, rec.Key, where)
@@ -660,6 +669,9 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 			}
 		}
 		return err
+	}
+	if where.Channel == "" || where.TS == "" {
+		return nil // a call in the question's thread, or nothing shown
 	}
 	where.Step = d.Step
 	return s.Store.AddPlacement(ctx, rec.Key, where)

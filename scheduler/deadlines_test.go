@@ -227,9 +227,9 @@ func TestEscalationChainOfTwoSteps(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 2, got.Escalation)
 		require.Equal(t, []string{"U1", "U2", "S3"}, inquiry.Answerers(got))
-		require.Len(t, got.Placements, 1, "step 2 names no channel: nothing more is posted")
+		require.Len(t, got.Placements, 1, "step 2 names no channel: no message of its own to update")
 		f.mu.Lock()
-		require.Equal(t, []int{1}, f.steps[rec.Key], "each step posted once")
+		require.Equal(t, []int{1, 2}, f.steps[rec.Key], "each step shown once (step 2, mentioning its answerers, in the question's thread)")
 		f.mu.Unlock()
 		require.Equal(t, []inquiry.EventType{inquiry.EventCreated, inquiry.EventPosted, inquiry.EventEscalated, inquiry.EventEscalated},
 			eventTypes(t, r, rec.Key))

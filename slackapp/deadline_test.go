@@ -254,3 +254,41 @@ func TestThreadReplyInTheEscalatedChannelAnswers(t *testing.T) {
 		}, 15*time.Second, 10*time.Millisecond, "the escalated message was never updated")
 	})
 }
+
+// TestEscalationStepWithoutAChannelCallsOnItsAnswerers: a step that adds answerers and mentions
+// them, but names no channel, calls on them in the question's thread, once; the message of its
+// own is none, so no placement. Before: it posted nothing, and they were never told.
+func TestEscalationStepWithoutAChannelCallsOnItsAnswerers(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		b := setupDeadlines(t, databaseURL)
+		in := mergeQuestion("call-the-leads")
+		exp := b.svc.Clock().Add(time.Hour)
+		in.ExpiresAt = &exp
+		in.Escalate = []inquiry.Step{
+			{After: inquiry.Duration(10 * time.Minute), Answerers: []string{"S0LEADS01"}, Mention: true},
+			{After: inquiry.Duration(20 * time.Minute), Answerers: []string{"U0QUIET01"}}, // no mention: nothing posted
+		}
+		rec := b.ask(in, inquiry.SlackRef{})
+		inThread := func() []slackfake.Message {
+			var out []slackfake.Message
+			for _, m := range b.fake.Messages(slackfake.DefaultChannel) {
+				if m.BotID != "" && m.ThreadTS == rec.Slack.TS && m.TS != rec.Slack.TS {
+					out = append(out, m)
+				}
+			}
+			return out
+		}
+		b.advance(10 * time.Minute)
+		require.Eventually(t, func() bool { return len(inThread()) == 1 }, 15*time.Second, 10*time.Millisecond, "no call in the question's thread")
+		call := inThread()[0]
+		require.Contains(t, call.Text, "<!subteam^S0LEADS01>")
+		require.Contains(t, call.Text, "Escalated (step 1 of 2)")
+		require.Contains(t, call.Text, "50m left")
+
+		b.advance(10 * time.Minute)
+		require.Equal(t, 2, b.get(rec.Key).Escalation)
+		b.settle()
+		require.Len(t, inThread(), 1, "a step that mentions nobody posts nothing")
+		require.Empty(t, b.get(rec.Key).Placements, "a call in the thread is no message to keep up to date")
+	})
+}
