@@ -63,6 +63,26 @@ func Escalated(rec *inquiry.Record, step int, now time.Time) (text string, block
 	return clip(text, 3000), append([]slack.Block{head}, blocks...)
 }
 
+// EscalatedInThread renders escalation step (1-based) of a pending inquiry that names no
+// channel but mentions its answerers: a reply in the question's thread calling on them.
+func EscalatedInThread(rec *inquiry.Record, step int, now time.Time) (text string, blocks []slack.Block) {
+	if step < 1 || step > len(rec.Escalate) {
+		return "", nil
+	}
+	parts := []string{mentions(rec.Escalate[step-1].Answerers), Escape(inquiry.EscalationText(rec, step))}
+	if left := inquiry.TimeLeft(rec, now); left != "" {
+		parts = append(parts, Escape("You may answer it too: "+left+" left."))
+	} else {
+		parts = append(parts, "You may answer it too.")
+	}
+	if link := safeLink(rec.Slack.Permalink); link != "" {
+		parts = append(parts, "<"+link+"|Open the question>")
+	}
+	line := clip(strings.TrimSpace(strings.Join(parts, " ")), maxSectionText)
+	blocks = append(blocks, section(blockID(rec.Key, revReminder+"e"+strconv.Itoa(step), "0"), line))
+	return clip(strings.TrimSpace(strings.Join(parts, " ")), 3000), blocks
+}
+
 // extendButton is the actions block with the "Extend" button, for a pending inquiry that may be
 // given more time still (inquiry.MayExtend); nil otherwise.
 func extendButton(rec *inquiry.Record) slack.Block {

@@ -1,6 +1,7 @@
 package blockkit_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,12 @@ func TestGoldenDeadlines(t *testing.T) {
 			rec.Escalation = 1
 			return blockkit.Escalated(rec, 1, now)
 		}},
+		{"deadline_escalated_thread", func() *inquiry.Record {
+			rec := deadlined()
+			rec.Escalate = append(rec.Escalate, inquiry.Step{After: inquiry.Duration(90 * time.Minute), Answerers: []string{"U0LEAD0001"}, Mention: true})
+			rec.Escalation = 2
+			return rec
+		}, func(rec *inquiry.Record) (string, []slack.Block) { return blockkit.EscalatedInThread(rec, 2, now) }},
 		{"deadline_extended", deadlined, func(rec *inquiry.Record) (string, []slack.Block) {
 			rec.ExtendedBy = inquiry.Duration(time.Hour)
 			return blockkit.Message(rec, now)
@@ -123,4 +130,38 @@ func TestReminderSaysWhatMatters(t *testing.T) {
 			t.Error("an Extend button once the most time was given")
 		}
 	}
+}
+
+// TestEscalatedEscapesUserText: a question, run id and labels holding mentions ping nobody in
+// the channel a step posts to, in the notification text or the blocks; only the step's own
+// answerers are mentioned.
+func TestEscalatedEscapesUserText(t *testing.T) {
+	t.Parallel()
+	rec := deadlined()
+	rec.Question = "Deploy? <!channel> <@U0EVIL001> <!subteam^S0EVIL001>"
+	rec.RunID = "<!here>"
+	rec.Options[0].Label = "<!everyone>"
+	rec.Escalation = 1
+	text, blocks := blockkit.Escalated(rec, 1, now)
+	raw := text
+	for _, b := range blocks {
+		raw += " " + string(mustJSON(t, b))
+	}
+	for _, ping := range []string{"<!channel>", "<@U0EVIL001>", "<!subteam^S0EVIL001>", "<!here>", "<!everyone>"} {
+		if strings.Contains(raw, ping) {
+			t.Errorf("the escalated message pings %s:\n%s", ping, raw)
+		}
+	}
+	if !strings.Contains(text, "<!subteam^S0ONCALL01>") {
+		t.Errorf("the step's answerers are not mentioned: %s", text)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -27,7 +27,13 @@ func TestDeadlinesThroughTheAPI(t *testing.T) {
 		before, err := time.Parse(time.RFC3339Nano, str(created["expires_at"]))
 		require.NoError(t, err)
 
-		b.do("POST", "/v1/inquiries/"+key+"/extend", b.askA, map[string]any{"by": "1h"}).errorOf(t, http.StatusForbidden, inquiry.CodeForbidden)
+		e := b.do("POST", "/v1/inquiries/"+key+"/extend", b.askA, map[string]any{"by": "1h"}).errorOf(t, http.StatusForbidden, inquiry.CodeForbidden)
+		require.Contains(t, e["message"], "lacks the answer scope")
+		// A token that both asks and answers asked this one: refused in a sentence about extending.
+		both := b.token("both", "", inquiry.ScopeAsk, inquiry.ScopeAnswer)
+		own := b.ask(both, choice("deploy-own", "expires_in", "2h", "extend", map[string]any{"by": "1h", "max": "2h"}), http.StatusCreated)
+		e = b.do("POST", "/v1/inquiries/"+str(own["key"])+"/extend", both, nil).errorOf(t, http.StatusForbidden, inquiry.CodeForbidden)
+		require.Equal(t, `token "both" asked inquiry `+str(own["key"])+` and may not extend it: the people who may answer it give it more time, in Slack or with a token of their own`, e["message"])
 		got := b.do("POST", "/v1/inquiries/"+key+"/extend", b.answerer, map[string]any{"by": "30m"}).json(t)
 		after, err := time.Parse(time.RFC3339Nano, str(got["expires_at"]))
 		require.NoError(t, err)
@@ -35,7 +41,7 @@ func TestDeadlinesThroughTheAPI(t *testing.T) {
 		require.Equal(t, "30m", got["extended_by"])
 		got = b.do("POST", "/v1/inquiries/"+key+"/extend", b.answerer, nil).json(t)
 		require.Equal(t, "1h30m", got["extended_by"], "no body: extend.by")
-		e := b.do("POST", "/v1/inquiries/"+key+"/extend", b.answerer, map[string]any{"by": "1h"}).errorOf(t, http.StatusBadRequest, inquiry.CodeBadRequest)
+		e = b.do("POST", "/v1/inquiries/"+key+"/extend", b.answerer, map[string]any{"by": "1h"}).errorOf(t, http.StatusBadRequest, inquiry.CodeBadRequest)
 		require.Equal(t, "by", e["field"])
 		require.Contains(t, e["message"], "more than the 30m left of extend.max 2h")
 

@@ -317,9 +317,14 @@ func (s *Service) PlanDeadlines(rec *Record, now time.Time) (w DeadlineWork) {
 		w.Events = append(w.Events, event(rec, EventEscalated, now, "", escalatedData{
 			Step: p.Escalation, Channel: st.Channel, Answerers: st.Answerers,
 		}))
-		if shown && st.Channel != "" && rec.Config.Transport == TransportSlack {
+		if shown && (st.Channel != "" || st.Mention) && rec.Config.Transport == TransportSlack {
+			// A step with a channel posts the question there; one without, that mentions its
+			// answerers, calls on them in the question's thread (its lane).
 			d := s.delivery(rec, DeliverEscalate, rec.Config.Transport, now)
-			d.Lane, d.Step = st.Channel, p.Escalation // paced with the channel it posts in
+			d.Step = p.Escalation
+			if st.Channel != "" {
+				d.Lane = st.Channel // paced with the channel it posts in
+			}
 			w.Deliveries = append(w.Deliveries, d)
 		}
 	}
@@ -364,12 +369,22 @@ func Answerers(rec *Record) []string {
 }
 
 // Mentions is who a reminder calls on after steps escalation steps: the answerers (users and
-// groups), and "here" — the whole channel — only when nobody is named and the asker opted in
+// groups) — when anybody may answer, those the steps taken named, who were added to be asked —
+// and "here" — the whole channel — only when nobody is named and the asker opted in
 // (remind_here).
 func Mentions(rec *Record, steps int) []string {
 	cp := *rec
 	cp.Escalation = steps
 	out := Answerers(&cp)
+	if len(out) == 0 {
+		for i := 0; i < steps && i < len(rec.Escalate); i++ {
+			for _, a := range rec.Escalate[i].Answerers {
+				if !slices.Contains(out, a) {
+					out = append(out, a)
+				}
+			}
+		}
+	}
 	if len(out) == 0 && rec.RemindHere {
 		return []string{"here"}
 	}
@@ -471,7 +486,7 @@ func (s *Service) Extend(ctx context.Context, key string, by Duration, who strin
 		return nil, err
 	}
 	if tok := CallerFrom(ctx); tok != nil {
-		if err := MayAnswer(tok, rec); err != nil {
+		if err := mayExtend(tok, rec); err != nil {
 			return nil, err
 		}
 		who = tok.Name
@@ -551,7 +566,9 @@ type Reminder interface {
 
 // Escalator is a transport that can show a question in one more place: an escalation step.
 type Escalator interface {
-	// Escalate shows rec (pending) as escalation step (1-based) says, and returns where.
+	// Escalate shows rec (pending) as escalation step (1-based) says, and returns where: the
+	// question in the step's channel, or — a step without one that mentions its answerers — a
+	// call on them in the question's thread (a Placement without a channel: nothing to update).
 	Escalate(ctx context.Context, rec *Record, step int) (Placement, error)
 }
 
@@ -575,8 +592,14 @@ func (s *Service) deliverRemind(ctx context.Context, d Delivery) error {
 	if err != nil {
 		return skipGone(err)
 	}
-	if rec.Status != StatusPending || rec.Slack.TS == "" && rec.Config.Transport == TransportSlack {
-		return nil // answered meanwhile, or never shown: no reminder of it
+	if rec.Status != StatusPending || rec.DueAt(s.Clock()) || rec.Slack.TS == "" && rec.Config.Transport == TransportSlack {
+		return nil // answered or expired meanwhile (its sweep may not have run yet), or never shown: no reminder of it
+	}
+	if remindBehind(rec, s.Clock()) == 0 {
+		// Extended after it was enqueued, past every reminder: it would come early, and the
+		// reminders, moved with the expiry, are due again later.
+		s.logger().InfoContext(ctx, "reminder dropped: the deadline was extended since", "key", rec.Key, "number", d.Step)
+		return nil
 	}
 	t, err := s.Transports.Lookup(d.Target)
 	if err != nil {
@@ -606,8 +629,8 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 	if err != nil {
 		return skipGone(err)
 	}
-	if rec.Status != StatusPending || d.Step < 1 || d.Step > len(rec.Escalate) {
-		return nil
+	if rec.Status != StatusPending || rec.DueAt(s.Clock()) || d.Step < 1 || d.Step > len(rec.Escalate) {
+		return nil // answered or expired meanwhile: its controls would show in one more place in vain
 	}
 	for _, p := range rec.Placements {
 		if p.Step == d.Step {
@@ -625,6 +648,8 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 	if f, ok := t.(EscalationFinder); ok && d.Attempts > 1 {
 		where, found, err := f.FindEscalation(ctx, rec, d.Step)
 		switch {
+		case found && where.Channel == "":
+			return nil // a call in the question's thread: no message of its own to keep up to date
 		case found:
 			s.logger().InfoContext(ctx, "escalation found posted by an earlier attempt", "key", rec.Key, "step", d.Step, "attempts", d.Attempts)
 			return s.Store.AddPlacement(ctx, rec.Key, where)
@@ -645,6 +670,23 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 		}
 		return err
 	}
+	if where.Channel == "" || where.TS == "" {
+		return nil // a call in the question's thread, or nothing shown
+	}
 	where.Step = d.Step
 	return s.Store.AddPlacement(ctx, rec.Key, where)
+}
+
+// mayExtend is MayAnswer for Extend, its refusals said of giving more time: the tokens that may
+// answer an inquiry may extend it, and its asker may not (the people asked decide they need time).
+func mayExtend(t *Token, rec *Record) error {
+	switch {
+	case !t.Has(ScopeAnswer):
+		return Errorf(CodeForbidden, "token %q lacks the answer scope giving more time needs: extend with a token created with `bot token create --scope answer`, or in Slack with the Extend button", t.Name)
+	case !t.SeesAll() && rec.Namespace != t.Namespace:
+		return Errorf(CodeForbidden, "token %q extends only namespace %q and inquiry %s belongs to another: extend it with a token of that namespace, or one created without --namespace", t.Name, t.Namespace, rec.Key)
+	case rec.AskedBy != "" && rec.AskedBy == t.Name && !t.IsAdmin():
+		return Errorf(CodeForbidden, "token %q asked inquiry %s and may not extend it: the people who may answer it give it more time, in Slack or with a token of their own", t.Name, rec.Key)
+	}
+	return nil
 }

@@ -112,6 +112,14 @@ func TestNextDueAndAnswerers(t *testing.T) {
 	require.Equal(t, []string{"U1", "S2"}, inquiry.Answerers(rec))
 	rec.Slack.Answerers = nil
 	require.Nil(t, inquiry.Answerers(rec), "anybody may answer, and a step cannot narrow it")
+	// Anybody may answer, yet the step named people to ask: a reminder calls on them, not on
+	// nobody (before: it mentioned nobody, and a step without a channel told them nothing ever).
+	require.Equal(t, []string{"S2"}, inquiry.Mentions(rec, 1))
+	require.Empty(t, inquiry.Mentions(rec, 0), "before the step, nobody named and no @here opted in")
+	rec.RemindHere = true
+	require.Equal(t, []string{"here"}, inquiry.Mentions(rec, 0))
+	require.Equal(t, []string{"S2"}, inquiry.Mentions(rec, 1), "people named come before @here")
+	rec.RemindHere = false
 
 	require.Equal(t, "Still waiting for an answer: 1h 5m left; if nobody answers: declined (no default).",
 		inquiry.ReminderText(rec, pureNow.Add(-5*time.Minute)))

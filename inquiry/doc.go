@@ -94,7 +94,8 @@
 //
 // An inquiry not posted yet, resolved, or posted in another thread or channel is never answered
 // by the reply. Bot messages and edits answer nothing. The newest 20 pending of a thread are
-// weighed (the store's PendingInThread, through two indexes); with several pending, the
+// weighed (the store's PendingInThread, through three indexes: the thread of a message an
+// escalation step posted answers its inquiry too); with several pending, the
 // sentence for an invalid reply also names the question it was read for.
 //
 // # Asking inside a run

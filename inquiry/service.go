@@ -260,12 +260,17 @@ func (s *Service) Wait(ctx context.Context, key string, d time.Duration) (*Recor
 	if err != nil || rec.Status != StatusPending || d <= 0 {
 		return rec, err
 	}
-	if rec.ExpiresAt != nil {
-		// Wake at the expiry, not at the next sweep. A clock that is not the wall clock (a test's)
-		// moves on its own: the wait then still ends at d or at a wake-up, and reads it expired.
-		d = min(d, max(rec.ExpiresAt.Sub(s.Clock()), time.Millisecond))
+	end := time.Now().Add(d)
+	// Wake at the expiry, not at the next sweep. A clock that is not the wall clock (a test's)
+	// moves on its own: the wait then still ends at d or at a wake-up, and reads it expired.
+	until := func(rec *Record) time.Duration {
+		left := time.Until(end)
+		if rec.ExpiresAt != nil {
+			left = min(left, rec.ExpiresAt.Sub(s.Clock()))
+		}
+		return max(left, time.Millisecond)
 	}
-	timer := time.NewTimer(d)
+	timer := time.NewTimer(until(rec))
 	defer timer.Stop()
 	for {
 		select {
@@ -274,6 +279,9 @@ func (s *Service) Wait(ctx context.Context, key string, d time.Duration) (*Recor
 			if err != nil || rec.Status != StatusPending {
 				return rec, err
 			}
+			// Still pending (a vote, or more time given: Extend): the expiry may have moved. Reset
+			// drops a firing not yet received (go 1.23 timers).
+			timer.Reset(until(rec))
 		case <-timer.C:
 			return s.Get(ctx, key)
 		case <-s.Hub.Closing():

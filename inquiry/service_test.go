@@ -1050,3 +1050,38 @@ func TestTallyUpdateAfterResolutionIsSkipped(t *testing.T) {
 	}
 	require.Equal(t, []string{"deploy"}, ft.updated, "one update: the resolution's")
 }
+
+// TestAWaitFollowsAnExtendedExpiry: a long-poll timed to end at the expiry waits for the new one
+// when the inquiry is extended meanwhile, so an answer after the old expiry still reaches it.
+// Before: it ended at the old expiry with the inquiry still pending.
+func TestAWaitFollowsAnExtendedExpiry(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.svc.Now = nil // the wall clock: the wait is timed by it
+	at := time.Now().Add(time.Second)
+	in := merge()
+	in.ExpiresAt = &at
+	in.Extend = &inquiry.Extension{By: inquiry.Duration(time.Hour), Max: inquiry.Duration(time.Hour)}
+	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyAsk}})
+	require.NoError(t, err)
+	done := make(chan *inquiry.Record, 1)
+	go func() {
+		got, err := b.svc.Wait(b.ctx, rec.Key, 30*time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	time.Sleep(100 * time.Millisecond)
+	_, err = b.svc.Extend(b.ctx, rec.Key, 0, "U1")
+	require.NoError(t, err)
+	time.Sleep(time.Until(at.Add(300 * time.Millisecond))) // past the old expiry
+	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	require.NoError(t, err)
+	select {
+	case got := <-done:
+		require.Equal(t, inquiry.StatusAnswered, got.Status, "the wait outlived the old expiry and saw the answer")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter was not woken by the answer")
+	}
+}

@@ -227,9 +227,9 @@ func TestEscalationChainOfTwoSteps(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, 2, got.Escalation)
 		require.Equal(t, []string{"U1", "U2", "S3"}, inquiry.Answerers(got))
-		require.Len(t, got.Placements, 1, "step 2 names no channel: nothing more is posted")
+		require.Len(t, got.Placements, 1, "step 2 names no channel: no message of its own to update")
 		f.mu.Lock()
-		require.Equal(t, []int{1}, f.steps[rec.Key], "each step posted once")
+		require.Equal(t, []int{1, 2}, f.steps[rec.Key], "each step shown once (step 2, mentioning its answerers, in the question's thread)")
 		f.mu.Unlock()
 		require.Equal(t, []inquiry.EventType{inquiry.EventCreated, inquiry.EventPosted, inquiry.EventEscalated, inquiry.EventEscalated},
 			eventTypes(t, r, rec.Key))
@@ -293,6 +293,77 @@ func TestExtendMovesTheDeadlineAndTheReminders(t *testing.T) {
 		require.Equal(t, inquiry.StatusExpired, got.Status, "expired at the new deadline")
 		_, err = r.svc.Extend(ctx, rec.Key, 0, "U1")
 		require.ErrorIs(t, err, inquiry.ErrAlreadyResolved)
+	})
+}
+
+// TestExtendWhileAReminderIsQueued: the reminder was claimed and enqueued, and before the
+// dispatcher posted it the deadline was pushed back past every reminder. It is not posted early
+// ("40m left" is no reminder); it comes once, at its new time. Before: it was posted at once,
+// and again at the new time.
+func TestExtendWhileAReminderIsQueued(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		f := newShower(c.Now)
+		r := deadlineReplica(t, dbURL, c, f)
+		req := reminded("queued", c.Now())
+		req.Remind = []inquiry.Duration{inquiry.Duration(10 * time.Minute)}
+		req.Extend = &inquiry.Extension{By: inquiry.Duration(30 * time.Minute), Max: inquiry.Duration(time.Hour)}
+		rec, _, err := r.svc.Ask(ctx, req)
+		require.NoError(t, err)
+		sweepAndDrain(t, r)
+
+		c.Add(50 * time.Minute)
+		n, err := r.svc.SweepDeadlines(ctx, 100) // the reminder is enqueued, not posted yet
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		_, err = r.svc.Extend(ctx, rec.Key, 0, "U1")
+		require.NoError(t, err)
+		_, err = r.disp.Drain(ctx)
+		require.NoError(t, err)
+		require.Empty(t, f.remindersOf(rec.Key), "no reminder 40 minutes before the new expiry")
+
+		c.Add(30 * time.Minute) // 10 minutes before the new expiry
+		sweepAndDrain(t, r)
+		require.Len(t, f.remindersOf(rec.Key), 1, "the reminder once, at its new time")
+		f.mu.Lock()
+		require.Equal(t, []string{"Still waiting for an answer: 10m left; if nobody answers: Hold."}, f.notes)
+		f.mu.Unlock()
+	})
+}
+
+// TestNoReminderOrEscalationPastTheExpiry: a reminder and a step enqueued in time but carried
+// out only after the expiry (Slack was slow, the dispatcher behind), before the expiry sweep
+// resolved the inquiry, are not shown: "under a minute left" of a question already expired, or
+// its buttons in one more channel, would be wrong.
+func TestNoReminderOrEscalationPastTheExpiry(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		f := newShower(c.Now)
+		r := deadlineReplica(t, dbURL, c, f)
+		req := reminded("late", c.Now())
+		req.Remind = []inquiry.Duration{inquiry.Duration(time.Minute)}
+		req.Escalate = []inquiry.Step{{After: inquiry.Duration(59 * time.Minute), Channel: "C2"}}
+		rec, _, err := r.svc.Ask(ctx, req)
+		require.NoError(t, err)
+		sweepAndDrain(t, r)
+
+		c.Add(59 * time.Minute)
+		_, err = r.svc.SweepDeadlines(ctx, 100) // both enqueued, neither carried out yet
+		require.NoError(t, err)
+		got, err := r.store.Inquiry(ctx, rec.Key)
+		require.NoError(t, err)
+		require.Equal(t, 1, got.Reminders)
+		require.Equal(t, 1, got.Escalation)
+
+		c.Add(2 * time.Minute) // past the expiry; the expiry sweep has not run
+		_, err = r.disp.Drain(ctx)
+		require.NoError(t, err)
+		require.Empty(t, f.remindersOf(rec.Key), "no reminder of an expired question")
+		f.mu.Lock()
+		require.Empty(t, f.steps[rec.Key], "no escalation of an expired question")
+		f.mu.Unlock()
 	})
 }
 

@@ -218,3 +218,77 @@ func TestReminderAndEscalationFoundAfterALostAnswer(t *testing.T) {
 	require.Len(t, got.Placements, 1)
 	require.Equal(t, b.fake.BotMessages("C0ONCALL1")[0].TS, got.Placements[0].TS, "the placement found is the message Slack posted")
 }
+
+// TestThreadReplyInTheEscalatedChannelAnswers: "answering in either place resolves the one
+// inquiry" holds for a reply in the escalated message's thread as for its buttons; who may answer
+// there is widened by the step as anywhere. Before: the reply was looked up by the first
+// message's thread only and dropped without a word.
+func TestThreadReplyInTheEscalatedChannelAnswers(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		b := setupDeadlines(t, databaseURL)
+		b.fake.AddChannel("C0ONCALL1", "oncall")
+		in := mergeQuestion("escalated-reply")
+		exp := b.svc.Clock().Add(time.Hour)
+		in.ExpiresAt = &exp
+		in.Escalate = []inquiry.Step{{After: inquiry.Duration(10 * time.Minute), Channel: "C0ONCALL1", Answerers: []string{"U0ONCALL1"}}}
+		rec := b.ask(in, inquiry.SlackRef{Answerers: []string{"U0ANA0001"}})
+
+		b.advance(10 * time.Minute)
+		esc := b.untilMessages("C0ONCALL1", 1)[0]
+		b.until(rec.Key, "was never escalated", func(r *inquiry.Record) bool { return len(r.Placements) == 1 })
+
+		// Somebody neither listed nor added is told why, in the escalated thread.
+		b.ok(b.fake.ReplyInThread("U0BYSTAND", "C0ONCALL1", esc.TS, "Hold"))
+		require.Eventually(t, func() bool { return len(b.fake.Ephemerals("U0BYSTAND")) > 0 },
+			15*time.Second, 10*time.Millisecond, "the bystander was told nothing")
+		require.Equal(t, inquiry.StatusPending, b.get(rec.Key).Status)
+
+		b.ok(b.fake.ReplyInThread("U0ONCALL1", "C0ONCALL1", esc.TS, "Hold"))
+		got := b.resolved(rec.Key)
+		require.Equal(t, "hold", got.Answer.Value.First())
+		require.Equal(t, "U0ONCALL1", got.Answer.AnsweredBy)
+		require.False(t, b.updated(rec).HasControls(), "the first message shows the answer")
+		require.Eventually(t, func() bool {
+			m, ok := b.fake.Message("C0ONCALL1", esc.TS)
+			return ok && m.Edits > 0 && !strings.Contains(string(m.Blocks), `"actions"`)
+		}, 15*time.Second, 10*time.Millisecond, "the escalated message was never updated")
+	})
+}
+
+// TestEscalationStepWithoutAChannelCallsOnItsAnswerers: a step that adds answerers and mentions
+// them, but names no channel, calls on them in the question's thread, once; the message of its
+// own is none, so no placement. Before: it posted nothing, and they were never told.
+func TestEscalationStepWithoutAChannelCallsOnItsAnswerers(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		b := setupDeadlines(t, databaseURL)
+		in := mergeQuestion("call-the-leads")
+		exp := b.svc.Clock().Add(time.Hour)
+		in.ExpiresAt = &exp
+		in.Escalate = []inquiry.Step{
+			{After: inquiry.Duration(10 * time.Minute), Answerers: []string{"S0LEADS01"}, Mention: true},
+			{After: inquiry.Duration(20 * time.Minute), Answerers: []string{"U0QUIET01"}}, // no mention: nothing posted
+		}
+		rec := b.ask(in, inquiry.SlackRef{})
+		inThread := func() []slackfake.Message {
+			var out []slackfake.Message
+			for _, m := range b.fake.Messages(slackfake.DefaultChannel) {
+				if m.BotID != "" && m.ThreadTS == rec.Slack.TS && m.TS != rec.Slack.TS {
+					out = append(out, m)
+				}
+			}
+			return out
+		}
+		b.advance(10 * time.Minute)
+		require.Eventually(t, func() bool { return len(inThread()) == 1 }, 15*time.Second, 10*time.Millisecond, "no call in the question's thread")
+		call := inThread()[0]
+		require.Contains(t, call.Text, "<!subteam^S0LEADS01>")
+		require.Contains(t, call.Text, "Escalated (step 1 of 2)")
+		require.Contains(t, call.Text, "50m left")
+
+		b.advance(10 * time.Minute)
+		require.Equal(t, 2, b.get(rec.Key).Escalation)
+		b.settle()
+		require.Len(t, inThread(), 1, "a step that mentions nobody posts nothing")
+		require.Empty(t, b.get(rec.Key).Placements, "a call in the thread is no message to keep up to date")
+	})
+}

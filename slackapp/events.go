@@ -61,7 +61,8 @@ func (a *App) callback(ctx context.Context, inner slackevents.EventsAPIInnerEven
 const threadLimit = 20
 
 // threadReply answers an inquiry with a reply in a thread: of the pending inquiries posted in the
-// thread — its root message, or messages the bot posted into it — the newest the person may
+// thread — its root message, messages the bot posted into it, or an escalation step's message
+// (inquiry.Placement) — the newest the person may
 // answer (inquiry/doc.go, "Thread replies"). When the thread holds several, the person is told
 // which question the reply answered. Bot messages, edits, deletions and threads where no question
 // of ours waits are none of its business.

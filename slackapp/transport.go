@@ -340,17 +340,29 @@ func (a *App) FindReminder(ctx context.Context, rec *inquiry.Record, n int) (boo
 	return found, err
 }
 
-// FindEscalation looks in the channel of escalation step (1-based) for the question it posted.
+// FindEscalation looks in the channel of escalation step (1-based) for the question it posted,
+// or, for a step without a channel, in the question's thread for the call on its answerers
+// (found with a Placement without a channel).
 func (a *App) FindEscalation(ctx context.Context, rec *inquiry.Record, step int) (inquiry.Placement, bool, error) {
-	if step < 1 || step > len(rec.Escalate) || rec.Escalate[step-1].Channel == "" {
+	if step < 1 || step > len(rec.Escalate) {
 		return inquiry.Placement{}, false, nil
+	}
+	match := func(m slack.Message) bool {
+		return m.Metadata.EventType == escalationEvent && fmt.Sprint(m.Metadata.EventPayload["key"]) == rec.Key &&
+			fmt.Sprint(m.Metadata.EventPayload["step"]) == strconv.Itoa(step)
+	}
+	if rec.Escalate[step-1].Channel == "" {
+		thread := cmp.Or(rec.Slack.ThreadTS, rec.Slack.TS)
+		if rec.Slack.Channel == "" || thread == "" {
+			return inquiry.Placement{}, false, nil
+		}
+		op := fmt.Sprintf("look for an earlier call of escalation step %d of inquiry %s in channel %s", step, rec.Key, rec.Slack.Channel)
+		_, found, err := a.findMessage(ctx, op, rec.Slack.Channel, thread, rec.CreatedAt, match)
+		return inquiry.Placement{}, found, err
 	}
 	channel := rec.Escalate[step-1].Channel
 	op := fmt.Sprintf("look for an earlier post of escalation step %d of inquiry %s in channel %s", step, rec.Key, channel)
-	m, found, err := a.findMessage(ctx, op, channel, "", rec.CreatedAt, func(m slack.Message) bool {
-		return m.Metadata.EventType == escalationEvent && fmt.Sprint(m.Metadata.EventPayload["key"]) == rec.Key &&
-			fmt.Sprint(m.Metadata.EventPayload["step"]) == strconv.Itoa(step)
-	})
+	m, found, err := a.findMessage(ctx, op, channel, "", rec.CreatedAt, match)
 	if err != nil || !found {
 		return inquiry.Placement{}, false, err
 	}
@@ -361,8 +373,11 @@ func (a *App) FindEscalation(ctx context.Context, rec *inquiry.Record, step int)
 // (1-based), headed by a line that says so (blockkit.Escalated), and returns where. A channel the
 // bot cannot post in is a fatal error with the sentence that says how to fix it.
 func (a *App) Escalate(ctx context.Context, rec *inquiry.Record, step int) (inquiry.Placement, error) {
-	if step < 1 || step > len(rec.Escalate) || rec.Escalate[step-1].Channel == "" {
+	if step < 1 || step > len(rec.Escalate) {
 		return inquiry.Placement{}, nil
+	}
+	if rec.Escalate[step-1].Channel == "" {
+		return inquiry.Placement{}, a.escalateInThread(ctx, rec, step)
 	}
 	channel := rec.Escalate[step-1].Channel
 	text, blocks := blockkit.Escalated(rec, step, a.now())
@@ -380,6 +395,26 @@ func (a *App) Escalate(ctx context.Context, rec *inquiry.Record, step int) (inqu
 	}
 	a.log.InfoContext(ctx, "question escalated", "key", rec.Key, "channel", posted, "ts", ts, "step", step)
 	return inquiry.Placement{Step: step, Channel: posted, TS: ts, Permalink: a.permalink(ctx, rec.Key, posted, ts)}, nil
+}
+
+// escalateInThread calls on the answerers of escalation step (1-based), a step without a channel
+// that mentions them, with a reply in the question's thread.
+func (a *App) escalateInThread(ctx context.Context, rec *inquiry.Record, step int) error {
+	channel, thread := rec.Slack.Channel, cmp.Or(rec.Slack.ThreadTS, rec.Slack.TS)
+	if !rec.Escalate[step-1].Mention || channel == "" || thread == "" {
+		return nil
+	}
+	text, blocks := blockkit.EscalatedInThread(rec, step, a.now())
+	if err := a.ready(ctx, channel); err != nil {
+		return err
+	}
+	if _, _, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
+		slack.MsgOptionBlocks(blocks...), slack.MsgOptionTS(thread), slack.MsgOptionDisableLinkUnfurl(),
+		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: escalationEvent, EventPayload: map[string]any{"key": rec.Key, "step": step}})); err != nil {
+		return a.failed(fmt.Sprintf("post escalation step %d of inquiry %s in its thread in channel %s", step, rec.Key, channel), channel, err)
+	}
+	a.log.InfoContext(ctx, "escalation called on in the thread", "key", rec.Key, "channel", channel, "step", step)
+	return nil
 }
 
 // Notice records in the inquiry's thread the answer that policy assumed without asking anybody.

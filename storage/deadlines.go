@@ -119,7 +119,8 @@ func (s *Store) UpdateDeadlines(ctx context.Context, key string, change func(rec
 }
 
 // AddPlacement records one more message that shows the inquiry, once per escalation step, under
-// the row's lock so that concurrent steps never lose one another's.
+// the row's lock so that concurrent steps never lose one another's, and indexes the message by
+// (channel, ts) so that a reply in its thread answers the inquiry.
 func (s *Store) AddPlacement(ctx context.Context, key string, p inquiry.Placement) error {
 	return s.inTx(ctx, "record where the inquiry was escalated to", func(tx *sqlx.Tx) error {
 		rec, err := s.inquiryWhere(ctx, tx, "key = ?"+s.forUpdate(), key)
@@ -133,7 +134,16 @@ func (s *Store) AddPlacement(ctx context.Context, key string, p inquiry.Placemen
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`UPDATE inquiries SET placements = ? WHERE key = ?`), text, key)
+		if _, err = tx.ExecContext(ctx, s.q(`UPDATE inquiries SET placements = ? WHERE key = ?`), text, key); err != nil {
+			return err
+		}
+		if p.Channel == "" || p.TS == "" {
+			return nil
+		}
+		// Found by a reply in its thread (PendingInThread); a message is one inquiry's, so a
+		// repeat of the same message is nothing new.
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO placements (channel, ts, inquiry_key) VALUES (?, ?, ?)
+			ON CONFLICT (channel, ts) DO NOTHING`), p.Channel, p.TS, key)
 		return err
 	})
 }

@@ -41,6 +41,51 @@ func TestDeadlinesRoundTrip(t *testing.T) {
 	})
 }
 
+// TestPendingInThreadOfAnEscalation: a reply in the thread of the message an escalation step
+// posted finds the inquiry, as one under its first message does; once it resolves, no more.
+func TestPendingInThreadOfAnEscalation(t *testing.T) {
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		rec := withDeadlines("escalated-thread")
+		rec.Slack = inquiry.SlackRef{Channel: "C1", TS: "1700000000.000100"}
+		rec = create(t, b.store, rec)
+		other := withDeadlines("other")
+		other.Slack = inquiry.SlackRef{Channel: "C1", TS: "1700000000.000900"}
+		create(t, b.store, other)
+
+		got, err := b.store.PendingInThread(ctx, "C2", "1700000000.000200", 20)
+		require.NoError(t, err)
+		require.Empty(t, got, "nothing posted there yet")
+
+		require.NoError(t, b.store.AddPlacement(ctx, rec.Key, inquiry.Placement{Step: 1, Channel: "C2", TS: "1700000000.000200"}))
+		require.NoError(t, b.store.AddPlacement(ctx, rec.Key, inquiry.Placement{Step: 1, Channel: "C2", TS: "1700000000.000200"}), "a repeat is nothing new")
+		got, err = b.store.PendingInThread(ctx, "C2", "1700000000.000200", 20)
+		require.NoError(t, err)
+		require.Equal(t, []string{rec.Key}, orderedKeys(got), "the escalated message's thread finds its inquiry")
+		got, err = b.store.PendingInThread(ctx, "C1", "1700000000.000100", 20)
+		require.NoError(t, err)
+		require.Equal(t, []string{rec.Key}, orderedKeys(got), "and the first message's thread still does, once")
+		for _, probe := range []struct{ channel, ts string }{
+			{"C1", "1700000000.000200"}, // the ts in another channel
+			{"C2", "1700000000.000100"}, // the first message's ts in the escalation's channel
+		} {
+			got, err = b.store.PendingInThread(ctx, probe.channel, probe.ts, 20)
+			require.NoError(t, err)
+			require.Empty(t, got, "%+v", probe)
+		}
+
+		_, err = b.store.Resolve(ctx, rec.Key, inquiry.Resolution{Status: inquiry.StatusCancelled, At: t0})
+		require.NoError(t, err)
+		got, err = b.store.PendingInThread(ctx, "C2", "1700000000.000200", 20)
+		require.NoError(t, err)
+		require.Empty(t, got, "a resolved inquiry is answered nowhere")
+
+		n, err := b.store.DeleteResolvedBefore(ctx, t0.Add(time.Hour))
+		require.NoError(t, err, "retention deletes an escalated inquiry, its placements with it")
+		require.Equal(t, 1, n)
+	})
+}
+
 // TestClaimDeadlinesOnce: concurrent claimers over the same due inquiries take each once, and
 // an inquiry not due, or no longer pending, is not taken.
 func TestClaimDeadlinesOnce(t *testing.T) {

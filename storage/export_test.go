@@ -63,7 +63,7 @@ func TimeArg(t time.Time) any { return at(t) }
 
 // ExplainPendingInThread returns the plan of the very query PendingInThread runs.
 func ExplainPendingInThread(ctx context.Context, s *Store, channel, threadTS string, limit int) (string, error) {
-	return explain(ctx, s, queryPendingInThread, channel, threadTS, channel, threadTS, limit)
+	return explain(ctx, s, queryPendingInThread, channel, threadTS, channel, threadTS, channel, threadTS, limit)
 }
 
 // Columns are the columns the store reads and writes, by table, as its row structs' tags name them.

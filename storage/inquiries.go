@@ -306,12 +306,18 @@ func (s *Store) InquiryByID(ctx context.Context, namespace, runID, id string) (*
 // index inquiries_thread_pending (migration 00005). Each arm repeats its index's predicate
 // literally (status = 'pending', and slack_ts, slack_thread_ts not empty) for the planners to
 // use it; a UNION ALL rather than an OR because SQLite's planner will not split that OR over two
-// indexes. The few rows found are then sorted. Arguments: channel, ts, channel, ts, limit.
+// indexes. A third arm finds the inquiry an escalation step posted as this thread's root, by the
+// primary key of placements (migration 00013); it cannot overlap the others either, a message
+// being one inquiry's. The few rows found are then sorted. Arguments: channel, ts three times,
+// then limit.
 var queryPendingInThread = `SELECT ` + inquiryTable.cols + ` FROM inquiries
 		WHERE status = 'pending' AND slack_channel = ? AND slack_ts = ? AND slack_ts <> '' AND slack_thread_ts = ''
 	UNION ALL
 	SELECT ` + inquiryTable.cols + ` FROM inquiries
 		WHERE status = 'pending' AND slack_channel = ? AND slack_thread_ts = ? AND slack_thread_ts <> '' AND slack_ts <> ''
+	UNION ALL
+	SELECT ` + inquiryTable.cols + ` FROM inquiries
+		WHERE status = 'pending' AND key IN (SELECT inquiry_key FROM placements WHERE channel = ? AND ts = ?)
 	ORDER BY created_at DESC, key DESC LIMIT ?`
 
 // Bounds of PendingInThread.
@@ -321,7 +327,8 @@ const (
 )
 
 // PendingInThread returns the pending inquiries posted in the Slack thread (channel, threadTS) —
-// as its root message (slack_ts = threadTS) or into it (slack_thread_ts = threadTS, posted) —
+// as its root message (slack_ts = threadTS), into it (slack_thread_ts = threadTS, posted), or as
+// the root message of an escalation step (placements) —
 // newest first by (created_at, key), at most limit of them (20 when limit <= 0, never more than
 // 100). A reply in that thread may answer any of them (slackapp.Finder). An empty threadTS is no
 // thread: nothing.
@@ -334,7 +341,7 @@ func (s *Store) PendingInThread(ctx context.Context, channel, threadTS string, l
 	}
 	limit = min(limit, maxThreadLimit)
 	var rows []inquiryRow
-	err := s.db.SelectContext(ctx, &rows, s.q(queryPendingInThread), channel, threadTS, channel, threadTS, limit)
+	err := s.db.SelectContext(ctx, &rows, s.q(queryPendingInThread), channel, threadTS, channel, threadTS, channel, threadTS, limit)
 	recs, err := decode(rows, err, (*inquiryRow).record)
 	return recs, translate(err, "find the questions of a Slack thread")
 }
