@@ -169,3 +169,20 @@ func TestPlanDeadlines(t *testing.T) {
 	require.Empty(t, w.Events, "past its expiry nothing more is due")
 	require.Nil(t, w.Progress.Next)
 }
+
+// TestExtendedTextSaysTheStepAndTheTotal: the sentence after an extension says what was just
+// given; after a second one it adds the total, which it used to give as if it were the step.
+func TestExtendedTextSaysTheStepAndTheTotal(t *testing.T) {
+	exp := time.Date(2026, 12, 1, 18, 1, 0, 0, time.UTC)
+	rec := &inquiry.Record{Inquiry: inquiry.Inquiry{ExpiresAt: &exp}}
+	rec.Extend = &inquiry.Extension{By: inquiry.Duration(time.Hour), Max: inquiry.Duration(4 * time.Hour)}
+	require.Equal(t, "", inquiry.ExtendedText(rec, 0), "never extended: nothing to say")
+
+	rec.ExtendedBy = inquiry.Duration(time.Hour)
+	require.Equal(t, "Deadline extended by 1h, to 2026-12-01 18:01 UTC.", inquiry.ExtendedText(rec, 0), "by 0 is extend.by")
+
+	rec.ExtendedBy = inquiry.Duration(90 * time.Minute)
+	require.Equal(t, "Deadline extended by 30m, to 2026-12-01 18:01 UTC (1h30m in all).",
+		inquiry.ExtendedText(rec, inquiry.Duration(30*time.Minute)))
+	require.Equal(t, "Deadline extended by 1h, to 2026-12-01 18:01 UTC (1h30m in all).", inquiry.ExtendedText(rec, 0))
+}
