@@ -435,12 +435,22 @@ func EscalationText(rec *Record, step int) string {
 	return fmt.Sprintf("Escalated (step %d of %d): nobody has answered yet.", step, len(rec.Escalate))
 }
 
-// ExtendedText says by how much rec's deadline was pushed back, and until when.
-func ExtendedText(rec *Record) string {
+// ExtendedText says by how much rec's deadline was just pushed back (by, the extension given, as
+// Extend takes it: 0 means rec's extend.by), until when, and, after more than one extension, how
+// much in all: a second "bot extend 1 30m" said "extended by 1h30m", the total, as if 1h30m had
+// just been given.
+func ExtendedText(rec *Record, by Duration) string {
 	if rec.ExtendedBy <= 0 || rec.ExpiresAt == nil {
 		return ""
 	}
-	return fmt.Sprintf("Deadline extended by %s, to %s.", rec.ExtendedBy, rec.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
+	if by <= 0 && rec.Extend != nil {
+		by = rec.Extend.By
+	}
+	when := rec.ExpiresAt.UTC().Format("2006-01-02 15:04 MST")
+	if by <= 0 || by >= rec.ExtendedBy {
+		return fmt.Sprintf("Deadline extended by %s, to %s.", rec.ExtendedBy, when)
+	}
+	return fmt.Sprintf("Deadline extended by %s, to %s (%s in all).", by, when, rec.ExtendedBy)
 }
 
 // MayExtend reports whether rec may be given by more time now, and if not the one sentence why;

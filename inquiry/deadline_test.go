@@ -177,3 +177,38 @@ func TestPlanDeadlines(t *testing.T) {
 	require.Empty(t, w.Events, "past its expiry nothing more is due")
 	require.Nil(t, w.Progress.Next)
 }
+
+// TestExtendedTextSaysTheStepAndTheTotal: the sentence after an extension says what was just
+// given; after a second one it adds the total, which it used to give as if it were the step.
+func TestExtendedTextSaysTheStepAndTheTotal(t *testing.T) {
+	exp := time.Date(2026, 12, 1, 18, 1, 0, 0, time.UTC)
+	rec := &inquiry.Record{Inquiry: inquiry.Inquiry{ExpiresAt: &exp}}
+	rec.Extend = &inquiry.Extension{By: inquiry.Duration(time.Hour), Max: inquiry.Duration(4 * time.Hour)}
+	require.Equal(t, "", inquiry.ExtendedText(rec, 0), "never extended: nothing to say")
+
+	rec.ExtendedBy = inquiry.Duration(time.Hour)
+	require.Equal(t, "Deadline extended by 1h, to 2026-12-01 18:01 UTC.", inquiry.ExtendedText(rec, 0), "by 0 is extend.by")
+
+	rec.ExtendedBy = inquiry.Duration(90 * time.Minute)
+	require.Equal(t, "Deadline extended by 30m, to 2026-12-01 18:01 UTC (1h30m in all).",
+		inquiry.ExtendedText(rec, inquiry.Duration(30*time.Minute)))
+	require.Equal(t, "Deadline extended by 1h, to 2026-12-01 18:01 UTC (1h30m in all).", inquiry.ExtendedText(rec, 0))
+}
+
+// TestEscalatedSummaryClaimsNoPost: bot log's line of an escalation names the step's channel
+// without saying it was posted there, since the event is written when the step is due — and an
+// inbox question escalates on its record only ("posted in C3" was printed for one).
+func TestEscalatedSummaryClaimsNoPost(t *testing.T) {
+	t.Parallel()
+	in := pureValid(inquiry.KindConfirm)
+	in.ExpiresAt = pureAt(time.Hour)
+	in.Escalate = []inquiry.Step{{After: mins(20)[0], Channel: "C3", Answerers: []string{"U0BOB"}}}
+	require.NoError(t, inquiry.Validate(in, pureNow))
+	rec := &inquiry.Record{Key: "inq_1", Inquiry: *in, Status: inquiry.StatusPending, CreatedAt: pureNow,
+		Config: inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportInbox}}
+	rec.Progress = inquiry.StartProgress(rec, pureNow)
+	w := (&inquiry.Service{}).PlanDeadlines(rec, pureNow.Add(21*time.Minute))
+	require.Len(t, w.Events, 1)
+	require.Empty(t, w.Deliveries)
+	require.Equal(t, "step 1: channel C3; may answer too: U0BOB", w.Events[0].Summary())
+}

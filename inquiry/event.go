@@ -299,7 +299,9 @@ func (e Event) Summary() string {
 		_ = json.Unmarshal(e.Data, &d)
 		var parts []string
 		if d.Channel != "" {
-			parts = append(parts, "posted in "+d.Channel)
+			// Not "posted in": the step is recorded when it is due, before (and, for an inbox
+			// question, without) any post; a post that fails is on the question's failure.
+			parts = append(parts, "channel "+d.Channel)
 		}
 		if len(d.Answerers) > 0 {
 			parts = append(parts, "may answer too: "+OneLine(strings.Join(d.Answerers, ", "), 80))

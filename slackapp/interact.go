@@ -104,7 +104,7 @@ func (a *App) extend(ctx context.Context, ic slack.InteractionCallback, key stri
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "extended in slack", "key", rec.Key, "user", user)
-		a.tell(whereOf(ic, out), user, blockkit.Escape(inquiry.ExtendedText(out)))
+		a.tell(whereOf(ic, out), user, blockkit.Escape(inquiry.ExtendedText(out, 0)))
 	case inquiry.CodeAlreadyResolved:
 		if out == nil {
 			out = rec

@@ -46,6 +46,10 @@ func TestAskWithDeadlinesAndExtend(t *testing.T) {
 	if r := b.bot(t, ana, "extend", q.Key, "soon"); r.code != exitUsage || !strings.Contains(r.stderr, `"soon" is not a positive duration`) {
 		t.Errorf("bot extend soon:\n%s", r)
 	}
+	// A second extension says what it gave, and the total apart (it used to say the total only).
+	if r := b.bot(t, ana, "extend", q.Key, "30m"); r.code != 0 || !strings.Contains(r.stdout, "Deadline extended by 30m, to ") || !strings.Contains(r.stdout, "(1h30m in all)") {
+		t.Errorf("bot extend by the 30m left:\n%s", r)
+	}
 	if list = b.bot(t, "", "questions"); !strings.Contains(list.stdout, "extended by 1h") {
 		t.Errorf("bot questions lacks the extension:\n%s", list)
 	}

@@ -56,6 +56,6 @@ func runExtend(ctx context.Context, e *env) error {
 	if *asJSON {
 		return writeJSON(e.stdout, out)
 	}
-	fmt.Fprintln(e.stdout, inquiry.ExtendedText(out))
+	fmt.Fprintln(e.stdout, inquiry.ExtendedText(out, inquiry.Duration(by)))
 	return nil
 }
