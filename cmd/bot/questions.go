@@ -110,7 +110,7 @@ func runQuestions(ctx context.Context, e *env) error {
 		if len(resolved) == 0 {
 			fmt.Fprintln(w, "No resolved questions.")
 		} else {
-			fmt.Fprintln(w, "Resolved (newest first):")
+			fmt.Fprintln(w, "Resolved (newest asked first):")
 		}
 		for _, r := range resolved {
 			writeResolved(w, r, now)
