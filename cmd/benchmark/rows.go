@@ -300,6 +300,38 @@ func (b *bench) memory() {
 		ratio:  ratio(float64(rss), float64(before)), target: "≤ 256 MB", met: yes(rss <= target)})
 	b.note("row 5: the bot's Go runtime with the waiters: %s (from its /metrics); all %s were waiting %s after the first dial",
 		strings.Join(breakdown, ", "), thousands(len(keys)), opened.Round(time.Millisecond))
+	b.memoryAfterGC(bot, c, len(keys))
+}
+
+// memoryAfterGC samples row 5's bot again once two garbage collections have run while the
+// waiters wait: the runtime shrinks a parked goroutine's stack only at a collection, and a bot
+// that holds waiters and does nothing else may run none for minutes. The collections come from
+// other traffic, GETs of /metrics, as a bot serving its scrapes and its other clients would see.
+func (b *bench) memoryAfterGC(bot *botProc, c *http.Client, waiters int) {
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	gcs := func() float64 { v, _ := bot.metric(ctx, c, "go_gc_duration_seconds_count"); return v }
+	first, scrapes := gcs(), 0
+	for ctx.Err() == nil && gcs() < first+2 {
+		scrapes++
+	}
+	if ctx.Err() != nil {
+		b.note("row 5: fewer than two garbage collections in %d scrapes of /metrics: no sample after a collection", scrapes)
+		return
+	}
+	rss, _, err := bot.memory()
+	if err != nil {
+		return
+	}
+	var breakdown []string
+	for _, m := range []string{"go_memstats_stack_inuse_bytes", "go_memstats_heap_inuse_bytes", "go_memstats_sys_bytes"} {
+		if v, err := bot.metric(ctx, c, m); err == nil {
+			breakdown = append(breakdown, fmt.Sprintf("%s %s", strings.TrimPrefix(m, "go_memstats_"), mb(int64(v))))
+		}
+	}
+	progress("  after two collections (%d scrapes of /metrics): RSS %s; %s", scrapes, mb(rss), strings.Join(breakdown, ", "))
+	b.note("row 5: the same %s waiters after two garbage collections driven by %d GETs of /metrics: VmRSS %s; %s",
+		thousands(waiters), scrapes, mb(rss), strings.Join(breakdown, ", "))
 }
 
 // 6. The sweeper, idle over few and many pending inquiries, and expiring due ones.
