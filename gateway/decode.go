@@ -542,6 +542,16 @@ func printable(s string) bool {
 // value is a bad request naming its parameter (400). The run id of an ask is left to the ask,
 // which refuses it with the rule for run ids.
 func (s *Server) saneParams(c *gin.Context) {
+	if s.paramsSane(c) {
+		c.Next()
+	}
+}
+
+// paramsSane is saneParams' check, kept out of its frame (see requestLog): false with c
+// answered.
+//
+//go:noinline
+func (s *Server) paramsSane(c *gin.Context) bool {
 	for _, p := range c.Params {
 		if printable(p.Value) {
 			continue
@@ -549,10 +559,10 @@ func (s *Server) saneParams(c *gin.Context) {
 		switch {
 		case p.Key == "key":
 			s.abort(c, inquiry.Errorf(inquiry.CodeNotFound, "no inquiry has the key %q (a key is printable text): use the key a create returned (it starts with inq_), not the inquiry's id", p.Value))
-			return
+			return false
 		case p.Key == "id" && c.FullPath() != "/v1/runs/:id/ask":
 			s.abort(c, inquiry.Errorf(inquiry.CodeNotFound, "no run has the id %q (a run id is printable text): use the id the run was registered with", p.Value))
-			return
+			return false
 		}
 	}
 	query := c.Request.URL.Query()
@@ -560,9 +570,9 @@ func (s *Server) saneParams(c *gin.Context) {
 		for _, v := range query[name] {
 			if !printable(v) {
 				s.abort(c, inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "the query parameter %s is %q, which holds a control character or is not valid UTF-8: send printable text", name, v))
-				return
+				return false
 			}
 		}
 	}
-	c.Next()
+	return true
 }

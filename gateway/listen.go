@@ -253,6 +253,7 @@ type limitedConn struct {
 	in         []byte
 	off, ready int
 	err        error     // once in[off:ready] has gone: what every read returns from then on
+	one        [1]byte   // what net/http's one-byte background read reads into, in holding no buffer
 	answer     []byte    // the refusal to write when net/http reaches it, if any
 	reached    bool      // net/http asked for what follows the last byte it may have
 	deadline   time.Time // the read deadline net/http set
@@ -277,7 +278,17 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 			c.mu.Unlock()
 			return 0, err
 		}
-		c.makeRoom()
+		var buf []byte
+		if len(p) == 1 && c.off == len(c.in) {
+			// net/http's background read, which runs for as long as a handler does (a long-poll:
+			// up to 55 s), with nothing held back: the connection gives its read-ahead buffer
+			// back to the pool for that time and reads the one byte into one of its own.
+			c.dropBuffer()
+			buf = c.one[:]
+		} else {
+			c.makeRoom()
+			buf = c.in[len(c.in):cap(c.in)]
+		}
 		if c.f.state >= stBody && c.f.since.IsZero() && len(p) > 1 {
 			// A read from the network in a body means net/http has taken every byte judged so
 			// far, the head included: it reads this body now, so its clock starts here, not when
@@ -287,7 +298,6 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 			c.f.since = time.Now()
 		}
 		c.applyDeadline()
-		buf := c.in[len(c.in):cap(c.in)]
 		if c.served && c.f.state == stStart && c.off == len(c.in) && len(p) > 1 {
 			// Between requests with nothing at hand, and not net/http's one-byte background
 			// read (which runs while a request's handler does): it waits for the next request.
@@ -298,7 +308,14 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 		c.mu.Lock()
 		c.idleSince = time.Time{}
 		now := time.Now()
-		c.in = c.in[:len(c.in)+n]
+		if &buf[0] == &c.one[0] {
+			if n > 0 { // a pipelined request's first byte: judged as any other
+				c.makeRoom()
+				c.in = append(c.in, c.one[:n]...)
+			}
+		} else {
+			c.in = c.in[:len(c.in)+n]
+		}
 		c.judge(now)
 		if err == nil || c.err != nil {
 			continue
@@ -342,6 +359,19 @@ func (c *limitedConn) judge(now time.Time) {
 	}
 }
 
+// readBufs holds the read-ahead buffers of connections that hold none: one waiting in
+// net/http's background read (a long-poll) gives its buffer back for the wait, and takes one
+// again for its next request, without an allocation.
+var readBufs = sync.Pool{New: func() any { return new([readSize]byte) }}
+
+// dropBuffer gives the read-ahead buffer back; call it only with nothing in it to hand over.
+func (c *limitedConn) dropBuffer() {
+	if cap(c.in) == readSize {
+		readBufs.Put((*[readSize]byte)(c.in[:readSize]))
+	}
+	c.in, c.off, c.ready = nil, 0, 0
+}
+
 // makeRoom leaves at least readSize bytes free after in, keeping what is not yet handed over.
 func (c *limitedConn) makeRoom() {
 	if c.off == len(c.in) {
@@ -351,6 +381,10 @@ func (c *limitedConn) makeRoom() {
 		c.in, c.off, c.ready = c.in[:0], 0, 0
 	}
 	if cap(c.in)-len(c.in) >= readSize {
+		return
+	}
+	if cap(c.in) == 0 {
+		c.in = readBufs.Get().(*[readSize]byte)[:0]
 		return
 	}
 	if c.off > 0 {

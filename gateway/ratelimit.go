@@ -310,11 +310,21 @@ func waits(seconds *float64) bool { return seconds != nil && *seconds > 0 }
 // /v1 and /mcp are authenticate's to charge (only the requests it refuses), and the probes are
 // never limited: an orchestrator must always see whether the process is up.
 func (s *Server) limitAnonymous(c *gin.Context) {
+	if s.anonymousAllowed(c) {
+		c.Next()
+	}
+}
+
+// anonymousAllowed is limitAnonymous' work, kept out of its frame (see requestLog): true when
+// the request goes on to its route, false when c was answered (or, for Slack, served).
+//
+//go:noinline
+func (s *Server) anonymousAllowed(c *gin.Context) bool {
 	switch p := c.FullPath(); {
 	case p == "/healthz" || p == "/readyz" || p == "/mcp" || strings.HasPrefix(p, "/v1/"):
 	case strings.HasPrefix(p, "/slack/"):
 		s.slackSigned(c)
-		return
+		return false
 	default:
 		if err := s.limits.anonymous(c.ClientIP()); err != nil {
 			if pr, ok := s.cfg.Pages.(PageRefuser); ok && strings.HasPrefix(p, inquiry.LinkPath) {
@@ -325,13 +335,13 @@ func (s *Server) limitAnonymous(c *gin.Context) {
 				c.Set(ctxErrorCode, string(inquiry.ErrorCode(err)))
 				pr.Refuse(c.Writer, c.Request, err)
 				c.Abort()
-				return
+				return false
 			}
 			s.abort(c, err)
-			return
+			return false
 		}
 	}
-	c.Next()
+	return true
 }
 
 // PageRefuser is an answer page (Config.Pages) that renders a refusal the gateway makes before

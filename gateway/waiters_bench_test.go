@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
@@ -20,7 +20,8 @@ import (
 // the gateway in this process — each GET /v1/inquiries/{key}?wait=55 on its own connection, on
 // its own pending inquiry — and reports what the server side holds per waiter: Go heap in use
 // (after a GC) and goroutine stack. With BENCH_HEAPPROFILE=FILE it writes the heap profile
-// taken while they all wait. cmd/benchmark's row 5 measures the real `bot serve`; this exists to
+// taken while they all wait (every allocation recorded), with BENCH_GOROUTINEPROFILE=FILE the
+// goroutine profile. cmd/benchmark's row 5 measures the real `bot serve`; this exists to
 // be profiled (client and server share this process's open-file limit: keep BENCH_WAITERS under
 // half of it):
 //
@@ -32,7 +33,20 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("BENCH_WAITERS")); err == nil && v > 0 {
 		n = v
 	}
+	if os.Getenv("BENCH_HEAPPROFILE") != "" {
+		// Every allocation recorded: a waiter's few kB would otherwise fall between samples.
+		runtime.MemProfileRate = 1
+	}
 	bd := setup(b, withPolicy(inquiry.PolicyAsk), withoutDispatcher())
+	// Served as `bot serve` serves: on the hardened listener (which reads ahead of net/http) and
+	// with NewHTTPServer's timeouts, not httptest's bare server.
+	ln, err := gateway.Listen("127.0.0.1:0", gateway.Limits{MaxConns: n + 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := gateway.NewHTTPServer(bd.srv.Handler(), gateway.Limits{})
+	go func() { _ = hs.Serve(ln) }()
+	b.Cleanup(func() { _ = hs.Close() })
 	ctx := context.Background()
 	keys := make([]string, n)
 	for i := range keys {
@@ -43,20 +57,17 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 		}
 		keys[i] = rec.Key
 	}
-	u, err := url.Parse(bd.url)
-	if err != nil {
-		b.Fatal(err)
-	}
+	addr := ln.Addr().String()
 	for b.Loop() {
 		before := memNow()
 		conns := make([]net.Conn, 0, n)
 		for _, key := range keys {
-			c, err := net.Dial("tcp", u.Host)
+			c, err := net.Dial("tcp", addr)
 			if err != nil {
 				b.Fatal(err)
 			}
 			conns = append(conns, c)
-			req := "GET /v1/inquiries/" + key + "?wait=55 HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + bd.askA + "\r\n\r\n"
+			req := "GET /v1/inquiries/" + key + "?wait=55 HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + bd.askA + "\r\n\r\n"
 			if _, err := io.WriteString(c, req); err != nil {
 				b.Fatal(err)
 			}
@@ -75,6 +86,16 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 				b.Fatal(err)
 			}
 			if err := pprof.WriteHeapProfile(f); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+		if path := os.Getenv("BENCH_GOROUTINEPROFILE"); path != "" {
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pprof.Lookup("goroutine").WriteTo(f, 0); err != nil {
 				b.Fatal(err)
 			}
 			f.Close()
