@@ -33,7 +33,7 @@ func (s *Server) authenticated(c *gin.Context) bool {
 		s.abort(c, inquiry.Errorf(inquiry.CodeUnauthenticated, "the bearer token is missing, unknown or revoked: send Authorization: Bearer <token> with a token from `bot token create`"))
 		return false
 	}
-	tok, err := inquiry.Authenticate(c.Request.Context(), s.store, plain)
+	tok, err := s.svc.Authenticate(c.Request.Context(), plain)
 	if err != nil {
 		if inquiry.ErrorCode(err) == inquiry.CodeUnauthenticated {
 			// A token was looked up (one indexed read) before the address is charged, so that a

@@ -2,12 +2,9 @@ package gateway_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -27,19 +24,14 @@ func BenchmarkCreateThroughGateway(b *testing.B) {
 	if admin := adminURL(); admin != "" {
 		dbs["postgres"] = admin
 	}
-	for _, name := range []string{"sqlite", "postgres", "postgres-tokencache"} {
-		admin, ok := dbs[strings.TrimSuffix(name, "-tokencache")]
+	for _, name := range []string{"sqlite", "postgres"} {
+		admin, ok := dbs[name]
 		if !ok {
 			continue
 		}
 		b.Run(name, func(b *testing.B) {
-			opts := []option{withDB(admin), withPolicy(inquiry.PolicyAsk), withoutDispatcher()}
-			if strings.HasSuffix(name, "-tokencache") {
-				// An experiment, not the product: what authenticating without a database read per
-				// request would save (docs/BENCHMARKS.md, row 1).
-				opts = append(opts, withStore(func(s inquiry.Store) inquiry.Store { return &tokenCache{Store: s} }))
-			}
-			bd := setup(b, opts...)
+			// The service trusts a token it read for inquiry.TokenTTL: one read a second here.
+			bd := setup(b, withDB(admin), withPolicy(inquiry.PolicyAsk), withoutDispatcher())
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 			url, auth := bd.url+"/v1/inquiries", "Bearer "+bd.askA
 			var seq atomic.Int64
@@ -72,21 +64,4 @@ func BenchmarkCreateThroughGateway(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "creates/s")
 		})
 	}
-}
-
-// tokenCache keeps tokens read by id for ever: the experiment of authenticating from memory.
-type tokenCache struct {
-	inquiry.Store
-	m sync.Map // id -> *inquiry.Token
-}
-
-func (c *tokenCache) Token(ctx context.Context, id string) (*inquiry.Token, error) {
-	if t, ok := c.m.Load(id); ok {
-		return t.(*inquiry.Token), nil
-	}
-	t, err := c.Store.Token(ctx, id)
-	if err == nil {
-		c.m.Store(id, t)
-	}
-	return t, err
 }

@@ -14,6 +14,7 @@ type Service struct {
 	Store      Store
 	Transports *Registry
 	Hub        *Hub
+	tokens     tokenCache // what Authenticate read lately (tokencache.go)
 	// Now is the clock; nil means time.Now. Times are kept in UTC at microsecond precision, the
 	// precision PostgreSQL stores.
 	Now func() time.Time

@@ -62,21 +62,35 @@ func ParseToken(plain string) (id, secret string, ok bool) {
 // Authenticate finds the token for a plain token text and checks its secret in constant time.
 // Unknown, malformed and revoked tokens are all CodeUnauthenticated with the same sentence.
 func Authenticate(ctx context.Context, store Store, plain string) (*Token, error) {
-	refused := Errorf(CodeUnauthenticated, "the bearer token is missing, unknown or revoked: send Authorization: Bearer <token> with a token from `bot token create`")
-	id, secret, ok := ParseToken(plain)
+	id, _, ok := ParseToken(plain)
 	if !ok {
-		return nil, refused
+		return nil, errTokenRefused()
 	}
 	t, err := store.Token(ctx, id)
 	if err != nil {
 		if ErrorCode(err) == CodeNotFound {
-			return nil, refused
+			return nil, errTokenRefused()
 		}
 		return nil, err
 	}
+	return checkSecret(plain, t)
+}
+
+// errTokenRefused is the one sentence for every token that does not let a request in.
+func errTokenRefused() *Error {
+	return Errorf(CodeUnauthenticated, "the bearer token is missing, unknown or revoked: send Authorization: Bearer <token> with a token from `bot token create`")
+}
+
+// checkSecret returns t when plain is its token — the secret's hash equal in constant time — and
+// it is not revoked; t nil is an unknown id.
+func checkSecret(plain string, t *Token) (*Token, error) {
+	_, secret, ok := ParseToken(plain)
+	if !ok || t == nil {
+		return nil, errTokenRefused()
+	}
 	sum := sha256.Sum256([]byte(secret))
 	if subtle.ConstantTimeCompare(sum[:], t.SecretHash) != 1 || t.RevokedAt != nil {
-		return nil, refused
+		return nil, errTokenRefused()
 	}
 	return t, nil
 }
@@ -230,6 +244,7 @@ func (s *Service) RevokeToken(ctx context.Context, name string) (*Token, error) 
 	if err != nil {
 		return nil, err
 	}
+	s.tokens.forget(name) // refused from the next request on, here; elsewhere within TokenTTL
 	tokens, err := s.Store.ListTokens(ctx)
 	if err != nil {
 		return nil, err

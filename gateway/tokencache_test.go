@@ -1,0 +1,69 @@
+package gateway_test
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// countingTokens counts the store's token reads.
+type countingTokens struct {
+	inquiry.Store
+	reads atomic.Int64
+}
+
+func (c *countingTokens) Token(ctx context.Context, id string) (*inquiry.Token, error) {
+	c.reads.Add(1)
+	return c.Store.Token(ctx, id)
+}
+
+// TestTokenReadOncePerTTL: the service trusts a token it read for inquiry.TokenTTL, so a busy
+// token costs a store read a TTL, not one a request — made-up tokens too.
+func TestTokenReadOncePerTTL(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		counting := &countingTokens{}
+		b := setup(t, withDB(db), withStore(func(s inquiry.Store) inquiry.Store { counting.Store = s; return counting }))
+		const requests = 50
+		start := time.Now()
+		for range requests {
+			requireStatus(t, b.do("GET", "/v1/inquiries", b.askA, nil), http.StatusOK)
+		}
+		bogus := "bot_nosuchid0_" + "0123456789abcdef0123456789abcdef"
+		for range requests {
+			b.do("GET", "/v1/inquiries", bogus, nil).errorOf(t, http.StatusUnauthorized, inquiry.CodeUnauthenticated)
+		}
+		// At most one read a TTL of each token's, however long the requests took.
+		ttls := int64(time.Since(start)/inquiry.TokenTTL) + 1
+		require.LessOrEqual(t, counting.reads.Load(), 2*ttls, "token reads for %d requests", 2*requests)
+	})
+}
+
+// TestRevokedTokenRefused: a token revoked through this server is refused from the very next
+// request; one revoked elsewhere (another replica, bot token revoke on the database) once
+// inquiry.TokenTTL has passed, on every replica.
+func TestRevokedTokenRefused(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db))
+		doomed := b.token("doomed", "team-a", inquiry.ScopeAsk)
+		requireStatus(t, b.do("GET", "/v1/inquiries", doomed, nil), http.StatusOK) // read and trusted
+		requireStatus(t, b.do("POST", "/v1/tokens/doomed/revoke", b.admin, nil), http.StatusOK)
+		b.do("GET", "/v1/inquiries", doomed, nil).errorOf(t, http.StatusUnauthorized, inquiry.CodeUnauthenticated)
+
+		elsewhere := b.token("elsewhere", "team-a", inquiry.ScopeAsk)
+		requireStatus(t, b.do("GET", "/v1/inquiries", elsewhere, nil), http.StatusOK)
+		require.NoError(t, b.store.RevokeToken(context.Background(), "elsewhere", time.Now()))
+		b.later.Add(int64(inquiry.TokenTTL)) // a TTL on
+		b.do("GET", "/v1/inquiries", elsewhere, nil).errorOf(t, http.StatusUnauthorized, inquiry.CodeUnauthenticated)
+	})
+}
+
+func requireStatus(t *testing.T, r resp, status int) {
+	t.Helper()
+	require.Equal(t, status, r.status, "body: %s", r.body)
+}
