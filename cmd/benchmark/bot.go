@@ -82,7 +82,9 @@ func startBot(ctx context.Context, bin, work, name string, env ...string) (*botP
 		}
 		base = append(base, kv)
 	}
-	cmd.Env = append(base, "BOT_ADDR=127.0.0.1:0", "BOT_LOG_FORMAT=json", "XDG_CONFIG_HOME="+cfgHome)
+	// The limits of DESIGN §17 are off: the load is one token's, far past any per-token rate.
+	cmd.Env = append(base, "BOT_ADDR=127.0.0.1:0", "BOT_LOG_FORMAT=json", "XDG_CONFIG_HOME="+cfgHome,
+		"BOT_RATE_LIMIT=off", "BOT_MAX_WAITERS=0")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = logf
 	stdout, err := cmd.StdoutPipe()

@@ -246,7 +246,7 @@ func (b *bench) print(w io.Writer, pgURL string, took time.Duration) {
 	if b.quick {
 		mode = "quick"
 	}
-	fmt.Fprintf(w, "\n%s run, %s, %s, GOMAXPROCS %d, %d CPUs (%s), PostgreSQL %s; machine %.0f%% busy before the run; took %s\n\n",
+	fmt.Fprintf(w, "\n%s run, %s, %s, GOMAXPROCS %d, %d CPUs (%s), PostgreSQL %s; machine %.0f%% busy before the run; took %s; the bots ran with BOT_RATE_LIMIT=off and BOT_MAX_WAITERS=0\n\n",
 		mode, time.Now().Format("2006-01-02"), runtime.Version(), runtime.GOMAXPROCS(0), runtime.NumCPU(), cpuModel(),
 		storage.RedactURL(pgURL), b.busyBefore*100, took.Round(time.Second))
 	fmt.Fprintln(w, "| # | what was measured | figure | bound compared in the same run | ratio | target | met? |")
