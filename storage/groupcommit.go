@@ -240,17 +240,11 @@ func (s *Store) insertBatch(ctx context.Context, leaders []*createReq) (map[stri
 		}
 		query := `INSERT INTO inquiries (` + inquiryTable.cols + `) VALUES ` + inquiryTable.values(len(leaders), false) + `
 			ON CONFLICT (namespace, run_id, id) DO NOTHING RETURNING key`
-		var rows *sqlx.Rows
-		var err error
-		if s.postgres() {
-			st, perr := s.prepared(ctx, query) // one per batch size: parsing this costs about as much as running it
-			if perr != nil {
-				return perr
-			}
-			rows, err = tx.StmtxContext(ctx, st).QueryxContext(ctx, args...)
-		} else {
-			rows, err = tx.QueryxContext(ctx, s.q(query), args...)
+		st, err := s.batchStmt(ctx, tx, query)
+		if err != nil {
+			return err
 		}
+		rows, err := st.QueryxContext(ctx, args...)
 		if err != nil {
 			return err
 		}
@@ -288,9 +282,32 @@ func (s *Store) insertBatch(ctx context.Context, leaders []*createReq) (map[stri
 		if err := s.insertDeliveryArgs(ctx, tx, ndl, dargs); err != nil {
 			return err
 		}
-		return s.insertEvents(ctx, tx, evs) // last: see insertEvents
+		// Last: see insertEvents.
+		if len(evs) == 0 || len(evs) > maxCreateBatch {
+			return s.insertEvents(ctx, tx, evs) // a rare size (creates resolved at once): not worth a statement kept
+		}
+		st, err = s.batchStmt(ctx, tx, `INSERT INTO events (`+newEventTable.cols+`) VALUES `+newEventTable.values(len(evs), false))
+		if err != nil {
+			return err
+		}
+		_, err = st.ExecContext(ctx, eventArgs(evs)...)
+		return err
 	})
 	return inserted, err
+}
+
+// batchStmt is query on tx: on PostgreSQL a statement prepared once per query (one per number
+// of rows up to maxCreateBatch, for each of the three tables), since parsing and planning a multi-row INSERT costs
+// PostgreSQL about as much as running it.
+func (s *Store) batchStmt(ctx context.Context, tx *sqlx.Tx, query string) (*sqlx.Stmt, error) {
+	if !s.postgres() {
+		return tx.PreparexContext(ctx, s.q(query))
+	}
+	st, err := s.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtxContext(ctx, st), nil
 }
 
 // insertDeliveryArgs inserts n deliveries given by their arguments (deliveryArgs).
@@ -298,6 +315,15 @@ func (s *Store) insertDeliveryArgs(ctx context.Context, tx *sqlx.Tx, n int, args
 	if n == 0 {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO deliveries (`+newDeliveryTable.cols+`) VALUES `+newDeliveryTable.values(n, false)), args...)
+	query := `INSERT INTO deliveries (` + newDeliveryTable.cols + `) VALUES ` + newDeliveryTable.values(n, false)
+	if n > maxCreateBatch {
+		_, err := tx.ExecContext(ctx, s.q(query), args...) // a rare size: not worth a statement kept
+		return err
+	}
+	st, err := s.batchStmt(ctx, tx, query)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx, args...)
 	return err
 }
