@@ -77,8 +77,9 @@ type committer struct {
 }
 
 // createWidth is how many batches commit at once: on PostgreSQL two, so that one batch is
-// gathered and sent while the other waits for its WAL flush; on SQLite one, since SQLite
-// commits one writer at a time anyway.
+// gathered and sent while the other waits for its WAL flush (four made smaller batches and
+// more PostgreSQL CPU per create in row 1 of cmd/benchmark, for no more throughput); on SQLite
+// one, since SQLite commits one writer at a time anyway.
 func (s *Store) createWidth() int {
 	if s.postgres() {
 		return 2
