@@ -101,3 +101,10 @@ func QueuedCreates(s *Store) int {
 
 // CreateBatches is how many batches of more than one create committed, and their creates.
 func CreateBatches(s *Store) (batches, rows int64) { return s.gc.batches.Load(), s.gc.rows.Load() }
+
+// OnBatch runs f as each batch of creates starts its transaction (set it before the creates).
+func OnBatch(s *Store, f func()) {
+	s.gc.mu.Lock()
+	defer s.gc.mu.Unlock()
+	s.gc.onBatch = f
+}

@@ -74,6 +74,8 @@ type committer struct {
 	queue []*createReq
 
 	batches, rows atomic.Int64 // batches of more than one create committed, and their creates
+
+	onBatch func() // tests only: run as a batch's transaction starts
 }
 
 // createWidth is how many batches commit at once: on PostgreSQL two, so that one batch is
@@ -191,6 +193,9 @@ func (s *Store) commitBatch(batch []*createReq) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
+	if s.gc.onBatch != nil {
+		s.gc.onBatch()
+	}
 	inserted, err := s.insertBatch(ctx, leaders)
 	if err != nil {
 		// Rolled back, whatever broke it: each create again alone, on its own context.

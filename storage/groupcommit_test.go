@@ -164,6 +164,36 @@ func TestGroupCommitCancelledRequest(t *testing.T) {
 	})
 }
 
+// A create whose request is cancelled once its batch has begun fails no other create of the
+// batch: the batch commits on a context of its own, with all its rows, the cancelled one's too
+// (as a lone create cancelled during its commit may be stored).
+func TestGroupCommitCancelledInBatch(t *testing.T) {
+	each(t, func(t *testing.T, b *bundle) {
+		s := b.store
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		storage.OnBatch(s, cancel)
+		release := storage.HoldCreates(s)
+		recs := []*inquiry.Record{newRecord("ns", "run", "a"), newRecord("ns", "run", "cancelled"), newRecord("ns", "run", "c")}
+		out := queueCreates(t, s, []context.Context{nil, ctx, nil}, recs)
+		batchesBefore, rowsBefore := storage.CreateBatches(s)
+		release()
+		for _, i := range []int{0, 2} {
+			o := <-out[i]
+			require.NoError(t, o.err)
+			require.True(t, o.created)
+		}
+		if o := <-out[1]; o.err != nil {
+			require.ErrorIs(t, o.err, context.Canceled)
+		}
+		batches, rows := storage.CreateBatches(s)
+		require.Equal(t, batchesBefore+1, batches)
+		require.Equal(t, rowsBefore+3, rows, "the batch kept the cancelled create")
+		require.Equal(t, 3, count(t, b, `SELECT count(*) FROM inquiries`))
+		require.Equal(t, 3, count(t, b, `SELECT count(*) FROM events WHERE type = 'created'`))
+	})
+}
+
 // Many concurrent creates of a few ids, in two contents each, with nothing held: whatever the
 // batches, each id is stored once, every create of its stored content gets that inquiry, and
 // every other gets id_conflict.
