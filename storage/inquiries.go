@@ -166,7 +166,8 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 // CreateInquiry stores rec with its deliveries atomically: one INSERT … ON CONFLICT DO NOTHING
 // that also inserts the deliveries when it inserted the inquiry, and a SELECT only when the
 // (namespace, run_id, id) is taken. A record without a key gets one; one without a creation time is
-// refused (the store keeps no clock).
+// refused (the store keeps no clock). Concurrent creates are committed together (groupcommit.go);
+// each returns only once its own row is committed.
 func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveries []inquiry.Delivery) (*inquiry.Record, bool, error) {
 	const step = "create the inquiry"
 	in := *rec
@@ -192,32 +193,59 @@ func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveri
 	if e, ok := inquiry.ResolvedEvent(stored, inquiry.CallerFrom(ctx)); ok { // resolved at once by policy
 		evs = append(evs, e)
 	}
-	for attempt := 0; ; attempt++ {
-		key, err := s.insertInquiry(ctx, row, deliveries, def, evs)
+	return s.create(&createReq{ctx: ctx, in: in, row: row, stored: stored, deliveries: deliveries, def: def, evs: evs})
+}
+
+// createAlone writes r in a transaction of its own (the path of every create before group
+// commit). afterBatch says r's batch failed before: its commit may have gone through all the
+// same (a connection lost at COMMIT), and a row found with r's own key is then r's.
+func (s *Store) createAlone(ctx context.Context, r *createReq, afterBatch bool) (*inquiry.Record, bool, error) {
+	key, err := s.insertInquiry(ctx, r.row, r.deliveries, r.def, r.evs)
+	if err != nil {
+		return nil, false, translate(err, "create the inquiry")
+	}
+	if key != "" {
+		s.recorded()
+		return r.stored, true, nil
+	}
+	return s.resolveTaken(ctx, r, afterBatch)
+}
+
+// resolveTaken answers a create whose (namespace, run_id, id) was taken when it inserted. The
+// conflict wrote nothing, and the row it met is committed (PostgreSQL waits for a concurrent
+// inserter to finish), so this read sees it — unless retention deleted it in between, and then
+// the insert is tried again, once.
+func (s *Store) resolveTaken(ctx context.Context, r *createReq, afterBatch bool) (*inquiry.Record, bool, error) {
+	existing, err := s.InquiryByID(ctx, r.in.Namespace, r.in.RunID, r.in.ID)
+	if errors.Is(err, inquiry.ErrNotFound) {
+		key, err := s.insertInquiry(ctx, r.row, r.deliveries, r.def, r.evs)
 		if err != nil {
-			return nil, false, translate(err, step)
+			return nil, false, translate(err, "create the inquiry")
 		}
 		if key != "" {
 			s.recorded()
-			return stored, true, nil
+			return r.stored, true, nil
 		}
-		// Asked before. The conflict wrote nothing, and the row it met is committed (PostgreSQL
-		// waits for a concurrent inserter to finish), so this read sees it — unless retention
-		// deleted it in between, and then the insert is tried again.
-		existing, err := s.InquiryByID(ctx, in.Namespace, in.RunID, in.ID)
-		if errors.Is(err, inquiry.ErrNotFound) && attempt == 0 {
-			continue
-		}
-		if err != nil {
-			return nil, false, err
-		}
-		if !inquiry.SameContent(&existing.Inquiry, &in.Inquiry) {
-			return nil, false, &inquiry.Error{Code: inquiry.CodeIDConflict, Field: "id",
-				Message: fmt.Sprintf("an inquiry with id %q was already asked here (same namespace and run_id) with different content: "+
-					"ask the same question the same way, or give the new question a new id", in.ID)}
-		}
-		return existing, false, nil
+		existing, err = s.InquiryByID(ctx, r.in.Namespace, r.in.RunID, r.in.ID)
 	}
+	if err != nil {
+		return nil, false, err
+	}
+	if afterBatch && existing.Key == r.in.Key {
+		s.recorded()
+		return existing, true, nil // its batch did commit: the row is this create's own
+	}
+	if !inquiry.SameContent(&existing.Inquiry, &r.in.Inquiry) {
+		return nil, false, idConflict(r.in.ID)
+	}
+	return existing, false, nil
+}
+
+// idConflict refuses a create whose id was asked before with other content.
+func idConflict(id string) error {
+	return &inquiry.Error{Code: inquiry.CodeIDConflict, Field: "id",
+		Message: fmt.Sprintf("an inquiry with id %q was already asked here (same namespace and run_id) with different content: "+
+			"ask the same question the same way, or give the new question a new id", id)}
 }
 
 // insertInquiry writes the inquiry row, its deliveries and its events (evs: created, and how it

@@ -57,6 +57,7 @@ type Store struct {
 	events    watchers  // the followers of the event record (events.go)
 	announcer announcer // tells other replicas' followers of events recorded here
 	horizon   horizon   // the settled id of the event record, read once for concurrent followers
+	gc        committer // gathers concurrent creates into one transaction (groupcommit.go)
 }
 
 // errNoTime refuses a write that carries no time: the caller's clock (the service's, which tests

@@ -1,0 +1,335 @@
+package storage
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// Group commit of creates (issue 18). A create that finds fewer than the store's width of
+// batches committing is written alone, at once, exactly as before: a lone create waits for
+// nothing. One that finds them all busy joins a queue, and whoever's commit ends next takes up
+// to maxCreateBatch queued creates and writes them in ONE transaction — a multi-row INSERT of
+// the inquiries (ON CONFLICT DO NOTHING RETURNING key), then the deliveries and the created
+// events of those it inserted — so that one commit (one WAL flush, one fsync) acknowledges
+// them all. So a batch gathers exactly what arrived while the previous one was committing,
+// and no create ever waits on a timer.
+//
+// The semantics of a create alone are kept inside a batch: creates of the same (namespace,
+// run_id, id) in one batch are one insert, and the others of the group are answered as if
+// they had come after it (the same inquiry, not created, or id_conflict for other content); a
+// row that met one already stored is resolved one by one as a lone create is. Each request is
+// answered only after its batch committed. A batch whose transaction fails is not half
+// applied — it rolled back — and each of its creates is then tried again alone, so the row
+// that broke it gets its own error and the others their rows (or each its 503 while the
+// database is away).
+
+// maxCreateBatch bounds the creates of one transaction: 64 inquiries are about 2,300
+// arguments, far under either dialect's limit, and past a few dozen the commit is no longer
+// what a create waits for.
+const maxCreateBatch = 64
+
+// maxCreateQueue bounds the creates waiting for a batch; past it a create is written alone
+// (the connection pool then bounds them, as before group commit).
+const maxCreateQueue = 4096
+
+// batchTimeout bounds one batch's transaction. It runs on a context of its own: the creates in
+// it belong to different requests, and the cancellation of one must not fail the others.
+const batchTimeout = 30 * time.Second
+
+// createReq is one CreateInquiry on its way to the database.
+type createReq struct {
+	ctx        context.Context
+	in         inquiry.Record // the record as stored: key, status, creation time filled in
+	row        *inquiryRow
+	stored     *inquiry.Record // what CreateInquiry returns when it inserted
+	deliveries []inquiry.Delivery
+	def        deliveryDefaults
+	evs        []inquiry.Event
+
+	taken bool          // taken out of the queue into a batch (under committer.mu)
+	done  chan struct{} // closed when rec, created and err are set
+	rec   *inquiry.Record
+	// created: this request inserted the inquiry.
+	created bool
+	err     error
+}
+
+func (r *createReq) finish(rec *inquiry.Record, created bool, err error) {
+	r.rec, r.created, r.err = rec, created, err
+	close(r.done)
+}
+
+// committer gathers the creates of a store into batches.
+type committer struct {
+	mu    sync.Mutex
+	width int // batches (or lone creates) committing at once; 0 is taken as 1
+	busy  int // committing now
+	queue []*createReq
+
+	batches, rows atomic.Int64 // batches of more than one create committed, and their creates
+
+	onBatch func() // tests only: run as a batch's transaction starts
+}
+
+// createWidth is how many batches commit at once: on PostgreSQL two, so that one batch is
+// gathered and sent while the other waits for its WAL flush (four made smaller batches and
+// more PostgreSQL CPU per create in row 1 of cmd/benchmark, for no more throughput); on SQLite
+// one, since SQLite commits one writer at a time anyway.
+func (s *Store) createWidth() int {
+	if s.postgres() {
+		return 2
+	}
+	return 1
+}
+
+// create stores r, alone or in a batch, and returns its outcome.
+func (s *Store) create(r *createReq) (*inquiry.Record, bool, error) {
+	c := &s.gc
+	c.mu.Lock()
+	if c.width == 0 {
+		c.width = s.createWidth()
+	}
+	if c.busy < c.width || len(c.queue) >= maxCreateQueue {
+		alone := c.busy < c.width
+		if alone {
+			c.busy++
+		}
+		c.mu.Unlock()
+		rec, created, err := s.createAlone(r.ctx, r, false)
+		if alone {
+			s.committed()
+		}
+		return rec, created, err
+	}
+	r.done = make(chan struct{})
+	c.queue = append(c.queue, r)
+	c.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.rec, r.created, r.err
+	case <-r.ctx.Done():
+		c.mu.Lock()
+		if !r.taken {
+			// Not in a batch yet: it leaves the queue, and nothing of it is written.
+			c.queue = slices.DeleteFunc(c.queue, func(q *createReq) bool { return q == r })
+		}
+		c.mu.Unlock()
+		// Taken: its batch goes on for the others; whether this one's row is in, as with a
+		// lone create cancelled during its commit, the caller cannot tell.
+		return nil, false, translate(r.ctx.Err(), "create the inquiry")
+	}
+}
+
+// committed ends one commit slot: the creates queued meanwhile, if any, become the next
+// batch, committed on a goroutine of its own so that the caller is answered now.
+func (s *Store) committed() {
+	c := &s.gc
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.busy--
+	s.startBatchLocked()
+}
+
+// startBatchLocked starts a batch of the queued creates when a slot is free. Call with
+// gc.mu held.
+func (s *Store) startBatchLocked() {
+	c := &s.gc
+	if len(c.queue) == 0 || c.busy >= c.width {
+		return
+	}
+	n := min(len(c.queue), maxCreateBatch)
+	batch := slices.Clone(c.queue[:n])
+	c.queue = slices.Delete(c.queue, 0, n)
+	for _, r := range batch {
+		r.taken = true
+	}
+	c.busy++
+	go func() {
+		s.commitBatch(batch)
+		s.committed()
+	}()
+}
+
+// groupKey is what makes two creates the same inquiry: its (namespace, run_id, id).
+type groupKey struct{ namespace, runID, id string }
+
+// commitBatch writes the batch in one transaction and answers each of its creates.
+func (s *Store) commitBatch(batch []*createReq) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.finish(nil, false, translate(err, "create the inquiry")) // gone before its batch: not written
+			continue
+		}
+		live = append(live, r)
+	}
+	switch len(live) {
+	case 0:
+		return
+	case 1:
+		r := live[0]
+		r.finish(s.createAlone(r.ctx, r, false))
+		return
+	}
+	// The first of each (namespace, run_id, id) is inserted; the others follow it.
+	var leaders []*createReq
+	follows := map[*createReq]*createReq{}
+	first := map[groupKey]*createReq{}
+	for _, r := range live {
+		k := groupKey{r.in.Namespace, r.in.RunID, r.in.ID}
+		if l, ok := first[k]; ok {
+			follows[r] = l
+			continue
+		}
+		first[k] = r
+		leaders = append(leaders, r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
+	if s.gc.onBatch != nil {
+		s.gc.onBatch()
+	}
+	inserted, err := s.insertBatch(ctx, leaders)
+	if err != nil {
+		// Rolled back, whatever broke it: each create again alone, on its own context.
+		var wg sync.WaitGroup
+		for _, r := range live {
+			wg.Go(func() { r.finish(s.createAlone(r.ctx, r, true)) })
+		}
+		wg.Wait()
+		return
+	}
+	s.gc.batches.Add(1)
+	s.gc.rows.Add(int64(len(live)))
+	if len(inserted) > 0 {
+		s.recorded()
+	}
+	for _, l := range leaders {
+		if inserted[l.in.Key] {
+			l.finish(l.stored, true, nil)
+			continue
+		}
+		// It met a row committed before: resolved as a lone create resolves it.
+		l.finish(s.resolveTaken(l.ctx, l, false))
+	}
+	for _, r := range live {
+		l, ok := follows[r]
+		if !ok {
+			continue
+		}
+		switch {
+		case l.err != nil:
+			r.finish(s.createAlone(r.ctx, r, false)) // the leader's error is its own: this one alone
+		case inquiry.SameContent(&l.rec.Inquiry, &r.in.Inquiry):
+			r.finish(l.rec, false, nil) // asked once: as if it came right after its leader
+		default:
+			r.finish(nil, false, idConflict(r.in.ID))
+		}
+	}
+}
+
+// insertBatch inserts the leaders' inquiries in one transaction, with the deliveries and
+// events of those it inserted, and returns the keys it inserted.
+func (s *Store) insertBatch(ctx context.Context, leaders []*createReq) (map[string]bool, error) {
+	inserted := make(map[string]bool, len(leaders))
+	err := s.inTx(ctx, "create the inquiries", func(tx *sqlx.Tx) error {
+		args := make([]any, 0, len(inquiryTable.names)*len(leaders))
+		for _, l := range leaders {
+			args = append(args, inquiryTable.args(l.row)...)
+		}
+		query := `INSERT INTO inquiries (` + inquiryTable.cols + `) VALUES ` + inquiryTable.values(len(leaders), false) + `
+			ON CONFLICT (namespace, run_id, id) DO NOTHING RETURNING key`
+		st, err := s.batchStmt(ctx, tx, query)
+		if err != nil {
+			return err
+		}
+		rows, err := st.QueryxContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var key string
+			if err := rows.Scan(&key); err != nil {
+				rows.Close()
+				return err
+			}
+			inserted[key] = true
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		var dargs []any
+		var ndl int
+		var evs []inquiry.Event
+		for _, l := range leaders {
+			if !inserted[l.in.Key] {
+				continue
+			}
+			for _, d := range l.deliveries {
+				dargs = append(dargs, deliveryArgs([]inquiry.Delivery{d}, l.def)...)
+				ndl++
+				if ndl == deliveryBatch {
+					if err := s.insertDeliveryArgs(ctx, tx, ndl, dargs); err != nil {
+						return err
+					}
+					dargs, ndl = dargs[:0], 0
+				}
+			}
+			evs = append(evs, l.evs...)
+		}
+		if err := s.insertDeliveryArgs(ctx, tx, ndl, dargs); err != nil {
+			return err
+		}
+		// Last: see insertEvents.
+		if len(evs) == 0 || len(evs) > maxCreateBatch {
+			return s.insertEvents(ctx, tx, evs) // a rare size (creates resolved at once): not worth a statement kept
+		}
+		st, err = s.batchStmt(ctx, tx, `INSERT INTO events (`+newEventTable.cols+`) VALUES `+newEventTable.values(len(evs), false))
+		if err != nil {
+			return err
+		}
+		_, err = st.ExecContext(ctx, eventArgs(evs)...)
+		return err
+	})
+	return inserted, err
+}
+
+// batchStmt is query on tx: on PostgreSQL a statement prepared once per query (one per number
+// of rows up to maxCreateBatch, for each of the three tables), since parsing and planning a multi-row INSERT costs
+// PostgreSQL about as much as running it.
+func (s *Store) batchStmt(ctx context.Context, tx *sqlx.Tx, query string) (*sqlx.Stmt, error) {
+	if !s.postgres() {
+		return tx.PreparexContext(ctx, s.q(query))
+	}
+	st, err := s.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtxContext(ctx, st), nil
+}
+
+// insertDeliveryArgs inserts n deliveries given by their arguments (deliveryArgs).
+func (s *Store) insertDeliveryArgs(ctx context.Context, tx *sqlx.Tx, n int, args []any) error {
+	if n == 0 {
+		return nil
+	}
+	query := `INSERT INTO deliveries (` + newDeliveryTable.cols + `) VALUES ` + newDeliveryTable.values(n, false)
+	if n > maxCreateBatch {
+		_, err := tx.ExecContext(ctx, s.q(query), args...) // a rare size: not worth a statement kept
+		return err
+	}
+	st, err := s.batchStmt(ctx, tx, query)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx, args...)
+	return err
+}
