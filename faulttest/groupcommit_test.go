@@ -5,15 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 	"net/http"
-	"net/url"
-	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 // floodStats is what the clients of a create flood saw.
@@ -88,23 +83,8 @@ func floodClient(ctx context.Context, base *atomic.Pointer[string], token string
 // acknowledged create is stored, once, with exactly one created event; no request gets a 500 or
 // an improper 503.
 func TestCreateFloodKilledTwice(t *testing.T) {
-	admin := os.Getenv(storagetest.Env)
-	if admin == "" {
-		t.Skipf("%s is unset: killing PostgreSQL connections needs PostgreSQL (CI sets it)", storagetest.Env)
-	}
 	t.Parallel()
-	databaseURL := storagetest.PostgresURL(t)
-	u, err := url.Parse(databaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbName := strings.TrimPrefix(u.Path, "/")
-	killer, err := sql.Open("postgres", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer killer.Close()
-	killer.SetMaxOpenConns(1)
+	databaseURL, killer := connectionKiller(t)
 
 	b := startBot(t, databaseURL, "BOT_RATE_LIMIT=off")
 	b.mustCall(http.MethodPost, "/v1/inquiries", choice("warm-up", inbox), http.StatusCreated)
@@ -144,9 +124,7 @@ func TestCreateFloodKilledTwice(t *testing.T) {
 				base.Store(&next)
 				continue
 			}
-			var n int
-			if killer.QueryRow(`SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-				WHERE datname = $1 AND pid <> pg_backend_pid()) t`, dbName).Scan(&n) == nil {
+			if n, err := killer.terminate(); err == nil {
 				rounds++
 				terminated += n
 			}

@@ -185,23 +185,8 @@ func decodeQuiet(r reply) *record {
 // FAULT_SOAK=1 loads for 60 s instead of 10. FAULT_PG_RESTART=<version>/<cluster> also restarts
 // that cluster in the middle of the load (see the package doc: never beside other tests).
 func TestPostgresConnectionsKilledUnderLoad(t *testing.T) {
-	admin := os.Getenv(storagetest.Env)
-	if admin == "" {
-		t.Skipf("%s is unset: killing PostgreSQL connections needs PostgreSQL (CI sets it)", storagetest.Env)
-	}
 	t.Parallel()
-	databaseURL := storagetest.PostgresURL(t)
-	u, err := url.Parse(databaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbName := strings.TrimPrefix(u.Path, "/")
-	killer, err := sql.Open("postgres", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer killer.Close()
-	killer.SetMaxOpenConns(1)
+	databaseURL, killer := connectionKiller(t)
 
 	// The load is one token's creates and answers as fast as they go: no rate limit here
 	// (TestRateLimited holds the limit itself).
@@ -240,9 +225,7 @@ func TestPostgresConnectionsKilledUnderLoad(t *testing.T) {
 				}
 				continue
 			}
-			var n int
-			err := killer.QueryRow(`SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-				WHERE datname = $1 AND pid <> pg_backend_pid()) t`, dbName).Scan(&n)
+			n, err := killer.terminate()
 			if err != nil {
 				if len(faultErrs) < 5 {
 					faultErrs = append(faultErrs, err.Error())
@@ -341,4 +324,41 @@ func restartPostgres(cluster string) error {
 		return fmt.Errorf("pg_ctlcluster %s %s restart: %v: %s", version, name, err, out)
 	}
 	return nil
+}
+
+// pgKiller terminates every connection of one test database, as a failover or an operator would.
+type pgKiller struct {
+	db     *sql.DB // on the admin database, one connection
+	dbName string
+}
+
+// connectionKiller makes a PostgreSQL database of the test's own and its killer. It skips the
+// test when TEST_DATABASE_URL is unset (outside CI: killing connections needs PostgreSQL; CI
+// sets it, and fails a skipped test).
+func connectionKiller(t *testing.T) (databaseURL string, k *pgKiller) {
+	t.Helper()
+	admin := os.Getenv(storagetest.Env)
+	if admin == "" {
+		t.Skipf("%s is unset: killing PostgreSQL connections needs PostgreSQL (CI sets it)", storagetest.Env)
+	}
+	databaseURL = storagetest.PostgresURL(t)
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("postgres", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	return databaseURL, &pgKiller{db: db, dbName: strings.TrimPrefix(u.Path, "/")}
+}
+
+// terminate ends every connection to the database but the killer's and says how many.
+func (k *pgKiller) terminate() (int, error) {
+	var n int
+	err := k.db.QueryRow(`SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = $1 AND pid <> pg_backend_pid()) t`, k.dbName).Scan(&n)
+	return n, err
 }
