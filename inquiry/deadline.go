@@ -403,7 +403,9 @@ func DeadlineState(rec *Record) string {
 		}
 	}
 	if len(rec.Remind) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d reminder(s) sent", rec.Reminders, len(rec.Remind)))
+		// Sent and still to come apart: an extension re-arms the reminders ahead of the new
+		// deadline, so more may have been sent than were asked for.
+		parts = append(parts, fmt.Sprintf("%d reminder(s) sent, %d to come", rec.Reminders, len(rec.Remind)-min(rec.RemindStep, len(rec.Remind))))
 	}
 	if rec.ExtendedBy > 0 {
 		parts = append(parts, "extended by "+rec.ExtendedBy.String())

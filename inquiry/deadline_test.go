@@ -212,3 +212,16 @@ func TestEscalatedSummaryClaimsNoPost(t *testing.T) {
 	require.Empty(t, w.Deliveries)
 	require.Equal(t, "step 1: channel C3; may answer too: U0BOB", w.Events[0].Summary())
 }
+
+// TestDeadlineStateAfterAnExtension: an extension re-arms the reminders ahead of the new deadline,
+// so the state says what was sent and what is to come apart, never "3 of 2 sent".
+func TestDeadlineStateAfterAnExtension(t *testing.T) {
+	t.Parallel()
+	rec := &inquiry.Record{Inquiry: inquiry.Inquiry{Deadlines: inquiry.Deadlines{Remind: []inquiry.Duration{
+		inquiry.Duration(30 * time.Minute), inquiry.Duration(5 * time.Minute)}}}}
+	require.Equal(t, "0 reminder(s) sent, 2 to come", inquiry.DeadlineState(rec))
+	rec.Reminders, rec.RemindStep = 2, 2
+	require.Equal(t, "2 reminder(s) sent, 0 to come", inquiry.DeadlineState(rec))
+	rec.Reminders, rec.RemindStep = 3, 1 // extended after both: the 5m reminder is ahead again
+	require.Equal(t, "3 reminder(s) sent, 1 to come", inquiry.DeadlineState(rec))
+}

@@ -26,7 +26,7 @@ func TestAskWithDeadlinesAndExtend(t *testing.T) {
 		t.Fatalf("escalate = %+v", q.Escalate)
 	}
 	list := b.bot(t, "", "questions")
-	for _, want := range []string{"not escalated yet (1 step(s))", "0 of 2 reminder(s) sent"} {
+	for _, want := range []string{"not escalated yet (1 step(s))", "0 reminder(s) sent, 2 to come"} {
 		if !strings.Contains(list.stdout, want) {
 			t.Errorf("bot questions lacks %q:\n%s", want, list)
 		}
