@@ -29,6 +29,9 @@ type clickResult struct {
 	// floor is the latency of the floor route at the same rate; floorLate its worst send lag.
 	floor     []time.Duration
 	floorLate time.Duration
+	// clickCPU and floorCPU are the CPU spent during the clicks and during the floor's requests
+	// (the client's includes the fake Slack, which runs in this process).
+	clickCPU, floorCPU cpuUse
 }
 
 // clickTarget is the message click i of clicks presses, among n. With as many clicks as
@@ -122,6 +125,7 @@ func slackClicks(ctx context.Context, bin, work, dbURL string, n, clicks int, pe
 	interval := time.Duration(float64(time.Second) / perSecond)
 	sctx, cancel := context.WithTimeout(ctx, time.Duration(clicks)*interval+30*time.Second) // bound
 	defer cancel()
+	c0 := snapCPU(bot.cmd.Process.Pid)
 	ol := openLoop(sctx, clicks, interval, func(ctx context.Context, i int) error {
 		st, err := sendSigned(ctx, c, bot.URL()+"/slack/interactions", bodies[clickTarget(i, n, clicks)])
 		if err == nil && st != http.StatusOK {
@@ -129,6 +133,7 @@ func slackClicks(ctx context.Context, bin, work, dbURL string, n, clicks int, pe
 		}
 		return err
 	})
+	res.clickCPU = c0.until(snapCPU(bot.cmd.Process.Pid))
 	res.sent, res.acked, res.lateStart, res.firstErr = ol.sent, ol.ok, ol.lateStart, ol.firstErr
 	res.latencies = ol.good(nil)
 	res.firstLat = ol.good(func(i int) bool { return isFirstClick(i, n, clicks) })
@@ -136,6 +141,7 @@ func slackClicks(ctx context.Context, bin, work, dbURL string, n, clicks int, pe
 	if floorPath != "" {
 		// The floor: the bot's own no-op route at the same rate, for as long, on the same process.
 		progress("  GET %s at %.0f/s, open-loop, %d requests (the floor)", floorPath, perSecond, clicks)
+		f0 := snapCPU(bot.cmd.Process.Pid)
 		fl := openLoop(sctx, clicks, interval, func(ctx context.Context, _ int) error {
 			st, _, err := api(ctx, c, http.MethodGet, bot.URL()+floorPath, "", nil)
 			if err == nil && st != http.StatusOK {
@@ -143,6 +149,7 @@ func slackClicks(ctx context.Context, bin, work, dbURL string, n, clicks int, pe
 			}
 			return err
 		})
+		res.floorCPU = f0.until(snapCPU(bot.cmd.Process.Pid))
 		res.floor, res.floorLate = fl.good(nil), fl.lateStart
 		if fl.firstErr != "" && res.firstErr == "" {
 			res.firstErr = "floor: " + fl.firstErr
