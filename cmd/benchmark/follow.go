@@ -114,11 +114,11 @@ func (b *bench) follow() {
 	progress("  RSS with the follower %s (after the answers %s, peak %s); answer→event p50 %s p99 %s max %s (%d missing); answer request p50 %s p99 %s; stream events %d",
 		mb(attached), mb(after), mb(hwm), ms(d50), ms(d99), ms(dmax), missing, ms(a50), ms(a99), f.total())
 	b.add(row{n: n + "a", what: what + ": resident memory (VmRSS) of the bot with the follower attached",
-		figure: fmt.Sprintf("%s (after the %d answers: %s; VmHWM %s)", mb(attached), len(sample), mb(after), mb(hwm)),
+		figure: fmt.Sprintf("%s (after the %s answers: %s; VmHWM %s)", mb(attached), thousands(len(sample)), mb(after), mb(hwm)),
 		bound:  fmt.Sprintf("the same process before the follower (after creating the %s): %s; idle at start: %s", thousands(len(keys)), mb(before), mb(idle)),
 		ratio:  ratio(float64(attached), float64(before)), target: "— (figure only)", met: "—"})
-	b.add(row{n: n + "b", what: fmt.Sprintf("the same: delay from each answer's 200 to its answered event on the stream (%d answers spread over the %s at %.0f/s, open-loop)", len(sample), thousands(len(keys)), b.p.followRate),
-		figure: fmt.Sprintf("p50 %s, p99 %s, max %s (%d of %d events received)", ms(d50), ms(d99), ms(dmax), len(delays), ol.ok),
+	b.add(row{n: n + "b", what: fmt.Sprintf("the same: delay from each answer's 200 to its answered event on the stream (%s answers spread over the %s at %.0f/s, open-loop)", thousands(len(sample)), thousands(len(keys)), b.p.followRate),
+		figure: fmt.Sprintf("p50 %s, p99 %s, max %s (%s of %s events received; %s events on the stream in all)", ms(d50), ms(d99), ms(dmax), thousands(len(delays)), thousands(ol.ok), thousands(f.total())),
 		bound:  fmt.Sprintf("the answer request itself (from its scheduled send to its 200): p50 %s, p99 %s", ms(a50), ms(a99)),
 		ratio:  ratio(float64(d99), float64(a99)), target: "— (figure only)", met: "—"})
 	b.note("row 8: the %s inquiries were created by %d concurrent clients in %s (%.0f/s); the delay is read by this process on both sides (the answer's response, the event's line), so it is negative when the event comes first (p1 %s)",

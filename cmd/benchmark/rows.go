@@ -176,8 +176,8 @@ func (b *bench) slackAckFast() {
 	progress("  acked %d/%d: p50 %s, p99 %s, max %s (firsts p99 %s, duplicates p99 %s); /healthz p50 %s p99 %s max %s; answered %d, updated %d",
 		res.acked, res.sent, ms(p50), ms(p99), ms(mx), ms(percentile(res.firstLat, 99)), ms(percentile(res.dupLat, 99)), ms(f50), ms(f99), ms(fmx), res.answered, res.updates)
 	b.add(row{n: n, what: what,
-		figure: fmt.Sprintf("p50 %s, p99 %s, max %s (%s/%s acked 200; %d of %d messages answered, %d updated by chat.update)",
-			ms(p50), ms(p99), ms(mx), thousands(res.acked), thousands(res.sent), res.answered, msgs, res.updates),
+		figure: fmt.Sprintf("p50 %s, p99 %s, max %s (%s/%s acked 200; %s of %s messages answered, %s updated by chat.update)",
+			ms(p50), ms(p99), ms(mx), thousands(res.acked), thousands(res.sent), thousands(res.answered), thousands(msgs), thousands(res.updates)),
 		bound: fmt.Sprintf("Slack's 3,000 ms ack deadline; floor: GET /healthz of the same bot at the same rate, open-loop: p50 %s, p99 %s, max %s; the machine was %.0f%% busy during the clicks, %.0f%% during the floor",
 			ms(f50), ms(f99), ms(fmx), res.clickCPU.busy*100, res.floorCPU.busy*100),
 		ratio: ratio(float64(p99), float64(f99)) + " × the floor's p99", target: "p99 ≤ 10 ms",
