@@ -47,6 +47,10 @@ type params struct {
 	clients               int
 	clicks                int
 	clickRate             float64
+	fastClickRate         float64       // row 3c
+	fastClickDur          time.Duration // row 3c
+	follow, followAnswers int           // row 8: questions followed, answers among them
+	followRate            float64       // row 8: answers per second
 	wakeN                 int
 	waiters               int
 	sweepSmall, sweepBig  int
@@ -57,6 +61,8 @@ type params struct {
 var full = params{
 	createRounds: 2, createWarm: 2 * time.Second, createDur: 10 * time.Second, clients: 32,
 	clicks: 3000, clickRate: 200,
+	fastClickRate: 1000, fastClickDur: 10 * time.Second,
+	follow: 100_000, followAnswers: 1000, followRate: 100,
 	wakeN:      300,
 	waiters:    10_000,
 	sweepSmall: 10_000, sweepBig: 1_000_000, expireN: 10_000, sweepReps: 7,
@@ -66,6 +72,8 @@ var full = params{
 var quick = params{
 	createRounds: 1, createWarm: time.Second, createDur: 4 * time.Second, clients: 32,
 	clicks: 600, clickRate: 200,
+	fastClickRate: 1000, fastClickDur: 3 * time.Second,
+	follow: 10_000, followAnswers: 300, followRate: 100,
 	wakeN:      60,
 	waiters:    10_000,
 	sweepSmall: 10_000, sweepBig: 100_000, expireN: 10_000, sweepReps: 5,
@@ -114,7 +122,7 @@ func main() {
 func run() int {
 	quickFlag := flag.Bool("quick", false, "a short, CI-size run (the documented figures come from the full run)")
 	pgFlag := flag.String("pg", "", "PostgreSQL server URL (default: TEST_DATABASE_URL, else "+defaultPG+")")
-	only := flag.String("only", "", "comma-separated rows to run (1..7); default all")
+	only := flag.String("only", "", "comma-separated rows to run (1, 2, 3, 3c, 4, 5, 6, 7, 8); default all")
 	keep := flag.Bool("keep", false, "keep the work folder (bot logs) and print its path")
 	flag.Parse()
 
@@ -195,10 +203,12 @@ func run() int {
 		{"1", b.createPostgres},
 		{"2", b.createSQLite},
 		{"3", b.slackAck},
+		{"3c", b.slackAckFast},
 		{"4", b.wake},
 		{"5", b.memory},
 		{"6", b.sweeps},
 		{"7", b.goBench},
+		{"8", b.follow},
 	}
 	for _, s := range steps {
 		if ctx.Err() != nil {

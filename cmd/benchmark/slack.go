@@ -11,8 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
@@ -26,6 +24,35 @@ type clickResult struct {
 	updates     int             // chat.update calls the fake saw (the answer shown in Slack)
 	lateStart   time.Duration   // the worst lag of a send behind its schedule
 	firstErr    string
+	// firstLat and dupLat split latencies into first clicks on a message and duplicates.
+	firstLat, dupLat []time.Duration
+	// floor is the latency of the floor route at the same rate; floorLate its worst send lag.
+	floor     []time.Duration
+	floorLate time.Duration
+	// clickCPU and floorCPU are the CPU spent during the clicks and during the floor's requests
+	// (the client's includes the fake Slack, which runs in this process).
+	clickCPU, floorCPU cpuUse
+}
+
+// clickTarget is the message click i of clicks presses, among n. With as many clicks as
+// messages, click i presses message i. With more, they come in groups of k = clicks/n: the
+// group's first click is the first press of its own message, and the k-1 that follow press the
+// message of the group before, already answered or being answered (a person double-clicking,
+// or others clicking the same message): firsts and duplicates interleave through the run, and a
+// duplicate arrives a few milliseconds after the first.
+func clickTarget(i, n, clicks int) int {
+	k := max(1, clicks/n)
+	g := i / k
+	if i%k == 0 || g == 0 {
+		return min(g, n-1)
+	}
+	return min(g-1, n-1)
+}
+
+// isFirstClick says whether click i is the first press of its message.
+func isFirstClick(i, n, clicks int) bool {
+	k := max(1, clicks/n)
+	return i%k == 0 && i/k < n
 }
 
 // slackClicks measures Slack interaction acks: n inquiries are asked through the real bot with
@@ -33,7 +60,11 @@ type clickResult struct {
 // pacing does not hold the posting up); then one signed button click per inquiry, built by the
 // fake from the message the bot posted, is POSTed to /slack/interactions at a steady rate,
 // open-loop: click i leaves at start + i/rate whether or not earlier ones were answered.
-func slackClicks(ctx context.Context, bin, work, dbURL string, n int, perSecond float64) (clickResult, error) {
+//
+// With clicks > n, the clicks are a mix of first clicks and duplicates (see clickTarget); with
+// floorPath set, that route of the bot is then requested at the same rate, as many times, open
+// loop, on the same process: the floor of any ack.
+func slackClicks(ctx context.Context, bin, work, dbURL string, n, clicks int, perSecond float64, floorPath string) (clickResult, error) {
 	var res clickResult
 	fake := slackfake.New(slackfake.Options{
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -87,51 +118,42 @@ func slackClicks(ctx context.Context, bin, work, dbURL string, n int, perSecond 
 		bodies[i] = []byte(url.Values{"payload": {string(payload)}}.Encode())
 	}
 
-	progress("  clicking %d buttons at %.0f/s, open-loop", n, perSecond)
+	if clicks <= 0 {
+		clicks = n
+	}
+	progress("  clicking %d buttons of %d messages at %.0f/s, open-loop", clicks, n, perSecond)
 	interval := time.Duration(float64(time.Second) / perSecond)
-	lats := make([]time.Duration, n)
-	var acked atomic.Int64
-	var firstErr atomic.Value
-	var wg sync.WaitGroup
-	start := time.Now().Add(100 * time.Millisecond)
-	stop := start.Add(time.Duration(n)*interval + 30*time.Second) // bound
-	sctx, cancel := context.WithDeadline(ctx, stop)
+	sctx, cancel := context.WithTimeout(ctx, time.Duration(clicks)*interval+30*time.Second) // bound
 	defer cancel()
-	for i := range n {
-		at := start.Add(time.Duration(i) * interval)
-		time.Sleep(time.Until(at))
-		if sctx.Err() != nil {
-			break
+	c0 := snapCPU(bot.cmd.Process.Pid)
+	ol := openLoop(sctx, clicks, interval, func(ctx context.Context, i int) error {
+		st, err := sendSigned(ctx, c, bot.URL()+"/slack/interactions", bodies[clickTarget(i, n, clicks)])
+		if err == nil && st != http.StatusOK {
+			err = fmt.Errorf("interaction answered %d", st)
 		}
-		if lag := time.Since(at); lag > res.lateStart {
-			res.lateStart = lag
-		}
-		res.sent++
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			st, err := sendSigned(sctx, c, bot.URL()+"/slack/interactions", bodies[i])
-			lats[i] = time.Since(at)
+		return err
+	})
+	res.clickCPU = c0.until(snapCPU(bot.cmd.Process.Pid))
+	res.sent, res.acked, res.lateStart, res.firstErr = ol.sent, ol.ok, ol.lateStart, ol.firstErr
+	res.latencies = ol.good(nil)
+	res.firstLat = ol.good(func(i int) bool { return isFirstClick(i, n, clicks) })
+	res.dupLat = ol.good(func(i int) bool { return !isFirstClick(i, n, clicks) })
+	if floorPath != "" {
+		// The floor: the bot's own no-op route at the same rate, for as long, on the same process.
+		progress("  GET %s at %.0f/s, open-loop, %d requests (the floor)", floorPath, perSecond, clicks)
+		f0 := snapCPU(bot.cmd.Process.Pid)
+		fl := openLoop(sctx, clicks, interval, func(ctx context.Context, _ int) error {
+			st, _, err := api(ctx, c, http.MethodGet, bot.URL()+floorPath, "", nil)
 			if err == nil && st != http.StatusOK {
-				err = fmt.Errorf("interaction answered %d", st)
+				err = fmt.Errorf("%s answered %d", floorPath, st)
 			}
-			if err != nil {
-				firstErr.CompareAndSwap(nil, err.Error())
-				lats[i] = -1
-				return
-			}
-			acked.Add(1)
-		}()
-	}
-	wg.Wait()
-	res.acked = int(acked.Load())
-	for _, l := range lats[:res.sent] {
-		if l >= 0 {
-			res.latencies = append(res.latencies, l)
+			return err
+		})
+		res.floorCPU = f0.until(snapCPU(bot.cmd.Process.Pid))
+		res.floor, res.floorLate = fl.good(nil), fl.lateStart
+		if fl.firstErr != "" && res.firstErr == "" {
+			res.firstErr = "floor: " + fl.firstErr
 		}
-	}
-	if e, _ := firstErr.Load().(string); e != "" {
-		res.firstErr = e
 	}
 	// The clicks must have answered: count the answered inquiries, and the messages updated.
 	deadline = time.Now().Add(time.Minute)
@@ -141,7 +163,7 @@ func slackClicks(ctx context.Context, bin, work, dbURL string, n int, perSecond 
 			return res, err
 		}
 		res.updates = len(fake.Calls("chat.update"))
-		if (res.answered >= res.acked && res.updates >= res.answered) || time.Now().After(deadline) {
+		if (res.answered >= min(res.acked, n) && res.updates >= res.answered) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(250 * time.Millisecond)
