@@ -1,7 +1,7 @@
 // Command benchmark measures the inquiry bot against what bounds it, on one run of one machine,
 // and prints one table (docs/BENCHMARKS.md explains every row):
 //
-//	go run ./cmd/benchmark            # the full run (about three minutes on 2 cores)
+//	go run ./cmd/benchmark            # the full run (about four minutes on 2 cores)
 //	go run ./cmd/benchmark -quick     # a CI-size run (about a minute)
 //
 // It builds the bot and runs the real `bot serve` as separate processes on 127.0.0.1:0 (their
@@ -143,7 +143,7 @@ func run() int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// The whole run is bounded: a full run takes about three minutes.
+	// The whole run is bounded: a full run takes about four minutes.
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 	defer cancel()
 
