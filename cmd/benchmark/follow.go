@@ -19,17 +19,11 @@ func (b *bench) follow() {
 	const n = "8"
 	what := fmt.Sprintf("following many questions: %s pending inquiries, one GET /v1/events connection (admin token, from now on) following them; PostgreSQL", thousands(b.p.follow))
 	progress("8. %s", what)
-	bot, _, ok := b.botOnNewDatabase(n, what, "follow", "follow")
+	bot, idle, ok := b.idleBot(n, what, "follow")
 	if !ok {
 		return
 	}
 	defer bot.stop()
-	time.Sleep(time.Second)
-	idle, _, err := bot.memory()
-	if err != nil {
-		b.fail(n, what, err)
-		return
-	}
 	began := time.Now()
 	keys, err := createMany(b.ctx, bot, bot.token, b.p.follow, b.p.clients, "follow", "inbox", nil)
 	if err != nil {

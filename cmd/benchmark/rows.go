@@ -28,6 +28,23 @@ func (b *bench) botOnNewDatabase(n, what, purpose, name string) (bot *botProc, d
 	return bot, db, true
 }
 
+// idleBot is botOnNewDatabase for a memory row: the bot, settled a second, and its resident
+// memory before any load; when anything fails, the failure is row n's figure and ok is false.
+func (b *bench) idleBot(n, what, name string) (bot *botProc, idle int64, ok bool) {
+	bot, _, ok = b.botOnNewDatabase(n, what, name, name)
+	if !ok {
+		return nil, 0, false
+	}
+	time.Sleep(time.Second)
+	idle, _, err := bot.memory()
+	if err != nil {
+		bot.stop()
+		b.fail(n, what, err)
+		return nil, 0, false
+	}
+	return bot, idle, true
+}
+
 // 1. Create throughput through the gateway on PostgreSQL, against pgbench inserting the same row
 // into the same table from as many clients. Each side runs createRounds times, alternating, each
 // on a fresh database; the better run of each side is compared.
@@ -294,17 +311,11 @@ func (b *bench) memoryOf(n string, waiters int, targetText string, target int64)
 		b.add(row{n: n, what: what, figure: "not run: " + err.Error(), bound: "—", ratio: "—", target: targetText, met: "—"})
 		return
 	}
-	bot, _, ok := b.botOnNewDatabase(n, what, "waiters", "waiters")
+	bot, idle, ok := b.idleBot(n, what, "waiters")
 	if !ok {
 		return
 	}
 	defer bot.stop()
-	time.Sleep(time.Second)
-	idle, _, err := bot.memory()
-	if err != nil {
-		b.fail(n, what, err)
-		return
-	}
 	keys, err := createMany(b.ctx, bot, bot.token, waiters, 32, "wait", "inbox", nil)
 	if err != nil {
 		b.fail(n, what, err)
