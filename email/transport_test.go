@@ -1,7 +1,9 @@
 package email_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -157,6 +159,30 @@ func TestPostReadsTheServersRefusal(t *testing.T) {
 	})
 }
 
+// TestNoHeaderInjection: a question that carries line breaks and would-be headers reaches the
+// subject on one line; the message goes to its one recipient and no header of the question's
+// making is added. An address with a line break never passes Validate, so never reaches Post.
+func TestNoHeaderInjection(t *testing.T) {
+	ms := start(t, false)
+	tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now })
+	rec := record("alice@example.com")
+	rec.Question = "Deploy?\r\nBcc: mallory@evil.example\r\nX-Injected: yes\n\nbody"
+	_, err := tr.Post(context.Background(), rec)
+	require.NoError(t, err)
+	got := ms.Messages()
+	require.Len(t, got, 1)
+	require.Equal(t, []string{"alice@example.com"}, got[0].To)
+	require.Empty(t, got[0].Header.Get("Bcc"))
+	require.Empty(t, got[0].Header.Get("X-Injected"))
+	require.Equal(t, "Question: Deploy? Bcc: mallory@evil.example X-Injected: yes body", got[0].Header.Get("Subject"))
+
+	for _, addr := range []string{"alice@example.com\r\nBcc: mallory@evil.example", "alice@example.com,mallory@evil.example", `"a\r\nb"@example.com`} {
+		err := inquiry.ValidateEmail(&inquiry.EmailTarget{To: []string{addr}}, inquiry.TransportEmail)
+		require.Error(t, err, "%q", addr)
+		require.True(t, strings.HasPrefix(inquiry.ErrorField(err), "email.to"), "%q: %v", addr, err)
+	}
+}
+
 func TestUpdateMailsTheOutcomeInReplyToTheQuestion(t *testing.T) {
 	ms := start(t, false)
 	tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now })
@@ -183,6 +209,37 @@ func TestUpdateMailsTheOutcomeInReplyToTheQuestion(t *testing.T) {
 	require.Len(t, ms.Messages(), 2)
 }
 
+// TestUpdateMailsEveryEnding: the outcome is mailed after an expiry (what was assumed), a
+// cancellation and a failure alike, each saying what became of the question, with no link.
+func TestUpdateMailsEveryEnding(t *testing.T) {
+	assumed := inquiry.Answer{Value: inquiry.One("no"), Source: inquiry.SourceExpired, AnsweredAt: now}
+	for _, c := range []struct {
+		name   string
+		status inquiry.Status
+		answer *inquiry.Answer
+		fail   *inquiry.Failure
+		says   string
+	}{
+		{"expired", inquiry.StatusExpired, &assumed, nil, "Outcome: No (assumed: nobody answered in time)"},
+		{"cancelled", inquiry.StatusCancelled, nil, nil, "Outcome: cancelled by the asker"},
+		{"failed", inquiry.StatusFailed, nil, &inquiry.Failure{Code: inquiry.CodeUnavailable, Message: "the channel was archived: ask again elsewhere"}, "Outcome: failed: the channel was archived"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ms := start(t, false)
+			tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now })
+			rec := record("alice@example.com")
+			rec.Status, rec.Answer, rec.Failure = c.status, c.answer, c.fail
+			require.NoError(t, tr.Update(context.Background(), rec))
+			got := ms.Messages()
+			require.Len(t, got, 1)
+			require.Contains(t, got[0].Text, c.says)
+			require.Contains(t, got[0].HTML, c.says[len("Outcome: "):])
+			require.NotContains(t, got[0].Text, "/a/", "a settled question's mail carries no link")
+			require.Equal(t, "Re: Question: Merge <script>alert(1)</script> #42?", got[0].Header.Get("Subject"))
+		})
+	}
+}
+
 func TestParseConfig(t *testing.T) {
 	t.Parallel()
 	c, err := email.ParseConfig("smtp://bot:p%40ss@mail.example.com", "Inquiry bot <bot@example.com>")
@@ -205,5 +262,24 @@ func TestParseConfig(t *testing.T) {
 		_, err := email.ParseConfig(tc.url, tc.from)
 		require.ErrorContains(t, err, tc.says, tc.url)
 		require.NotContains(t, err.Error(), "hunter2")
+	}
+}
+
+// TestConfigNeverShowsThePassword: however the config reaches a log line or an error — slog's
+// JSON or text, %v, %+v, %#v — the password is not in it.
+func TestConfigNeverShowsThePassword(t *testing.T) {
+	cfg, err := email.ParseConfig("smtps://bot:s3cr3t-pw@mail.example.com", "bot@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	slog.New(slog.NewJSONHandler(&out, nil)).Info("mail", "cfg", cfg, "ptr", &cfg)
+	slog.New(slog.NewTextHandler(&out, nil)).Info("mail", "cfg", cfg, "ptr", &cfg)
+	fmt.Fprintf(&out, "%v %+v %#v %s %v", cfg, cfg, cfg, &cfg, &cfg)
+	if strings.Contains(out.String(), "s3cr3t-pw") {
+		t.Fatalf("the password shows:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "mail.example.com:465") {
+		t.Fatalf("the config says nothing useful:\n%s", out.String())
 	}
 }
