@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
+
 	"github.com/inquiry-bot/bot/blockkit"
 	"github.com/inquiry-bot/bot/inquiry"
-	"github.com/slack-go/slack"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current rendering")
@@ -273,9 +274,7 @@ func TestGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := tc.rec()
-			if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
-				t.Fatalf("fixture is not a valid inquiry: %v", err)
-			}
+			mustValid(t, rec)
 			got, err := blockkit.Render(rec, now)
 			if err != nil {
 				t.Fatalf("Render: %v", err)
@@ -331,17 +330,30 @@ func TestGoldenNotice(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			rec := tc.rec()
-			if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
-				t.Fatalf("fixture is not a valid inquiry: %v", err)
-			}
-			text, blocks := blockkit.Notice(rec)
-			if err := blockkit.Validate(blocks); err != nil {
-				t.Fatalf("Validate: %v", err)
-			}
-			checkGolden(t, tc.name, encode(t, map[string]any{"text": text, "blocks": blocks}))
+			checkRendered(t, tc.name, tc.rec(), blockkit.Notice)
 		})
 	}
+}
+
+// mustValid fails the test when a fixture is not an inquiry the service would accept: a golden
+// file of an impossible question proves nothing.
+func mustValid(t *testing.T, rec *inquiry.Record) {
+	t.Helper()
+	if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
+		t.Fatalf("fixture is not a valid inquiry: %v", err)
+	}
+}
+
+// checkRendered runs one row of a golden table of messages: the fixture is valid, render's
+// blocks pass Validate, and {"text", "blocks"} equals testdata/<name>.golden.
+func checkRendered(t *testing.T, name string, rec *inquiry.Record, render func(*inquiry.Record) (string, []slack.Block)) {
+	t.Helper()
+	mustValid(t, rec)
+	text, blocks := render(rec)
+	if err := blockkit.Validate(blocks); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	checkGolden(t, name, encode(t, map[string]any{"text": text, "blocks": blocks}))
 }
 
 // encode writes v as Render does: indented, with & < > left readable.
@@ -503,5 +515,358 @@ func checkAll(t *testing.T, name string, rec *inquiry.Record) {
 	r.Status, r.Failure = inquiry.StatusFailed, &inquiry.Failure{Message: long("&", 5000)}
 	if _, blocks := blockkit.Resolved(&r, now); blockkit.Validate(blocks) != nil {
 		t.Errorf("%s: failed: %v", name, blockkit.Validate(blocks))
+	}
+}
+
+// deadlined is a pending choice that expires in 2h, is reminded of 30m and 10m before, escalates
+// to #oncall after 1h, and may be extended.
+func deadlined() *inquiry.Record {
+	rec := choice(3, false)
+	rec.Default = inquiry.One("hold")
+	rec.ExpiresAt = at(2 * time.Hour)
+	rec.Slack.Answerers = []string{"U024BE7LH", "S0DEPLOYERS1"}
+	rec.Slack.TS = "1700000000.000100"
+	rec.Slack.Permalink = "https://example.slack.com/archives/C0DEPLOYS/p1700000000000100"
+	rec.Remind = []inquiry.Duration{inquiry.Duration(30 * time.Minute), inquiry.Duration(10 * time.Minute)}
+	rec.Escalate = []inquiry.Step{{After: inquiry.Duration(time.Hour), Channel: "C0ONCALL1", Answerers: []string{"S0ONCALL01"}, Mention: true}}
+	rec.Extend = &inquiry.Extension{By: inquiry.Duration(time.Hour), Max: inquiry.Duration(4 * time.Hour)}
+	return rec
+}
+
+// TestGoldenDeadlines renders the reminder, the escalated question and the extended message
+// and compares them with their golden files; the fake Slack's own checker judges every golden
+// file too (slackfake's TestGoldenFilesPassTheChecker).
+func TestGoldenDeadlines(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		rec    func() *inquiry.Record
+		render func(rec *inquiry.Record) (string, []slack.Block)
+	}{
+		{"deadline_reminder", deadlined, func(rec *inquiry.Record) (string, []slack.Block) {
+			rec.ExpiresAt = at(30 * time.Minute)
+			return blockkit.Reminder(rec, 1, now)
+		}},
+		{"deadline_reminder_here", func() *inquiry.Record {
+			rec := deadlined()
+			rec.Slack.Answerers, rec.Escalate, rec.RemindHere = nil, nil, true
+			rec.ExpiresAt = at(10 * time.Minute)
+			return rec
+		}, func(rec *inquiry.Record) (string, []slack.Block) { return blockkit.Reminder(rec, 2, now) }},
+		{"deadline_escalated", deadlined, func(rec *inquiry.Record) (string, []slack.Block) {
+			rec.Escalation = 1
+			return blockkit.Escalated(rec, 1, now)
+		}},
+		{"deadline_escalated_thread", func() *inquiry.Record {
+			rec := deadlined()
+			rec.Escalate = append(rec.Escalate, inquiry.Step{After: inquiry.Duration(90 * time.Minute), Answerers: []string{"U0LEAD0001"}, Mention: true})
+			rec.Escalation = 2
+			return rec
+		}, func(rec *inquiry.Record) (string, []slack.Block) { return blockkit.EscalatedInThread(rec, 2, now) }},
+		{"deadline_extended", deadlined, func(rec *inquiry.Record) (string, []slack.Block) {
+			rec.ExtendedBy = inquiry.Duration(time.Hour)
+			return blockkit.Message(rec, now)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkRendered(t, tc.name, tc.rec(), tc.render)
+		})
+	}
+}
+
+func TestReminderSaysWhatMatters(t *testing.T) {
+	t.Parallel()
+	rec := deadlined()
+	rec.ExpiresAt = at(30 * time.Minute)
+	text, _ := blockkit.Reminder(rec, 1, now)
+	for _, want := range []string{"<@U024BE7LH>", "<!subteam^S0DEPLOYERS1>", "30m left", "if nobody answers: Hold",
+		"<https://example.slack.com/archives/C0DEPLOYS/p1700000000000100|Open the question>"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("reminder %q lacks %q", text, want)
+		}
+	}
+	if strings.Contains(text, "<!here>") {
+		t.Errorf("@here without the opt-in: %q", text)
+	}
+	rec.Escalation = 1
+	if text, _ = blockkit.Reminder(rec, 2, now); !strings.Contains(text, "<!subteam^S0ONCALL01>") {
+		t.Errorf("a reminder after an escalation step calls on its answerers too: %q", text)
+	}
+	rec.Slack.Permalink = "javascript:alert(1)|x"
+	if text, _ = blockkit.Reminder(rec, 2, now); strings.Contains(text, "javascript") {
+		t.Errorf("a link that is no Slack permalink is left out: %q", text)
+	}
+	rec.Default = inquiry.Value{}
+	rec.Options[0].Label = "<!channel> & co"
+	rec.Default = inquiry.One(rec.Options[0].Value)
+	if text, _ = blockkit.Reminder(rec, 2, now); strings.Contains(text, "<!channel>") {
+		t.Errorf("the assumption is escaped: %q", text)
+	}
+
+	_, blocks := blockkit.Message(rec, now)
+	found := false
+	for _, b := range blocks {
+		if a, ok := b.(*slack.ActionBlock); ok {
+			for _, e := range a.Elements.ElementSet {
+				if btn, ok := e.(*slack.ButtonBlockElement); ok && btn.ActionID == blockkit.ActionExtend {
+					found = true
+					if btn.Text.Text != "Extend by 1h" || btn.Value != rec.Key {
+						t.Errorf("extend button %q %q", btn.Text.Text, btn.Value)
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("no Extend button on a question that may be extended")
+	}
+	rec.ExtendedBy = rec.Extend.Max
+	_, blocks = blockkit.Message(rec, now)
+	for _, b := range blocks {
+		if b.ID() == "inq|"+rec.Key+"|q-ext" {
+			t.Error("an Extend button once the most time was given")
+		}
+	}
+}
+
+// TestEscalatedEscapesUserText: a question, run id and labels holding mentions ping nobody in
+// the channel a step posts to, in the notification text or the blocks; only the step's own
+// answerers are mentioned.
+func TestEscalatedEscapesUserText(t *testing.T) {
+	t.Parallel()
+	rec := deadlined()
+	rec.Question = "Deploy? <!channel> <@U0EVIL001> <!subteam^S0EVIL001>"
+	rec.RunID = "<!here>"
+	rec.Options[0].Label = "<!everyone>"
+	rec.Escalation = 1
+	text, blocks := blockkit.Escalated(rec, 1, now)
+	raw := text
+	for _, b := range blocks {
+		raw += " " + string(mustJSON(t, b))
+	}
+	for _, ping := range []string{"<!channel>", "<@U0EVIL001>", "<!subteam^S0EVIL001>", "<!here>", "<!everyone>"} {
+		if strings.Contains(raw, ping) {
+			t.Errorf("the escalated message pings %s:\n%s", ping, raw)
+		}
+	}
+	if !strings.Contains(text, "<!subteam^S0ONCALL01>") {
+		t.Errorf("the step's answerers are not mentioned: %s", text)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// keyed gives rec a key of its own and a permalink, as a posted inquiry has.
+func keyed(rec *inquiry.Record, n int) *inquiry.Record {
+	rec.Key = fmt.Sprintf("inq_home%012d", n)
+	rec.Slack.TS = fmt.Sprintf("1764590400.%06d", n)
+	rec.Slack.Permalink = fmt.Sprintf("https://fake.slack.com/archives/%s/p1764590400%06d", rec.Slack.Channel, n)
+	rec.CreatedAt = now.Add(-time.Duration(n) * time.Minute)
+	return rec
+}
+
+func homeCases() map[string]blockkit.Home {
+	waiting := func() []*inquiry.Record {
+		merge := keyed(choice(3, false), 1)
+		merge.ExpiresAt, merge.Default = at(2*time.Hour), inquiry.One("hold")
+		deploy := keyed(record(inquiry.KindConfirm), 2)
+		deploy.Question = "Deploy 4.2 to production?"
+		team := keyed(approval(record(inquiry.KindConfirm), 2), 3)
+		team.Question, team.Votes = "Rotate the signing key?", []inquiry.Vote{vote("U0BOB0001", "yes", "")}
+		checks := keyed(choice(4, true), 4)
+		notes := keyed(record(inquiry.KindText), 5)
+		notes.Question, notes.Slack.Channel = "What should the release note say?", "G0PRIVATE1"
+		return []*inquiry.Record{merge, deploy, team, checks, notes}
+	}
+	answered := func() []*inquiry.Record {
+		merged := keyed(resolved(choice(3, false), inquiry.StatusAnswered,
+			&inquiry.Answer{Value: inquiry.One("merge"), AnsweredBy: "U0ALICE01", Source: inquiry.SourcePerson}), 11)
+		declined := keyed(resolved(record(inquiry.KindConfirm), inquiry.StatusAnswered,
+			&inquiry.Answer{Declined: true, Text: "not my call", AnsweredBy: "U0ALICE01", Source: inquiry.SourcePerson}), 12)
+		pendingVote := keyed(approval(record(inquiry.KindConfirm), 3), 13)
+		pendingVote.Question, pendingVote.Votes = "Ship the hotfix?", []inquiry.Vote{vote("U0ALICE01", "yes", "")}
+		expired := keyed(resolved(choice(2, false), inquiry.StatusExpired,
+			&inquiry.Answer{Value: inquiry.One("hold"), Source: inquiry.SourceExpired}), 14)
+		expired.ExpiresAt = expired.ResolvedAt
+		return []*inquiry.Record{pendingVote, merged, declined, expired}
+	}
+	var many []*inquiry.Record
+	for i := range 40 {
+		rec := keyed(choice(2, false), 100+i)
+		rec.Question = fmt.Sprintf("Question number %d?", i+1)
+		many = append(many, rec)
+	}
+	escaped := keyed(hostile(record(inquiry.KindChoice)), 21)
+	escaped.Slack.Permalink = "https://evil.example/x|<!channel>"
+	return map[string]blockkit.Home{
+		"home_empty":    {User: "U0ALICE01"},
+		"home_unread":   {User: "U0ALICE01", Unread: true},
+		"home_waiting":  {User: "U0ALICE01", Waiting: waiting(), Answered: answered()},
+		"home_many":     {User: "U0ALICE01", Waiting: many, Unread: true},
+		"home_escaping": {User: "U0ALICE01", Waiting: []*inquiry.Record{escaped}},
+	}
+}
+
+// TestGoldenHome renders the Home tab in each state and compares it with testdata/<name>.golden
+// ({"home": view}); every one is within Slack's limits for a Home tab (and the fake's checker
+// reads the same files: slackfake's TestGoldenFilesPass).
+func TestGoldenHome(t *testing.T) {
+	for name, h := range homeCases() {
+		t.Run(name, func(t *testing.T) {
+			for _, rec := range h.Waiting {
+				if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
+					t.Fatalf("fixture %s is not a valid inquiry: %v", rec.Key, err)
+				}
+			}
+			view := blockkit.HomeView(h, now)
+			raw, err := json.Marshal(view)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := blockkit.ValidateViewJSON(raw); err != nil {
+				t.Fatalf("ValidateViewJSON: %v", err)
+			}
+			checkGolden(t, name, encode(t, struct {
+				Home slack.HomeTabViewRequest `json:"home"`
+			}{view}))
+		})
+	}
+}
+
+// The bound: a Home tab of 40 waiting questions stays within 100 blocks, says how many more
+// wait, and still lists what was answered.
+func TestHomeBound(t *testing.T) {
+	h := homeCases()["home_many"]
+	h.Answered = homeCases()["home_waiting"].Answered
+	view := blockkit.HomeView(h, now)
+	if n := len(view.Blocks.BlockSet); n > 100 {
+		t.Fatalf("%d blocks, Slack's limit for a Home tab is 100", n)
+	}
+	all := allText(t, view.Blocks.BlockSet)
+	shown := strings.Count(all, "|Question number") // the links to their messages
+	if shown == 0 || shown == 40 {
+		t.Fatalf("%d of 40 questions shown", shown)
+	}
+	if want := fmt.Sprintf("…and %d more waiting for you", 40-shown); !strings.Contains(all, want) {
+		t.Errorf("no %q line:\n%s", want, all)
+	}
+	if !strings.Contains(all, "Ship the hotfix?") {
+		t.Errorf("the answered list was crowded out:\n%s", all)
+	}
+}
+
+// Every control of a waiting question carries its key in the block_id, as in its message, with
+// the same action_ids: a click on the Home tab answers through the same path.
+func TestHomeControlsRouteLikeTheMessage(t *testing.T) {
+	rec := keyed(choice(3, false), 1)
+	_, msg := blockkit.Message(rec, now)
+	view := blockkit.HomeView(blockkit.Home{Waiting: []*inquiry.Record{rec}}, now)
+	ids := func(blocks []slack.Block) (out []string) {
+		for _, b := range blocks {
+			if a, ok := b.(*slack.ActionBlock); ok {
+				if key, ok := blockkit.ParseBlockID(a.BlockID); !ok || key != rec.Key {
+					t.Errorf("actions block %q does not carry key %s", a.BlockID, rec.Key)
+				}
+				for _, e := range a.Elements.ElementSet {
+					if btn, ok := e.(*slack.ButtonBlockElement); ok {
+						out = append(out, btn.ActionID+"="+btn.Value)
+					}
+				}
+			}
+		}
+		return out
+	}
+	got, want := ids(view.Blocks.BlockSet), ids(msg)
+	if strings.Join(got, ",") != strings.Join(want, ",") || len(got) == 0 {
+		t.Fatalf("Home tab buttons %v, message buttons %v", got, want)
+	}
+}
+
+func allText(t *testing.T, blocks []slack.Block) string {
+	t.Helper()
+	raw, err := json.Marshal(blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if s, ok := x["text"].(string); ok {
+				b.WriteString(s + "\n")
+			}
+			for _, y := range x {
+				walk(y)
+			}
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		}
+	}
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	walk(v)
+	return b.String()
+}
+
+// BenchmarkHomeView renders the Home tab of someone 200 questions wait for (homeWaiting, the
+// most slackapp keeps), with 10 answered: the work of one app_home_opened past the store.
+func BenchmarkHomeView(b *testing.B) {
+	var h blockkit.Home
+	for i := range 200 {
+		h.Waiting = append(h.Waiting, keyed(choice(3, false), i))
+	}
+	h.Answered = homeCases()["home_waiting"].Answered
+	for b.Loop() {
+		v := blockkit.HomeView(h, now)
+		if _, err := json.Marshal(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The Home tab of the longest questions Validate lets through — every limit at its maximum,
+// text that escaping grows fivefold, 12 options at their limits — stays within every Home tab
+// limit, 250 kB included.
+func TestHomeOfTheLongestQuestions(t *testing.T) {
+	for _, n := range []int{5, 12} {
+		for _, multiple := range []bool{false, true} {
+			var h blockkit.Home
+			for i := range 60 {
+				rec := keyed(record(inquiry.KindChoice), i)
+				rec.Question = strings.Repeat("&<", inquiry.MaxQuestionChars/2)
+				rec.Context = strings.Repeat("&", inquiry.MaxContextChars)
+				rec.RunID = strings.Repeat("r", inquiry.MaxIDChars)
+				rec.Options, rec.Multiple, rec.AllowText = longOptions(n), multiple, true
+				rec.ExpiresAt = at(48 * time.Hour)
+				if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
+					t.Fatalf("fixture: %v", err)
+				}
+				h.Waiting = append(h.Waiting, rec)
+			}
+			for i := range blockkit.HomeAnswered {
+				rec := keyed(resolved(record(inquiry.KindText), inquiry.StatusAnswered,
+					&inquiry.Answer{Text: strings.Repeat("<&>", 600), AnsweredBy: "U0ALICE01", Source: inquiry.SourcePerson}), 100+i)
+				rec.Question = strings.Repeat("&", inquiry.MaxQuestionChars)
+				h.Answered = append(h.Answered, rec)
+			}
+			raw, err := json.Marshal(blockkit.HomeView(h, now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := blockkit.ValidateViewJSON(raw); err != nil {
+				t.Errorf("%d options, multiple %v: %v", n, multiple, err)
+			}
+		}
 	}
 }
