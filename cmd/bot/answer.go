@@ -52,11 +52,7 @@ func runAnswer(ctx context.Context, e *env) error {
 	if words == "" && !*decline {
 		return exitf(exitUsage, "say the answer after the question: bot answer %s <answer number | answer words | own words>, or --decline", pos[0])
 	}
-	c, err := newClient(e)
-	if err != nil {
-		return err
-	}
-	rec, err := findQuestion(ctx, c, pos[0])
+	c, rec, err := findQuestion(ctx, e, pos[0])
 	if err != nil {
 		return err
 	}
@@ -136,27 +132,32 @@ func parseInterspersed(fs *flag.FlagSet, args []string, help io.Writer) ([]strin
 	}
 }
 
-// findQuestion reads a question by key, or by its number in the listing of bot questions.
-func findQuestion(ctx context.Context, c *client.Client, ref string) (*inquiry.Record, error) {
+// findQuestion connects as the environment says and reads a question by key, or by its number
+// in the listing of bot questions: the first steps of each command that acts on one question.
+func findQuestion(ctx context.Context, e *env, ref string) (*client.Client, *inquiry.Record, error) {
+	c, err := newClient(e)
+	if err != nil {
+		return nil, nil, err
+	}
 	n, err := strconv.Atoi(ref)
 	if err != nil {
 		rec, err := c.Get(ctx, ref, 0)
 		if err != nil {
-			return nil, failed(ctx, err, false)
+			return nil, nil, failed(ctx, err, false)
 		}
-		return rec, nil
+		return c, rec, nil
 	}
 	pending, err := pendingQuestions(ctx, c)
 	if err != nil {
-		return nil, failed(ctx, err, false)
+		return nil, nil, failed(ctx, err, false)
 	}
 	if n < 1 || n > len(pending) {
 		if len(pending) == 0 {
-			return nil, exitf(exitUsage, "there is no question %d: no questions are waiting for an answer", n)
+			return nil, nil, exitf(exitUsage, "there is no question %d: no questions are waiting for an answer", n)
 		}
-		return nil, exitf(exitUsage, "there is no question %d: bot questions lists %d, numbered 1 to %d", n, len(pending), len(pending))
+		return nil, nil, exitf(exitUsage, "there is no question %d: bot questions lists %d, numbered 1 to %d", n, len(pending), len(pending))
 	}
-	return pending[n-1], nil
+	return c, pending[n-1], nil
 }
 
 // readReply reads typed words as the answer to in: a number picks that offered answer, words

@@ -358,6 +358,285 @@ func TestRuns(t *testing.T) {
 	}
 }
 
+// TestAskApprovalsOfTwo: bot ask --approvals 2 with the built binary against a real server. The
+// person it names in --requested-by is refused with the server's sentence; one yes is a vote
+// (bot questions shows the tally); the second yes decides, and bot ask exits 0 saying who
+// approved. Every vote made with the CLI is recorded as via cli.
+func TestAskApprovalsOfTwo(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ana := b.createToken(t, "ana", "answer")
+	ben := b.createToken(t, "ben", "answer")
+	carol := b.createToken(t, "carol", "answer")
+
+	gate := b.ask(t, "--confirm", "--question", "Merge #42?", "--approvals", "2",
+		"--requested-by", "carol, U0AUTHOR", "--requested-by", "ci", "--reason", "on_no")
+	qs := b.waitPending(t, 1, gate)
+	q := qs[0]
+	if q.Approvals == nil || *q.Approvals != 2 || strings.Join(q.RequestedBy, "|") != "carol|U0AUTHOR|ci" || q.Reason != inquiry.ReasonOnNo {
+		t.Fatalf("the inquiry asked = %+v", q.Approval)
+	}
+	list := b.bot(t, "", "questions")
+	for _, want := range []string{"needs 2 approvals", "a no needs a reason", "not to be answered by carol, U0AUTHOR or ci"} {
+		if !strings.Contains(list.stdout, want) {
+			t.Errorf("bot questions lacks %q:\n%s", want, list)
+		}
+	}
+
+	// Four eyes: who asked for the approval may not give it, whatever their scope.
+	if r := b.bot(t, carol, "answer", "1", "yes"); r.code != exitUsage ||
+		!strings.Contains(r.stderr, "carol asked for this approval (requested_by): someone else must give it") {
+		t.Fatalf("bot answer by the requester:\n%s", r)
+	}
+
+	r := b.bot(t, ana, "answer", "1", "yes")
+	if r.code != 0 || !strings.Contains(r.stdout, `Your vote for "Merge #42?"`) || !strings.Contains(r.stdout, "Not decided yet: 1 of 2 approvals: ana") {
+		t.Fatalf("the first yes:\n%s", r)
+	}
+	list = b.bot(t, "", "questions")
+	if !strings.Contains(list.stdout, "so far: 1 of 2 approvals: ana") {
+		t.Errorf("bot questions lacks the tally:\n%s", list)
+	}
+	qs = b.questions(t)
+	if len(qs) != 1 || len(qs[0].Votes) != 1 || qs[0].Votes[0].By != "ana" || qs[0].Votes[0].Value.First() != "yes" || qs[0].Votes[0].Via != inquiry.ViaCLI {
+		t.Fatalf("bot questions --json after one vote: %+v", qs)
+	}
+	if gate.exited() {
+		t.Fatalf("bot ask ended on one of two approvals:\n%s", gate.res)
+	}
+
+	r = b.bot(t, ben, "answer", q.Key, "yes")
+	if r.code != 0 || !strings.Contains(r.stdout, "Yes — approved by ana and ben") {
+		t.Fatalf("the second yes:\n%s", r)
+	}
+	if r := gate.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "yes" || !strings.Contains(r.stderr, "Yes — approved by ana and ben") {
+		t.Fatalf("bot ask after two approvals:\n%s", r)
+	}
+
+	var done *numbered
+	for _, x := range b.questions(t, "--all") {
+		if x.Key == q.Key {
+			done = &x
+		}
+	}
+	if done == nil || done.Answer == nil || len(done.Answer.Votes) != 2 {
+		t.Fatalf("bot questions --all --json: %+v", done)
+	}
+	for _, v := range done.Answer.Votes {
+		if v.Via != inquiry.ViaCLI || v.At.IsZero() {
+			t.Errorf("vote %+v: want via cli, with its time", v)
+		}
+	}
+	if list := b.bot(t, "", "questions", "--all"); !strings.Contains(list.stdout, "→ Yes — approved by ana and ben") {
+		t.Errorf("bot questions --all does not say who approved:\n%s", list)
+	}
+}
+
+// TestAnswerWithReason: bot answer --reason with the built binary. A no without the reason the
+// question asks for is refused with the server's sentence (and a hint at --reason), and nothing
+// is recorded; with --reason it vetoes the approval, and bot ask exits 1 saying who and why.
+func TestAnswerWithReason(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ana := b.createToken(t, "ana", "answer")
+
+	gate := b.ask(t, "--confirm", "--question", "Deploy on Friday?", "--approvals", "2", "--reason", "on_no")
+	b.waitPending(t, 1, gate)
+
+	r := b.bot(t, ana, "answer", "1", "no")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "this question asks for a reason with a no") || !strings.Contains(r.stderr, `bot answer 1 no --reason "..."`) {
+		t.Fatalf("a no without its reason:\n%s", r)
+	}
+	if qs := b.questions(t); len(qs) != 1 || len(qs[0].Votes) != 0 {
+		t.Fatalf("a refused no was recorded: %+v", qs)
+	}
+
+	r = b.bot(t, ana, "answer", "--reason", "not on a Friday", "1", "no")
+	if r.code != 0 || !strings.Contains(r.stdout, `No — vetoed by ana: "not on a Friday"`) {
+		t.Fatalf("a no with its reason:\n%s", r)
+	}
+	if r := gate.wait(t); r.code != exitNo || strings.TrimSpace(r.stdout) != "no" || !strings.Contains(r.stderr, `vetoed by ana: "not on a Friday"`) {
+		t.Fatalf("bot ask after the veto:\n%s", r)
+	}
+
+	// A question of one person that asks every answer for its reason: --reason is the answer's
+	// text. The reason given twice (as own words and in --reason) is refused before sending.
+	why := b.ask(t, "--question", "Which region?", "--option", "eu", "--option", "us", "--allow-text", "--reason", "always")
+	b.waitPending(t, 1, why)
+	if r := b.answer(t, "1", "eu"); r.code != exitUsage || !strings.Contains(r.stderr, "this question asks for a reason with every answer") {
+		t.Fatalf("an answer without the reason asked for:\n%s", r)
+	}
+	if r := b.answer(t, "1", "somewhere", "cheap", "--reason", "cost"); r.code != exitUsage || !strings.Contains(r.stderr, "give the reason once") {
+		t.Fatalf("own words and --reason:\n%s", r)
+	}
+	r = b.answer(t, "1", "eu", "--reason", "closest to our users", "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"text": "closest to our users"`) {
+		t.Fatalf("bot answer --reason --json:\n%s", r)
+	}
+	if r := why.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "eu" || !strings.Contains(r.stderr, "closest to our users") {
+		t.Fatalf("bot ask after an answer with its reason:\n%s", r)
+	}
+}
+
+// TestAskApprovalsRefused: what the server refuses of a team approval comes back as its
+// sentence, exit 2, and nothing is asked.
+func TestAskApprovalsRefused(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--confirm", "--approvals", "0"}, "approvals 0 is not from 1 to 20"},
+		{[]string{"--confirm", "--approvals", "21"}, "approvals 21 is not from 1 to 20"},
+		{[]string{"--text", "--approvals", "2"}, "a quorum of free answers decides nothing"},
+		{[]string{"--option", "a", "--option", "b", "--no-veto"}, "veto is only for a confirm"},
+		{[]string{"--confirm", "--reason", "sometimes"}, `reason "sometimes" is not one of on_no or always`},
+		{[]string{"--confirm", "--approvals", "two"}, `"two" is not a whole number`},
+	} {
+		r := b.ask(t, append([]string{"--question", "Refused?"}, c.args...)...).wait(t)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("bot ask %q: want exit 2 saying %q\n%s", c.args, c.want, r)
+		}
+	}
+	if qs := b.questions(t, "--all"); len(qs) != 0 {
+		t.Errorf("refused asks left questions: %+v", qs)
+	}
+}
+
+// TestAskWithDeadlinesAndExtend: bot ask --remind, --escalate, --extend-by and --extend-max with
+// the built binary against a real server; bot questions shows where the deadlines stand, and
+// bot extend moves the expiry as the asker allows and no further.
+func TestAskWithDeadlinesAndExtend(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ana := b.createToken(t, "ana", "answer")
+	gate := b.ask(t, "--confirm", "--question", "Ship it?", "--expires-in", "2h", "--default", "no",
+		"--remind", "30m", "--remind", "5m", "--escalate", "after=1h,answerers=S0LEADS1+U0BOB1,mention",
+		"--extend-by", "1h", "--extend-max", "90m")
+	q := b.waitPending(t, 1, gate)[0]
+	if got := q.Remind; len(got) != 2 || got[0] != inquiry.Duration(30*time.Minute) || got[1] != inquiry.Duration(5*time.Minute) {
+		t.Fatalf("remind = %v", got)
+	}
+	if len(q.Escalate) != 1 || strings.Join(q.Escalate[0].Answerers, "|") != "S0LEADS1|U0BOB1" || !q.Escalate[0].Mention {
+		t.Fatalf("escalate = %+v", q.Escalate)
+	}
+	list := b.bot(t, "", "questions")
+	for _, want := range []string{"not escalated yet (1 step(s))", "0 reminder(s) sent, 2 to come"} {
+		if !strings.Contains(list.stdout, want) {
+			t.Errorf("bot questions lacks %q:\n%s", want, list)
+		}
+	}
+
+	r := b.bot(t, ana, "extend", "1")
+	if r.code != 0 || !strings.Contains(r.stdout, "Deadline extended by 1h, to ") {
+		t.Fatalf("bot extend 1:\n%s", r)
+	}
+	after := b.questions(t)[0]
+	if got := after.ExpiresAt.Sub(*q.ExpiresAt); got != time.Hour {
+		t.Errorf("the expiry moved by %s, want 1h", got)
+	}
+	if r := b.bot(t, ana, "extend", q.Key, "1h"); r.code == 0 || !strings.Contains(r.stderr, "more than the 30m left of extend.max 1h30m") {
+		t.Errorf("bot extend past extend.max:\n%s", r)
+	}
+	if r := b.bot(t, ana, "extend", q.Key, "soon"); r.code != exitUsage || !strings.Contains(r.stderr, `"soon" is not a positive duration`) {
+		t.Errorf("bot extend soon:\n%s", r)
+	}
+	// A second extension says what it gave, and the total apart (it used to say the total only).
+	if r := b.bot(t, ana, "extend", q.Key, "30m"); r.code != 0 || !strings.Contains(r.stdout, "Deadline extended by 30m, to ") || !strings.Contains(r.stdout, "(1h30m in all)") {
+		t.Errorf("bot extend by the 30m left:\n%s", r)
+	}
+	if list = b.bot(t, "", "questions"); !strings.Contains(list.stdout, "extended by 1h") {
+		t.Errorf("bot questions lacks the extension:\n%s", list)
+	}
+	if log := b.bot(t, "", "log", q.Key); !strings.Contains(log.stdout, "extended") || !strings.Contains(log.stdout, "by 1h (in all 1h)") {
+		t.Errorf("bot log lacks the extension:\n%s", log)
+	}
+	if r := b.bot(t, ana, "answer", "1", "yes"); r.code != 0 {
+		t.Fatalf("bot answer:\n%s", r)
+	}
+	if res := gate.wait(t); res.code != 0 {
+		t.Fatalf("bot ask after a yes:\n%s", res)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--remind", "10m"}, "remind needs an expiry"},
+		{[]string{"--expires-in", "1h", "--remind", "2h"}, "falls at or before now"},
+		{[]string{"--expires-in", "1h", "--escalate", "after=2h,channel=C0OPS1"}, "falls at or after the expiry"},
+		{[]string{"--expires-in", "1h", "--escalate", "channel=C0OPS1"}, "a step needs after="},
+		{[]string{"--expires-in", "1h", "--extend-by", "1h"}, "--extend-by and --extend-max go together"},
+	} {
+		r := b.ask(t, append([]string{"--confirm", "--question", "Refused?"}, c.args...)...).wait(t)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("bot ask %q: want exit 2 saying %q\n%s", c.args, c.want, r)
+		}
+	}
+}
+
+// TestLog: bot log prints an inquiry's record, one event a line (time, type, who, what), and
+// --json as the API gives it; a token of another namespace reads nothing of it.
+func TestLog(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ship := b.ask(t, "--confirm", "--question", "Ship it?")
+	key := b.waitPending(t, 1, ship)[0].Key
+	if r := b.answer(t, "1", "no"); r.code != 0 {
+		t.Fatalf("bot answer:\n%s", r)
+	}
+	if r := ship.wait(t); r.code != exitNo {
+		t.Fatalf("bot ask:\n%s", r)
+	}
+
+	r := b.bot(t, b.asker, "log", key)
+	if r.code != 0 {
+		t.Fatalf("bot log:\n%s", r)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("bot log printed %d lines, want created and answered:\n%s", len(lines), r)
+	}
+	for i, want := range [][]string{
+		{"created", "asker", `confirm "Ship it?"`, "policy ask", "transport inbox"},
+		{"answered", "admin", "no"},
+	} {
+		f := strings.Fields(lines[i])
+		if len(f) < 4 || !strings.HasSuffix(f[1], "Z") || f[2] != want[0] || f[3] != want[1] {
+			t.Errorf("line %d is not TIME TYPE BY SUMMARY with %v: %q", i, want[:2], lines[i])
+		}
+		for _, w := range want[2:] {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("line %d lacks %q: %q", i, w, lines[i])
+			}
+		}
+	}
+
+	r = b.bot(t, b.asker, "log", key, "--json")
+	var out struct {
+		Events []inquiry.Event `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
+		t.Fatalf("bot log --json: %v\n%s", err, r)
+	}
+	if len(out.Events) != 2 || out.Events[0].Type != inquiry.EventCreated || out.Events[1].Type != inquiry.EventAnswered ||
+		out.Events[0].InquiryKey != key || out.Events[0].ID >= out.Events[1].ID || !strings.Contains(r.stdout, `"id": "`) {
+		t.Errorf("bot log --json:\n%s", r)
+	}
+
+	other := b.createToken(t, "elsewhere", "ask")
+	if r := b.bot(t, other, "log", key); r.code != exitUsage || !strings.Contains(r.stderr, "another namespace") {
+		t.Errorf("bot log by another namespace:\n%s", r)
+	}
+	if r := b.bot(t, b.asker, "log", "inq_nothere"); r.code != exitUsage || !strings.Contains(r.stderr, "inq_nothere") {
+		t.Errorf("bot log of no inquiry:\n%s", r)
+	}
+	if r := b.bot(t, b.asker, "log"); r.code != exitUsage || !strings.Contains(r.stderr, "one inquiry key") {
+		t.Errorf("bot log without a key:\n%s", r)
+	}
+}
+
 // ---- in process: the reading of typed answers ----
 
 func TestReadReply(t *testing.T) {

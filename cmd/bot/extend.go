@@ -41,11 +41,7 @@ func runExtend(ctx context.Context, e *env) error {
 		}
 		by = d.D()
 	}
-	c, err := newClient(e)
-	if err != nil {
-		return err
-	}
-	rec, err := findQuestion(ctx, c, pos[0])
+	c, rec, err := findQuestion(ctx, e, pos[0])
 	if err != nil {
 		return err
 	}
