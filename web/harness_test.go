@@ -177,6 +177,16 @@ func (b *bundle) open(link string) page {
 	return readPage(b.t, resp)
 }
 
+// openPast opens link n times, each one shown, and returns the opening after them: the first
+// past a burst of n.
+func (b *bundle) openPast(link string, n int) page {
+	b.t.Helper()
+	for range n {
+		require.Equal(b.t, http.StatusOK, b.open(link).status)
+	}
+	return b.open(link)
+}
+
 func (b *bundle) abs(link string) string {
 	if strings.HasPrefix(link, "/") {
 		return b.url + link
