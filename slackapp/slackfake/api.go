@@ -261,6 +261,19 @@ func (req *request) str(name string) string {
 	return ""
 }
 
+// view reads the view argument that views.open and views.publish require and judges it with
+// check: Slack refuses a missing view before it looks at one.
+func (req *request) view(check func(json.RawMessage) *apiError) (json.RawMessage, *apiError) {
+	raw, ok := req.json["view"]
+	if !ok {
+		return nil, fail("invalid_arguments", "missing required field: view")
+	}
+	if e := check(raw); e != nil {
+		return nil, e
+	}
+	return raw, nil
+}
+
 // postable finds a channel the bot may post in. A user id (U…, W…) is the bot's direct message
 // with that user, as chat.postMessage takes it: Slack opens the conversation (D…) on the first
 // message and answers with its id.
@@ -426,11 +439,8 @@ func (s *Server) openView(req *request) (map[string]any, *apiError) {
 	case time.Since(tr.issued) > 3*time.Second:
 		return nil, fail("expired_trigger_id")
 	}
-	raw, ok := req.json["view"]
-	if !ok {
-		return nil, fail("invalid_arguments", "missing required field: view")
-	}
-	if e := checkView(raw); e != nil {
+	raw, e := req.view(checkView)
+	if e != nil {
 		return nil, e
 	}
 	tr.used = true

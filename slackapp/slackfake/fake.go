@@ -457,12 +457,18 @@ type Ephemeral struct {
 
 // Ephemerals returns the ephemerals sent to user (to anybody when user is "").
 func (s *Server) Ephemerals(user string) []Ephemeral {
+	return sentTo(s, &s.ephem, user, func(e Ephemeral) string { return e.User })
+}
+
+// sentTo copies, under the lock, the entries of a log that went to user (every entry when user
+// is ""), oldest first; to says whom an entry went to.
+func sentTo[T any](s *Server, log *[]T, user string, to func(T) string) []T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Ephemeral
-	for _, e := range s.ephem {
-		if user == "" || e.User == user {
-			out = append(out, e)
+	var out []T
+	for _, x := range *log {
+		if user == "" || to(x) == user {
+			out = append(out, x)
 		}
 	}
 	return out

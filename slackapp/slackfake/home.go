@@ -49,11 +49,8 @@ func (s *Server) publishView(req *request) (map[string]any, *apiError) {
 	if !strings.HasPrefix(user, "U") && !strings.HasPrefix(user, "W") {
 		return nil, fail("user_not_found")
 	}
-	raw, ok := req.json["view"]
-	if !ok {
-		return nil, fail("invalid_arguments", "missing required field: view")
-	}
-	if e := homeRefusal(raw); e != nil {
+	raw, e := req.view(homeRefusal)
+	if e != nil {
 		return nil, e
 	}
 	cur, had := s.homes[user]
@@ -88,15 +85,7 @@ func (s *Server) HomeOf(user string) (Home, bool) {
 
 // Homes returns every Home tab published for user (for anybody when user is ""), oldest first.
 func (s *Server) Homes(user string) []Home {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Home
-	for _, h := range s.homeLog {
-		if user == "" || h.User == user {
-			out = append(out, h)
-		}
-	}
-	return out
+	return sentTo(s, &s.homeLog, user, func(h Home) string { return h.User })
 }
 
 // OpenHome has user open the app's Home tab: Slack sends app_home_opened (tab "home"), with
