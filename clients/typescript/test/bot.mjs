@@ -1,6 +1,7 @@
 // The real `bot serve` for the tests: built from this repository (or taken from BOT_BIN), started
 // on a free port with an embedded SQLite database in a temporary directory, its first-start admin
 // token read from what it prints.
+import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, mkdirSync, renameSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
@@ -28,6 +29,14 @@ export function botBinary() {
   renameSync(mine, out);
   built = out;
   return out;
+}
+
+/** The error promise is rejected with; a promise that resolves fails the test, saying what. */
+export async function rejection(promise, what) {
+  return promise.then(
+    () => assert.fail(what),
+    (e) => e,
+  );
 }
 
 /**

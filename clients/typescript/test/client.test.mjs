@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { Client, InquiryError, derivedId, verifyCallback, signCallback, MAX_WAIT_SECONDS } from "../dist/index.js";
 import { retryAfterSeconds } from "../dist/client.js";
-import { botBinary, makeToken, startBot, startProxy, startReceiver } from "./bot.mjs";
+import { botBinary, makeToken, rejection, startBot, startProxy, startReceiver } from "./bot.mjs";
 
 let bot;
 let asker; // an ask token's client
@@ -36,6 +36,20 @@ function recording(url, token = askToken) {
     },
   });
   return { client, pauses };
+}
+
+/**
+ * A passing fault as the bot answers it, JSON with fatal false, for a proxy to answer in the bot's
+ * stead; with retryAfter, the Retry-After it says to wait.
+ */
+function passingFault(status, code, retryAfter) {
+  const messages = {
+    storage_unavailable: "the database is unavailable right now: try again shortly",
+    rate_limited: "too many requests from this token: wait for Retry-After",
+  };
+  const headers = { "Content-Type": "application/json" };
+  if (retryAfter !== undefined) headers["Retry-After"] = retryAfter;
+  return { status, headers, body: JSON.stringify({ error: { code, message: messages[code], fatal: false } }) };
 }
 
 /** Waits until the answerer sees the pending inquiry with id, and returns it. */
@@ -167,16 +181,8 @@ test("asked once on a retry: the ask that landed but whose answer was lost is fo
 test("a 503 (the database or the gateway briefly down) and a 429 are retried after their Retry-After", async () => {
   const faults = [
     { status: 503, headers: { "Retry-After": "1", "Content-Type": "text/html" }, body: "<html>503 Service Unavailable</html>" },
-    {
-      status: 503,
-      headers: { "Retry-After": "2", "Content-Type": "application/json" },
-      body: JSON.stringify({ error: { code: "storage_unavailable", message: "the database is unavailable right now: try again shortly", fatal: false } }),
-    },
-    {
-      status: 429,
-      headers: { "Retry-After": "3", "Content-Type": "application/json" },
-      body: JSON.stringify({ error: { code: "rate_limited", message: "too many requests from this token: wait for Retry-After", fatal: false } }),
-    },
+    passingFault(503, "storage_unavailable", "2"),
+    passingFault(429, "rate_limited", "3"),
   ];
   const proxy = await startProxy(bot.url, async (req, body, forward) => (faults.length > 0 ? faults.shift() : forward()));
   try {
@@ -237,13 +243,7 @@ test("Retry-After is read in seconds and as an HTTP date, and bounded", () => {
 test("an ask that does not wait (deadline 0) still rides out a passing fault", async () => {
   // Asking and moving on (the answer comes by callback or a later wait) is where a 503 hurts
   // most: the question is retried for a while (retryFloorMs, 30 s by default), not given up.
-  const faults = [
-    {
-      status: 503,
-      headers: { "Retry-After": "2", "Content-Type": "application/json" },
-      body: JSON.stringify({ error: { code: "storage_unavailable", message: "the database is unavailable right now: try again shortly", fatal: false } }),
-    },
-  ];
+  const faults = [passingFault(503, "storage_unavailable", "2")];
   const proxy = await startProxy(bot.url, async (req, body, forward) => (faults.length > 0 ? faults.shift() : forward()));
   try {
     const { client, pauses } = recording(proxy.url);
@@ -258,16 +258,10 @@ test("an ask that does not wait (deadline 0) still rides out a passing fault", a
 });
 
 test("a passing fault that outlasts the deadline is thrown as it is, not fatal", async () => {
-  const proxy = await startProxy(bot.url, async () => ({
-    status: 503,
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ error: { code: "storage_unavailable", message: "the database is unavailable right now: try again shortly", fatal: false } }),
-  }));
+  const proxy = await startProxy(bot.url, async () => passingFault(503, "storage_unavailable"));
   try {
-    const err = await new Client(proxy.url, askToken, { retryFloorMs: 0 }).ask({ kind: "confirm", question: "Rebuild the index?" }, { deadline: 1200 }).then(
-      () => assert.fail("the ask succeeded"),
-      (e) => e,
-    );
+    const slow = new Client(proxy.url, askToken, { retryFloorMs: 0 });
+    const err = await rejection(slow.ask({ kind: "confirm", question: "Rebuild the index?" }, { deadline: 1200 }), "the ask succeeded");
     assert.ok(err instanceof InquiryError);
     assert.equal(err.code, "storage_unavailable");
     assert.equal(err.fatal, false);
@@ -283,10 +277,7 @@ test("inquiry_unavailable is thrown as fatal and not retried", async () => {
   try {
     const { client, pauses } = recording(proxy.url);
     // This server has no Slack: nobody can be asked through it, now or on a retry.
-    const err = await client.ask({ kind: "confirm", question: "Ship it?", config: { transport: "slack" } }, { deadline: 30_000 }).then(
-      () => assert.fail("the ask succeeded"),
-      (e) => e,
-    );
+    const err = await rejection(client.ask({ kind: "confirm", question: "Ship it?", config: { transport: "slack" } }, { deadline: 30_000 }), "the ask succeeded");
     assert.ok(err instanceof InquiryError);
     assert.equal(err.code, "inquiry_unavailable");
     assert.equal(err.fatal, true);
@@ -310,10 +301,7 @@ test("inquiry_unavailable is fatal even from a server (or a proxy) that leaves f
   }));
   try {
     const { client, pauses } = recording(proxy.url);
-    const err = await client.ask({ kind: "confirm", question: "Ship it now?" }, { deadline: 30_000 }).then(
-      () => assert.fail("the ask succeeded"),
-      (e) => e,
-    );
+    const err = await rejection(client.ask({ kind: "confirm", question: "Ship it now?" }, { deadline: 30_000 }), "the ask succeeded");
     assert.equal(err.code, "inquiry_unavailable");
     assert.equal(err.fatal, true);
     assert.equal(proxy.requests.length, 1, "a fatal error is never retried");
@@ -324,7 +312,7 @@ test("inquiry_unavailable is fatal even from a server (or a proxy) that leaves f
 });
 
 test("a refusal carries the domain's code, sentence and field", async () => {
-  const err = await asker.ask({ kind: "choice", question: "Pick one", options: ["only"] }).then(() => assert.fail("asked"), (e) => e);
+  const err = await rejection(asker.ask({ kind: "choice", question: "Pick one", options: ["only"] }), "asked");
   assert.ok(err instanceof InquiryError);
   assert.equal(err.code, "invalid_inquiry");
   assert.equal(err.field, "options");

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { Client, InquiryError } from "../dist/index.js";
-import { startBot } from "./bot.mjs";
+import { rejection, startBot } from "./bot.mjs";
 
 let bot;
 let slack;
@@ -35,10 +35,7 @@ after(async () => {
 
 test("an inquiry whose delivery fails for good throws its failure, fatal", async () => {
   const client = new Client(bot.url, bot.token);
-  const err = await client.ask({ kind: "confirm", question: "Ship release 3.2?", config: { transport: "slack" } }, { deadline: 30_000 }).then(
-    () => assert.fail("the ask returned"),
-    (e) => e,
-  );
+  const err = await rejection(client.ask({ kind: "confirm", question: "Ship release 3.2?", config: { transport: "slack" } }, { deadline: 30_000 }), "the ask returned");
   assert.ok(err instanceof InquiryError);
   assert.equal(err.code, "inquiry_unavailable");
   assert.equal(err.fatal, true);
