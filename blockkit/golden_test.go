@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slack-go/slack"
-
 	"github.com/inquiry-bot/bot/blockkit"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/slack-go/slack"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current rendering")
