@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -37,16 +38,17 @@ const probeEvery = 2 * time.Second
 type parked struct {
 	s       *Server
 	conn    *limitedConn
+	key     string
 	ctx     context.Context // the request's values, not its end
-	stop    context.CancelFunc
-	release func() // the waiter slot
-	header  http.Header
-	close   bool // the request asked for Connection: close
+	release func()          // the waiter slot
+	header  []string        // the response's header set before the wait, as name, value pairs
+	close   bool            // the request asked for Connection: close
 	line    requestLine
 
 	mu       sync.Mutex // with answered: the prober and the answer take turns on the connection
 	answered bool
-	gone     bool // the client went away: no response, the connection closed
+	gone     bool   // the client went away: no response, the connection closed
+	cancel   func() // Service.Park's, once it has returned
 }
 
 // parkers are a Server's parked long-polls, and its prober.
@@ -72,16 +74,22 @@ func (s *Server) park(c *gin.Context, key string, wait time.Duration, release fu
 	}
 	start, _ := c.Get(ctxStart)
 	t0, _ := start.(time.Time)
-	p := &parked{s: s, conn: lc, release: release, header: c.Writer.Header().Clone(), close: c.Request.Close,
-		line: lineOf(c, t0, requestID(c))}
-	p.ctx, p.stop = context.WithCancel(context.WithoutCancel(c.Request.Context()))
+	p := &parked{s: s, conn: lc, key: key, release: release, close: c.Request.Close, line: lineOf(c, t0, requestID(c))}
+	for name, values := range c.Writer.Header() {
+		for _, v := range values {
+			p.header = append(p.header, name, v)
+		}
+	}
+	// The request's one value the wait reads (the caller: what it may see), not its end: net/http
+	// ends it when the handler returns, and its chain costs as much as the rest of the waiter. A
+	// context that never ends costs the wait nothing; the prober ends a wait by its cancel.
+	p.ctx = inquiry.WithCaller(context.Background(), inquiry.CallerFrom(c.Request.Context()))
 	p.line.ctx = p.ctx
 	c.Set(ctxParked, true) // requestLog leaves the line to the response
 	conn, rw, err := c.Writer.Hijack()
 	if err != nil {
 		// Cannot happen on net/http's HTTP/1.1 before anything is written; answered as a fault.
 		c.Set(ctxParked, false)
-		p.stop()
 		release()
 		s.abort(c, err)
 		return true
@@ -92,8 +100,15 @@ func (s *Server) park(c *gin.Context, key string, wait time.Duration, release fu
 		ahead, _ = rw.Reader.Peek(n)
 	}
 	lc.parkWith(ahead)
-	s.parkers.add(p)
-	s.svc.Park(p.ctx, key, wait, p.answer)
+	s.parkers.add(p) // before Park, which may answer at once
+	cancel := s.svc.Park(p.ctx, key, wait, p.answer)
+	p.mu.Lock()
+	p.cancel = cancel
+	gone := p.gone && !p.answered // probed meanwhile
+	p.mu.Unlock()
+	if gone {
+		cancel()
+	}
 	return true
 }
 
@@ -105,16 +120,24 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 	gone := p.gone
 	p.mu.Unlock()
 	defer p.s.parkers.remove(p) // once the response is written: WaitParked waits for that
-	p.stop()
-	status, body := p.respond(rec, err)
+	if gone && rec == nil && errors.Is(err, context.Canceled) {
+		// Ended by the prober: the inquiry as it stands, as net/http's background read seeing
+		// the client go made today's wait read it (for the log line; the response is not sent).
+		rec, err = p.s.svc.Get(p.ctx, p.key)
+	}
+	header := make(http.Header, len(p.header)/2+4)
+	for i := 0; i+1 < len(p.header); i += 2 {
+		header[p.header[i]] = append(header[p.header[i]], p.header[i+1])
+	}
+	status, body := p.respond(header, rec, err)
 	// As the handler's deferred release ran before net/http flushed its answer: a caller that
 	// has the answer may wait again at once.
 	p.release()
 	closing := p.close || gone || isClosed(p.s.svc.Hub.Closing()) || !p.conn.l.canHandBack()
 	if closing {
-		p.header.Set("Connection", "close")
+		header.Set("Connection", "close")
 	}
-	head := responseHead(status, p.header, len(body))
+	head := responseHead(status, header, len(body))
 	if !gone {
 		_ = p.conn.SetWriteDeadline(p.line.start.Add(writeTimeout))
 		if _, werr := p.conn.Write(append(head, body...)); werr != nil {
@@ -136,19 +159,19 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 
 // respond is the status and body today's wait answers with (getInquiry's, after Service.Wait):
 // the inquiry as presented, or the error as abort answers it, rendered as gin renders c.JSON.
-func (p *parked) respond(rec *inquiry.Record, err error) (int, []byte) {
+func (p *parked) respond(header http.Header, rec *inquiry.Record, err error) (int, []byte) {
 	status, v := http.StatusOK, any(nil)
 	if err != nil {
 		d, st, retryAfter := p.s.errorAnswer(p.ctx, p.line.id, err)
 		if retryAfter != "" {
-			p.header.Set("Retry-After", retryAfter)
+			header.Set("Retry-After", retryAfter)
 		}
 		p.line.errorCode = string(d.Code)
 		status, v = st, ErrorBody{Error: d}
 	} else {
 		v = p.s.present(rec)
 	}
-	w := bufferWriter{header: p.header}
+	w := bufferWriter{header: header}
 	if rerr := (render.JSON{Data: v}).Render(&w); rerr != nil {
 		d, st, _ := p.s.errorAnswer(p.ctx, p.line.id, rerr)
 		p.line.errorCode = string(d.Code)
@@ -232,13 +255,15 @@ func (ps *parkers) probe() {
 		ps.mu.Unlock()
 		for i, p := range round {
 			p.mu.Lock()
+			var cancel func()
 			if !p.answered && !p.gone && p.conn.probe(buf) {
-				p.gone = true
+				p.gone, cancel = true, p.cancel
 			}
-			gone := p.gone && !p.answered
 			p.mu.Unlock()
-			if gone {
-				p.stop() // the wait ends as when net/http's background read sees the client go
+			if cancel != nil {
+				// The wait ends as when net/http's background read sees the client go; the
+				// answer reads the inquiry, on a goroutine of its own.
+				go cancel()
 			}
 			round[i] = nil
 		}

@@ -19,7 +19,18 @@ type Hub struct {
 // still the one in the map.
 type waiterSet struct {
 	chans map[chan struct{}]struct{}
+	one   *hubFunc // the first callback, without a map: most keys have one waiter
 	funcs map[*hubFunc]struct{}
+}
+
+// each calls fn with every callback of the set.
+func (set *waiterSet) each(fn func(*hubFunc)) {
+	if set.one != nil {
+		fn(set.one)
+	}
+	for f := range set.funcs {
+		fn(f)
+	}
 }
 
 // hubFunc is a callback subscription: a pointer, so that each is its own map key.
@@ -38,9 +49,7 @@ func (h *Hub) Close() {
 		h.closed = true
 		var fns []*hubFunc
 		for _, set := range h.waiters {
-			for f := range set.funcs {
-				fns = append(fns, f)
-			}
+			set.each(func(f *hubFunc) { fns = append(fns, f) })
 		}
 		h.mu.Unlock()
 		for _, f := range fns {
@@ -81,10 +90,14 @@ func (h *Hub) SubscribeFunc(key string, fn func()) (unsubscribe func()) {
 	f := &hubFunc{fn: fn}
 	h.mu.Lock()
 	set := h.set(key)
-	if set.funcs == nil {
-		set.funcs = map[*hubFunc]struct{}{}
+	switch {
+	case set.one == nil:
+		set.one = f
+	case set.funcs == nil:
+		set.funcs = map[*hubFunc]struct{}{f: {}}
+	default:
+		set.funcs[f] = struct{}{}
 	}
-	set.funcs[f] = struct{}{}
 	closed := h.closed
 	h.mu.Unlock()
 	if closed {
@@ -92,7 +105,11 @@ func (h *Hub) SubscribeFunc(key string, fn func()) (unsubscribe func()) {
 	}
 	return func() {
 		h.mu.Lock()
-		delete(set.funcs, f)
+		if set.one == f {
+			set.one = nil
+		} else {
+			delete(set.funcs, f)
+		}
 		h.drop(key, set)
 		h.mu.Unlock()
 	}
@@ -110,7 +127,7 @@ func (h *Hub) set(key string) *waiterSet {
 
 // drop forgets key's set once it is empty; h.mu is held.
 func (h *Hub) drop(key string, set *waiterSet) {
-	if len(set.chans) == 0 && len(set.funcs) == 0 && h.waiters[key] == set {
+	if len(set.chans) == 0 && set.one == nil && len(set.funcs) == 0 && h.waiters[key] == set {
 		delete(h.waiters, key)
 	}
 }
@@ -141,9 +158,7 @@ func (set *waiterSet) wakeAll(fns []*hubFunc) []*hubFunc {
 		default: // already woken; one pending wake is enough
 		}
 	}
-	for f := range set.funcs {
-		fns = append(fns, f)
-	}
+	set.each(func(f *hubFunc) { fns = append(fns, f) })
 	return fns
 }
 
@@ -154,6 +169,9 @@ func (h *Hub) Waiters() int {
 	n := 0
 	for _, set := range h.waiters {
 		n += len(set.chans) + len(set.funcs)
+		if set.one != nil {
+			n++
+		}
 	}
 	return n
 }

@@ -25,10 +25,15 @@ func (s *Service) Park(ctx context.Context, key string, d time.Duration, done fu
 	// Subscribed before the first read, so that a wake between the read and the wait is not lost
 	// (it makes the read run again).
 	p.unsubscribe = s.Hub.SubscribeFunc(key, p.wake)
-	p.stopCtx = context.AfterFunc(ctx, p.ctxDone)
+	p.stopCtx = noStop
+	if ctx.Done() != nil { // a context that never ends costs nothing to watch
+		p.stopCtx = context.AfterFunc(ctx, p.ctxDone)
+	}
 	p.read()
 	return p.cancel
 }
+
+func noStop() bool { return false }
 
 // parking is one waiter of Park.
 type parking struct {
