@@ -146,8 +146,9 @@ func Listen(addr string, l Limits) (net.Listener, error) {
 // Transfer-Encoding is present, so no handler could tell). Bodies go through at once. A
 // connection that turns out to be framed in a way the listener does not follow (a malformed
 // chunk, a head net/http will refuse anyway) ends after what net/http needs to refuse it. It
-// reads plain HTTP/1.x: TLS, where there is any, ends in front of the bot, and the server hijacks
-// no connection (a hijacked one would still be read as HTTP/1.1).
+// reads plain HTTP/1.x: TLS, where there is any, ends in front of the bot, and the only
+// connections the server hijacks are parked HTTP/1.1 long-polls (park.go), whose requests go on
+// being HTTP/1.1 when they are handed back (handBack).
 func NewListener(inner net.Listener, l Limits) net.Listener {
 	l = l.withDefaults()
 	return &listener{Listener: inner, lim: l, slots: make(chan struct{}, l.MaxConns), done: make(chan struct{}),

@@ -27,7 +27,8 @@ import (
 //
 //	BENCH_WAITERS=5000 BENCH_HEAPPROFILE=heap.out go test -run '^$' -bench LongPollWaiters -benchtime 1x ./gateway
 //
-// It is never part of a plain go test run.
+// With BENCH_POSTGRES=1 the store is PostgreSQL (TEST_DATABASE_URL), as in row 5. It is never
+// part of a plain go test run.
 func BenchmarkLongPollWaiters(b *testing.B) {
 	n := 2000
 	if v, err := strconv.Atoi(os.Getenv("BENCH_WAITERS")); err == nil && v > 0 {
@@ -37,7 +38,11 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 		// Every allocation recorded: a waiter's few kB would otherwise fall between samples.
 		runtime.MemProfileRate = 1
 	}
-	bd := setup(b, withPolicy(inquiry.PolicyAsk), withoutDispatcher())
+	opts := []option{withPolicy(inquiry.PolicyAsk), withoutDispatcher()}
+	if os.Getenv("BENCH_POSTGRES") != "" {
+		opts = append(opts, withDB(adminURL())) // as cmd/benchmark's row 5 runs the bot
+	}
+	bd := setup(b, opts...)
 	// Served as `bot serve` serves: on the hardened listener (which reads ahead of net/http) and
 	// with NewHTTPServer's timeouts, not httptest's bare server.
 	ln, err := gateway.Listen("127.0.0.1:0", gateway.Limits{MaxConns: n + 100})
