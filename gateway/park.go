@@ -138,6 +138,10 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 		header.Set("Connection", "close")
 	}
 	head := responseHead(status, header, len(body))
+	// Logged before the response is written, as requestLog logs before net/http flushes what
+	// the handler wrote: a client that has the answer finds its line in the log.
+	p.line.status, p.line.bytes = status, len(body)
+	p.s.writeLine(&p.line)
 	if !gone {
 		_ = p.conn.SetWriteDeadline(p.line.start.Add(writeTimeout))
 		if _, werr := p.conn.Write(append(head, body...)); werr != nil {
@@ -145,8 +149,6 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 		}
 		_ = p.conn.SetWriteDeadline(time.Time{})
 	}
-	p.line.status, p.line.bytes = status, len(body)
-	p.s.writeLine(&p.line)
 	if closing {
 		if !gone {
 			p.conn.linger() // the answer must not be lost to a reset over unread input
