@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -92,21 +93,32 @@ func oneLine(s string) string {
 // abort answers c with err and stops the handler chain. Internal errors and storage faults are
 // logged with the request id; their detail never reaches the caller.
 func (s *Server) abort(c *gin.Context, err error) {
-	d := errorDetail(err)
-	status := StatusOf(d.Code)
-	switch d.Code {
-	case inquiry.CodeInternal:
-		s.log.ErrorContext(c.Request.Context(), "request failed", "request_id", requestID(c), "err", err)
-	case inquiry.CodeStorageUnavailable:
-		s.log.WarnContext(c.Request.Context(), "storage unavailable", "request_id", requestID(c), "err", err)
-		c.Header("Retry-After", retryAfterSeconds)
-	case inquiry.CodeRateLimited:
-		if secs := retryAfterOf(err); secs > 0 {
-			c.Header("Retry-After", strconv.Itoa(secs))
-		}
+	d, status, retryAfter := s.errorAnswer(c.Request.Context(), requestID(c), err)
+	if retryAfter != "" {
+		c.Header("Retry-After", retryAfter)
 	}
 	c.Set(ctxErrorCode, string(d.Code))
 	c.AbortWithStatusJSON(status, ErrorBody{Error: d})
+}
+
+// errorAnswer is abort's answer to err without a gin context (a parked long-poll has none): it
+// logs what abort logs, and returns the body's detail, the status and the Retry-After ("" for
+// none).
+func (s *Server) errorAnswer(ctx context.Context, id string, err error) (ErrorDetail, int, string) {
+	d := errorDetail(err)
+	retryAfter := ""
+	switch d.Code {
+	case inquiry.CodeInternal:
+		s.log.ErrorContext(ctx, "request failed", "request_id", id, "err", err)
+	case inquiry.CodeStorageUnavailable:
+		s.log.WarnContext(ctx, "storage unavailable", "request_id", id, "err", err)
+		retryAfter = retryAfterSeconds
+	case inquiry.CodeRateLimited:
+		if secs := retryAfterOf(err); secs > 0 {
+			retryAfter = strconv.Itoa(secs)
+		}
+	}
+	return d, StatusOf(d.Code), retryAfter
 }
 
 // abortStatus answers with a status the table does not give (the router's 405).

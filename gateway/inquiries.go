@@ -89,7 +89,8 @@ func (s *Server) createInquiry(c *gin.Context) {
 }
 
 // getInquiry returns an inquiry; with wait it long-polls until the inquiry leaves pending. The
-// wait is the service's hub wake-up, not a poll, and it ends when the caller goes away.
+// wait is the service's hub wake-up, not a poll, and it ends when the caller goes away. On
+// HTTP/1.1 on the gateway's listener the wait holds no goroutine: it is parked (park.go).
 func (s *Server) getInquiry(c *gin.Context) {
 	wait, err := queryWait(c)
 	if err != nil {
@@ -102,6 +103,9 @@ func (s *Server) getInquiry(c *gin.Context) {
 		release, ok := s.longPoll(c, true)
 		if !ok {
 			return
+		}
+		if s.park(c, key, wait, release) {
+			return // answered off this goroutine when the wait ends (park.go)
 		}
 		defer release()
 		if rec, err = s.svc.Wait(c.Request.Context(), key, wait); err != nil {

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -81,18 +83,36 @@ func (l Limits) withDefaults() Limits {
 // NewHTTPServer returns the server of handler h: net/http's own timeouts, with the header limit
 // as a backstop behind the listener's (net/http allows 4 KiB more than MaxHeaderBytes, so the
 // listener, which answers with a sentence, refuses first).
+//
+// On a listener of Listen or NewListener, its HTTP/1.1 long-polls are parked off their
+// goroutines while they wait (park.go): each request's context carries its connection for that.
 func NewHTTPServer(h http.Handler, l Limits) *http.Server {
 	l = l.withDefaults()
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: l.HeaderTimeout,
-		// Long-polls wait up to 55 s; leave room for the response.
-		WriteTimeout:   inquiry.MaxWait + 15*time.Second,
-		IdleTimeout:    2 * time.Minute,
-		MaxHeaderBytes: l.MaxHeaderBytes,
-		ErrorLog:       slog.NewLogLogger(l.Logger.Handler(), slog.LevelWarn),
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    l.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(l.Logger.Handler(), slog.LevelWarn),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if lc, ok := c.(*limitedConn); ok {
+				return context.WithValue(ctx, connKey{}, lc)
+			}
+			return ctx
+		},
 	}
 }
+
+// The timeouts of NewHTTPServer, which a parked long-poll keeps too.
+const (
+	// Long-polls wait up to 55 s; leave room for the response.
+	writeTimeout = inquiry.MaxWait + 15*time.Second
+	idleTimeout  = 2 * time.Minute
+)
+
+// connKey is the request context's key of its connection on a listener of NewListener.
+type connKey struct{}
 
 // Listen announces on the TCP address addr; see NewListener.
 func Listen(addr string, l Limits) (net.Listener, error) {
@@ -126,12 +146,13 @@ func Listen(addr string, l Limits) (net.Listener, error) {
 // Transfer-Encoding is present, so no handler could tell). Bodies go through at once. A
 // connection that turns out to be framed in a way the listener does not follow (a malformed
 // chunk, a head net/http will refuse anyway) ends after what net/http needs to refuse it. It
-// reads plain HTTP/1.x: TLS, where there is any, ends in front of the bot, and the server hijacks
-// no connection (a hijacked one would still be read as HTTP/1.1).
+// reads plain HTTP/1.x: TLS, where there is any, ends in front of the bot, and the only
+// connections the server hijacks are parked HTTP/1.1 long-polls (park.go), whose requests go on
+// being HTTP/1.1 when they are handed back (handBack).
 func NewListener(inner net.Listener, l Limits) net.Listener {
 	l = l.withDefaults()
 	return &listener{Listener: inner, lim: l, slots: make(chan struct{}, l.MaxConns), done: make(chan struct{}),
-		open: map[*limitedConn]struct{}{}}
+		open: map[*limitedConn]struct{}{}, backc: make(chan struct{}, 1)}
 }
 
 type listener struct {
@@ -143,54 +164,155 @@ type listener struct {
 
 	mu   sync.Mutex
 	open map[*limitedConn]struct{} // the connections holding a slot
+	// back holds the connections of parked long-polls that have answered (park.go), for Accept
+	// to hand to net/http again for their next request: each still holds its slot. poked marks
+	// the inner listener's deadline set in the past to end an Accept waiting in it; backc
+	// wakes an Accept waiting for a slot. closed: Close has run, so none is taken back.
+	back   []*limitedConn
+	poked  bool
+	backc  chan struct{}
+	closed bool
+
+	// waiting is the connection Accept took at the cap and holds, unread, until there is room
+	// (only Accept, which net/http calls from one goroutine, uses it).
+	waiting net.Conn
 }
 
 // Accept waits for a slot. At the cap it takes the next connection all the same, then makes
 // room for it: the connection idle the longest between requests is closed (keep-alive
 // connections must not lock out a new client: a probe, Slack), looking again every reclaimEvery
 // for one gone idle or closed meanwhile. So at most MaxConns connections are served, and one
-// more is held, unread, until there is room.
+// more is held, unread, until there is room. A connection a parked long-poll hands back
+// (handBack) comes first: it has its slot.
 func (l *listener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
+	for {
+		if lc := l.takeBack(); lc != nil {
+			return lc, nil
+		}
+		c, err := l.accept()
+		if errors.Is(err, errHandedBack) || errors.Is(err, os.ErrDeadlineExceeded) {
+			continue // woken for a connection handed back (nothing else sets the deadline)
+		}
+		return c, err
+	}
+}
+
+// errHandedBack ends accept's wait for a slot: a connection was handed back.
+var errHandedBack = errors.New("a connection was handed back")
+
+func (l *listener) accept() (net.Conn, error) {
+	if l.waiting == nil {
+		select {
+		case l.slots <- struct{}{}:
+			c, err := l.Listener.Accept()
+			if err != nil {
+				<-l.slots
+				return nil, err
+			}
+			return l.wrap(c), nil
+		case <-l.done:
+			return nil, net.ErrClosed
+		default:
+		}
 		c, err := l.Listener.Accept()
 		if err != nil {
-			<-l.slots
 			return nil, err
 		}
-		return l.wrap(c), nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	default:
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+		l.waiting = c
 	}
 	for {
 		select {
 		case l.slots <- struct{}{}:
-			return l.wrap(c), nil
+			return l.wrap(l.takeWaiting()), nil
 		default:
 		}
 		l.closeLongestIdle()
 		select {
 		case l.slots <- struct{}{}:
-			return l.wrap(c), nil
+			return l.wrap(l.takeWaiting()), nil
 		case <-l.done:
-			_ = c.Close()
+			_ = l.takeWaiting().Close()
 			return nil, net.ErrClosed
+		case <-l.backc:
+			return nil, errHandedBack
 		case <-time.After(reclaimEvery):
 		}
 	}
 }
+
+func (l *listener) takeWaiting() net.Conn {
+	c := l.waiting
+	l.waiting = nil
+	return c
+}
+
+// handBack queues lc, whose parked long-poll has answered, for Accept to give net/http again,
+// and wakes Accept; once the listener is closed it closes lc instead. The read-ahead bytes
+// are in lc already (unread).
+func (l *listener) handBack(lc *limitedConn) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		_ = lc.Close()
+		return
+	}
+	lc.mu.Lock()
+	lc.handedBack = time.Now()
+	lc.mu.Unlock()
+	l.back = append(l.back, lc)
+	if !l.poked {
+		if dl, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
+			l.poked = dl.SetDeadline(aLongTimeAgo) == nil
+		}
+	}
+	l.mu.Unlock()
+	select {
+	case l.backc <- struct{}{}:
+	default:
+	}
+}
+
+// canHandBack reports whether a connection can be handed back: the inner listener's Accept
+// can be ended by a deadline (a TCP listener's can), and the listener is open.
+func (l *listener) canHandBack() bool {
+	_, ok := l.Listener.(interface{ SetDeadline(time.Time) error })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return ok && !l.closed
+}
+
+// takeBack is the next connection handed back, nil when there is none; it clears the inner
+// listener's deadline first, so that a hand-back after it sets it again.
+func (l *listener) takeBack() *limitedConn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.poked {
+		if dl, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
+			_ = dl.SetDeadline(time.Time{})
+		}
+		l.poked = false
+	}
+	if len(l.back) == 0 {
+		return nil
+	}
+	lc := l.back[0]
+	l.back[0] = nil
+	l.back = l.back[1:]
+	if len(l.back) == 0 {
+		l.back = nil
+	}
+	return lc
+}
+
+// aLongTimeAgo is a deadline that has passed: it ends a blocked Accept at once.
+var aLongTimeAgo = time.Unix(1, 0)
 
 // reclaimEvery is how often an Accept at the cap looks again for room.
 const reclaimEvery = 100 * time.Millisecond
 
 // wrap makes c, which holds a slot, one of the listener's connections.
 func (l *listener) wrap(c net.Conn) *limitedConn {
-	lc := &limitedConn{Conn: c, lim: &l.lim, f: framer{lim: &l.lim}}
+	lc := &limitedConn{Conn: c, lim: &l.lim, f: framer{lim: &l.lim}, l: l}
 	lc.release = func() {
 		l.mu.Lock()
 		delete(l.open, lc)
@@ -221,8 +343,17 @@ func (l *listener) closeLongestIdle() {
 	}
 }
 
+// Close stops accepting, and closes the connections handed back and not yet taken again.
 func (l *listener) Close() error {
 	l.once.Do(func() { close(l.done) })
+	l.mu.Lock()
+	l.closed = true
+	back := l.back
+	l.back = nil
+	l.mu.Unlock()
+	for _, lc := range back {
+		_ = lc.Close()
+	}
 	return l.Listener.Close()
 }
 
@@ -236,6 +367,7 @@ type limitedConn struct {
 	lim     *Limits
 	release func() // gives the connection's slot back
 	once    sync.Once
+	l       *listener // the listener it came from, to hand it back to (park.go)
 
 	// idleSince is when net/http began to wait for the next request on the connection (zero
 	// while a request is under way); reclaimed marks one closed to make room. Both under mu.
@@ -258,6 +390,11 @@ type limitedConn struct {
 	reached    bool      // net/http asked for what follows the last byte it may have
 	deadline   time.Time // the read deadline net/http set
 	applied    time.Time // the read deadline the network connection has
+	// handedBack is when a parked long-poll handed the connection back (park.go), until
+	// net/http sets its first read deadline on it again: net/http takes it for a new
+	// connection and gives its first request only the header timeout to come, where a
+	// kept-alive one has the idle timeout.
+	handedBack time.Time
 }
 
 func (c *limitedConn) Read(p []byte) (int, error) {
@@ -420,6 +557,15 @@ func (c *limitedConn) effectiveDeadline() time.Time {
 func (c *limitedConn) SetReadDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.handedBack.IsZero() {
+		// The header deadline net/http gives a new connection: a handed-back one waits for its
+		// next request as long as a kept-alive one (the listener's own header timeout runs from
+		// the first byte).
+		if !t.IsZero() {
+			t = c.handedBack.Add(idleTimeout)
+		}
+		c.handedBack = time.Time{}
+	}
 	c.deadline = t
 	c.applied = c.effectiveDeadline()
 	return c.Conn.SetReadDeadline(c.applied)

@@ -76,6 +76,7 @@ type Server struct {
 	client  *http.Client
 	engine  *gin.Engine
 	openapi []byte
+	parkers parkers // long-polls parked off their goroutines (park.go)
 }
 
 // New builds the server and its routes. It panics when cfg.Service is nil: that is a wiring bug,
@@ -180,6 +181,8 @@ const (
 	ctxRequestID = "gateway.request_id"
 	ctxToken     = "gateway.token"
 	ctxErrorCode = "gateway.error_code"
+	ctxStart     = "gateway.start"  // when requestLog began, for a parked long-poll's line
+	ctxParked    = "gateway.parked" // a long-poll parked off its goroutine logs its own line
 )
 
 // RequestIDHeader carries the request id: taken from the caller when it is a sane one, else
@@ -213,38 +216,70 @@ func startRequest(c *gin.Context) (time.Time, string) {
 		id = newRequestID()
 	}
 	c.Set(ctxRequestID, id)
+	c.Set(ctxStart, start)
 	c.Header(RequestIDHeader, id)
 	return start, id
 }
 
-// logRequest is requestLog's after: the line, and the request's metrics.
+// logRequest is requestLog's after: the line, and the request's metrics. A long-poll parked
+// off its goroutine (park.go) has them written with its response instead.
 //
 //go:noinline
 func (s *Server) logRequest(c *gin.Context, start time.Time, id string) {
-	status := c.Writer.Status()
-	attrs := []any{
-		"request_id", id,
-		"method", excerpt(c.Request.Method),
-		"path", excerpt(redactPath(c.Request.URL.Path)),
-		"route", c.FullPath(),
-		"status", status,
-		"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
-		"bytes", c.Writer.Size(),
-		"remote", c.ClientIP(),
+	if c.GetBool(ctxParked) {
+		return
 	}
+	l := lineOf(c, start, id)
+	l.status, l.bytes, l.errorCode = c.Writer.Status(), c.Writer.Size(), c.GetString(ctxErrorCode)
+	s.writeLine(&l)
+}
+
+// requestLine is what the request log says of a request, taken from its context before the
+// context goes (gin reuses it): all of it when the request ends, or, for a parked long-poll,
+// all but its outcome before it is parked.
+type requestLine struct {
+	ctx                                  context.Context
+	start                                time.Time
+	id, method, path, route, remote, tok string
+	status, bytes                        int
+	errorCode                            string
+}
+
+// lineOf is what the line says of c that is known before its outcome.
+func lineOf(c *gin.Context, start time.Time, id string) requestLine {
+	l := requestLine{ctx: c.Request.Context(), start: start, id: id, method: c.Request.Method,
+		path: c.Request.URL.Path, route: c.FullPath(), remote: c.ClientIP()}
 	if tok, ok := c.Get(ctxToken); ok {
-		attrs = append(attrs, "token", tok.(*inquiry.Token).Name)
+		l.tok = tok.(*inquiry.Token).Name
 	}
-	if code := c.GetString(ctxErrorCode); code != "" {
-		attrs = append(attrs, "error_code", code)
+	return l
+}
+
+// writeLine logs the line and reports the request's metrics.
+func (s *Server) writeLine(l *requestLine) {
+	attrs := []any{
+		"request_id", l.id,
+		"method", excerpt(l.method),
+		"path", excerpt(redactPath(l.path)),
+		"route", l.route,
+		"status", l.status,
+		"duration_ms", float64(time.Since(l.start).Microseconds()) / 1000,
+		"bytes", l.bytes,
+		"remote", l.remote,
 	}
-	s.log.Log(c.Request.Context(), logLevelFor(status), "http request", attrs...)
+	if l.tok != "" {
+		attrs = append(attrs, "token", l.tok)
+	}
+	if l.errorCode != "" {
+		attrs = append(attrs, "error_code", l.errorCode)
+	}
+	s.log.Log(l.ctx, logLevelFor(l.status), "http request", attrs...)
 	if s.cfg.ObserveRequest != nil {
-		route := c.FullPath()
+		route := l.route
 		if route == "" {
 			route = "unmatched"
 		}
-		s.cfg.ObserveRequest(route, c.Request.Method, status, time.Since(start))
+		s.cfg.ObserveRequest(route, l.method, l.status, time.Since(l.start))
 	}
 }
 

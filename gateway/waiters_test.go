@@ -21,7 +21,9 @@ import (
 )
 
 // TestLongPollWaiterStack holds long-polls open on the hardened listener, as `bot serve` serves
-// them, and checks what the goroutine stacks of a parked one come to after a collection: the
+// them, over HTTP/1.0 — which, like HTTP/2, keeps the wait on its goroutine (an HTTP/1.1 one is
+// parked off it: TestParkedLongPollHoldsNoGoroutine) — and checks what the goroutine stacks of
+// a waiting one come to after a collection: the
 // handler's and net/http's background read, 8 kB and 4 kB. The middlewares keep their work out
 // of the frames that stay on the stack across c.Next (see requestLog): a middleware or a route
 // that holds a larger frame across the wait keeps the handler's stack at 16 kB — 80 MB more for
@@ -53,7 +55,7 @@ func TestLongPollWaiterStack(t *testing.T) {
 		c, err := net.Dial("tcp", addr)
 		require.NoError(t, err)
 		conns = append(conns, c)
-		_, err = io.WriteString(c, "GET /v1/inquiries/"+rec.Key+"?wait=55 HTTP/1.1\r\nHost: "+addr+"\r\nAuthorization: Bearer "+bd.askA+"\r\n\r\n")
+		_, err = io.WriteString(c, "GET /v1/inquiries/"+rec.Key+"?wait=55 HTTP/1.0\r\nHost: "+addr+"\r\nAuthorization: Bearer "+bd.askA+"\r\n\r\n")
 		require.NoError(t, err)
 	}
 	require.Eventually(t, func() bool { return bd.svc.Hub.Waiters() == n }, 60*time.Second, 20*time.Millisecond,

@@ -250,48 +250,16 @@ func (s *Service) delivery(rec *Record, kind DeliveryKind, target string, now ti
 
 // Wait returns the inquiry as soon as it leaves pending, or as it stands after d (at most
 // MaxWait) or when ctx ends. It is woken, not polled, and it returns at the inquiry's expiry
-// (expired then) when that comes first.
+// (expired then) when that comes first. It is Park, waited for on the caller's goroutine.
 func (s *Service) Wait(ctx context.Context, key string, d time.Duration) (*Record, error) {
-	if d > MaxWait {
-		d = MaxWait
+	type result struct {
+		rec *Record
+		err error
 	}
-	woken, done := s.Hub.Subscribe(key)
-	defer done()
-	rec, err := s.Get(ctx, key)
-	if err != nil || rec.Status != StatusPending || d <= 0 {
-		return rec, err
-	}
-	end := time.Now().Add(d)
-	// Wake at the expiry, not at the next sweep. A clock that is not the wall clock (a test's)
-	// moves on its own: the wait then still ends at d or at a wake-up, and reads it expired.
-	until := func(rec *Record) time.Duration {
-		left := time.Until(end)
-		if rec.ExpiresAt != nil {
-			left = min(left, rec.ExpiresAt.Sub(s.Clock()))
-		}
-		return max(left, time.Millisecond)
-	}
-	timer := time.NewTimer(until(rec))
-	defer timer.Stop()
-	for {
-		select {
-		case <-woken:
-			rec, err = s.Get(ctx, key)
-			if err != nil || rec.Status != StatusPending {
-				return rec, err
-			}
-			// Still pending (a vote, or more time given: Extend): the expiry may have moved. Reset
-			// drops a firing not yet received (go 1.23 timers).
-			timer.Reset(until(rec))
-		case <-timer.C:
-			return s.Get(ctx, key)
-		case <-s.Hub.Closing():
-			return s.Get(ctx, key)
-		case <-ctx.Done():
-			// The caller is gone or the server shuts down: hand back the inquiry as it stands.
-			return s.Get(context.WithoutCancel(ctx), key)
-		}
-	}
+	out := make(chan result, 1)
+	s.Park(ctx, key, d, func(rec *Record, err error) { out <- result{rec, err} })
+	r := <-out
+	return r.rec, r.err
 }
 
 // Get returns an inquiry by key, as it stands now: a pending inquiry past its expiry is

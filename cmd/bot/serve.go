@@ -248,13 +248,18 @@ func (m *Main) Run(ctx context.Context) error {
 	case err = <-serveErr:
 	}
 
-	// Graceful shutdown: stop accepting; long-polls see their request context end and return
-	// the inquiry as it stands; then stop the sweeper and the dispatcher, and close the database.
+	// Graceful shutdown: stop accepting; long-polls see the hub close and return the inquiry as
+	// it stands — the parked ones (whose connections Shutdown does not wait for) are waited for
+	// after it, so that their answers are written before the database closes; then stop the
+	// sweeper and the dispatcher, and close the database.
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer scancel()
 	m.Service.Hub.Close()
 	if serr := m.server.Shutdown(sctx); serr != nil {
 		m.Log.Warn("shutdown http", "err", serr)
+	}
+	if perr := m.Gateway.WaitParked(sctx); perr != nil {
+		m.Log.Warn("shutdown http: parked long-polls still unanswered", "parked", m.Gateway.Parked(), "err", perr)
 	}
 	if m.Slack != nil {
 		m.Slack.Close() // ephemerals already promised after an ack
