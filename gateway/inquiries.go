@@ -98,13 +98,14 @@ func (s *Server) getInquiry(c *gin.Context) {
 		return
 	}
 	key := c.Param("key")
+	mark := s.svc.WakeMark() // before the read: the parked wait trusts it while nothing was woken
 	rec, err := s.svc.Get(c.Request.Context(), key)
 	if err == nil && rec.Status == inquiry.StatusPending && wait > 0 {
 		release, ok := s.longPoll(c, true)
 		if !ok {
 			return
 		}
-		if s.park(c, key, wait, release) {
+		if s.park(c, rec, mark, wait, release) {
 			return // answered off this goroutine when the wait ends (park.go)
 		}
 		defer release()

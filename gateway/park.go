@@ -59,13 +59,15 @@ type parkers struct {
 	idle    *sync.Cond // signalled whenever set empties
 }
 
-// park parks c's long-poll on key for wait, with the waiter slot release, when it can be
-// parked (HTTP/1.1 on NewHTTPServer and the gateway's listener, no body); false leaves c
+// park parks c's long-poll on rec (pending, read after mark: Service.ParkRead) for wait, with
+// the waiter slot release, when it can be parked (HTTP/1.1 on NewHTTPServer and the gateway's
+// listener, no body); false leaves c
 // untouched for today's wait on its goroutine. Kept out of getInquiry's frame, which stays on
 // the stack across Service.Wait on that path (see requestLog).
 //
 //go:noinline
-func (s *Server) park(c *gin.Context, key string, wait time.Duration, release func()) bool {
+func (s *Server) park(c *gin.Context, rec *inquiry.Record, mark uint64, wait time.Duration, release func()) bool {
+	key := rec.Key
 	lc, ok := c.Request.Context().Value(connKey{}).(*limitedConn)
 	if !ok || !canProbe || c.Request.ProtoMajor != 1 || c.Request.ProtoMinor != 1 ||
 		c.Request.Body != http.NoBody || c.Writer.Written() || c.Request.Context().Err() != nil ||
@@ -101,7 +103,7 @@ func (s *Server) park(c *gin.Context, key string, wait time.Duration, release fu
 	}
 	lc.parkWith(ahead)
 	s.parkers.add(p) // before Park, which may answer at once
-	cancel := s.svc.Park(p.ctx, key, wait, p.answer)
+	cancel := s.svc.ParkRead(p.ctx, rec, mark, wait, p.answer)
 	p.mu.Lock()
 	p.cancel = cancel
 	gone := p.gone && !p.answered // probed meanwhile

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,6 +42,39 @@ func TestTokenReadOncePerTTL(t *testing.T) {
 		// At most one read a TTL of each token's, however long the requests took.
 		ttls := int64(time.Since(start)/inquiry.TokenTTL) + 1
 		require.LessOrEqual(t, counting.reads.Load(), 2*ttls, "token reads for %d requests", 2*requests)
+	})
+}
+
+// gatedTokens holds every token read until open is closed, counting them.
+type gatedTokens struct {
+	countingTokens
+	open chan struct{}
+}
+
+func (g *gatedTokens) Token(ctx context.Context, id string) (*inquiry.Token, error) {
+	<-g.open
+	return g.countingTokens.Token(ctx, id)
+}
+
+// TestConcurrentTokenMissesShareOneRead: requests that arrive together with a token not yet read
+// (a burst of long-polls at start) wait for one store read of it, not one each.
+func TestConcurrentTokenMissesShareOneRead(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		gated := &gatedTokens{open: make(chan struct{})}
+		b := setup(t, withDB(db), withStore(func(s inquiry.Store) inquiry.Store { gated.Store = s; return gated }))
+		const requests = 20
+		var wg sync.WaitGroup
+		statuses := make([]int, requests)
+		for i := range requests {
+			wg.Go(func() { statuses[i] = b.do("GET", "/v1/inquiries", b.askA, nil).status })
+		}
+		time.Sleep(200 * time.Millisecond) // let them all reach the read (a looser wait only adds reads)
+		close(gated.open)
+		wg.Wait()
+		for _, st := range statuses {
+			require.Equal(t, http.StatusOK, st)
+		}
+		require.LessOrEqual(t, gated.reads.Load(), int64(2), "token reads for %d concurrent requests", requests)
 	})
 }
 

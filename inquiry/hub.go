@@ -1,6 +1,9 @@
 package inquiry
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Hub wakes long-poll waiters the moment an inquiry leaves pending. A waiter costs one small
 // buffered channel, or one callback (SubscribeFunc), and no goroutine of the hub's, so thousands
@@ -11,7 +14,8 @@ type Hub struct {
 	mu      sync.Mutex
 	waiters map[string]*waiterSet
 	closing chan struct{}
-	closed  bool // under mu: Close has run, so a callback subscribed from now on is called at once
+	closed  bool          // under mu: Close has run, so a callback subscribed from now on is called at once
+	wakes   atomic.Uint64 // wake-ups so far (Mark)
 	once    sync.Once
 }
 
@@ -132,8 +136,13 @@ func (h *Hub) drop(key string, set *waiterSet) {
 	}
 }
 
+// Mark is the count of wake-ups so far (of any key): a read made after Mark that finds an
+// inquiry pending is still what a read would find while Mark has not moved (Service.ParkRead).
+func (h *Hub) Mark() uint64 { return h.wakes.Load() }
+
 // Wake wakes every waiter of key, or of every key when key is "".
 func (h *Hub) Wake(key string) {
+	h.wakes.Add(1) // before any waiter of key is looked up: a Mark read after a Get sees it
 	var fns []*hubFunc
 	h.mu.Lock()
 	if key == "" {

@@ -19,6 +19,24 @@ import (
 // without a read: done is then called, at once, with no record and context.Canceled, unless it
 // has been called already. cancel may be called more than once.
 func (s *Service) Park(ctx context.Context, key string, d time.Duration, done func(*Record, error)) (cancel func()) {
+	return s.park(ctx, key, nil, 0, d, done)
+}
+
+// WakeMark is the hub's count of wake-ups so far: read it before a Get whose pending record is
+// handed to ParkRead.
+func (s *Service) WakeMark() uint64 { return s.Hub.Mark() }
+
+// ParkRead is Park for a caller that has just read the inquiry and found it pending: rec is that
+// read, made after mark (WakeMark). When the hub woke nobody since mark, Park's own first read
+// would find what rec holds, so it is skipped — a long-poll costs one read of the inquiry, not
+// two; when anything was woken meanwhile, ParkRead reads as Park does.
+func (s *Service) ParkRead(ctx context.Context, rec *Record, mark uint64, d time.Duration, done func(*Record, error)) (cancel func()) {
+	return s.park(ctx, rec.Key, rec, mark, d, done)
+}
+
+// park is Park and ParkRead: first, when not nil, is a pending read of the inquiry made after
+// mark.
+func (s *Service) park(ctx context.Context, key string, first *Record, mark uint64, d time.Duration, done func(*Record, error)) (cancel func()) {
 	p := &parking{s: s, ctx: ctx, key: key, d: min(d, MaxWait), done: done, reading: true}
 	// A wait of nothing returns what the first read finds, as Wait always has.
 	p.final = p.d <= 0
@@ -29,7 +47,11 @@ func (s *Service) Park(ctx context.Context, key string, d time.Duration, done fu
 	if ctx.Done() != nil { // a context that never ends costs nothing to watch
 		p.stopCtx = context.AfterFunc(ctx, p.ctxDone)
 	}
-	p.read()
+	if first != nil && first.Status == StatusPending && !p.final && s.Hub.Mark() == mark {
+		p.arm(first) // nothing woken since that read: it is what a read now would find
+	} else {
+		p.read()
+	}
 	return p.cancel
 }
 
@@ -123,21 +145,43 @@ func (p *parking) read() {
 			p.mu.Unlock()
 			continue
 		}
-		// Still pending (a vote, or more time given: Extend): the expiry may have moved.
-		if p.end.IsZero() {
-			p.end = time.Now().Add(p.d)
-		}
-		left := p.until(rec)
-		p.due = time.Now().Add(left)
-		if p.timer == nil {
-			p.timer = time.AfterFunc(left, p.expire)
-		} else {
-			p.timer.Reset(left)
-		}
-		p.reading = false
+		p.armLocked(rec)
+		return
+	}
+}
+
+// arm waits for rec, a pending read of the inquiry (ParkRead's), unless a wake came meanwhile:
+// then it reads.
+func (p *parking) arm(rec *Record) {
+	p.mu.Lock()
+	if p.finished {
 		p.mu.Unlock()
 		return
 	}
+	if p.again || p.final { // woken since it was subscribed, or the wait is over: read
+		p.mu.Unlock()
+		p.read()
+		return
+	}
+	p.armLocked(rec)
+}
+
+// armLocked arms the timer for rec, still pending, and ends the read; p.mu is held, and released
+// here.
+func (p *parking) armLocked(rec *Record) {
+	// Still pending (a vote, or more time given: Extend): the expiry may have moved.
+	if p.end.IsZero() {
+		p.end = time.Now().Add(p.d)
+	}
+	left := p.until(rec)
+	p.due = time.Now().Add(left)
+	if p.timer == nil {
+		p.timer = time.AfterFunc(left, p.expire)
+	} else {
+		p.timer.Reset(left)
+	}
+	p.reading = false
+	p.mu.Unlock()
 }
 
 // until is how long to wait for rec: to the end of the wait, or to the expiry when that comes

@@ -234,3 +234,51 @@ func TestParkCallsDoneOnce(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 0 }, 10*time.Second, 10*time.Millisecond)
 }
+
+// readCounter counts the store's reads of an inquiry by key.
+type readCounter struct {
+	inquiry.Store
+	reads atomic.Int32
+}
+
+func (c *readCounter) Inquiry(ctx context.Context, key string) (*inquiry.Record, error) {
+	c.reads.Add(1)
+	return c.Store.Inquiry(ctx, key)
+}
+
+func TestParkReadTrustsTheCallersReadWhileNothingWasWoken(t *testing.T) {
+	b := setup(t)
+	rec := pendingInquiry(t, b, merge())
+	counter := &readCounter{Store: b.svc.Store}
+	b.svc.Store = counter
+	mark := b.svc.WakeMark()
+	got, err := b.svc.Get(b.ctx, rec.Key)
+	require.NoError(t, err)
+	r := newParkResult()
+	b.svc.ParkRead(b.ctx, got, mark, 30*time.Second, r.done)
+	require.False(t, r.called(), "pending: the park waits")
+	require.EqualValues(t, 1, counter.reads.Load(), "the caller's read is the park's first: one read in all")
+	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	require.NoError(t, err)
+	got, err = r.wait(t, 10*time.Second)
+	require.NoError(t, err)
+	require.Equal(t, inquiry.StatusAnswered, got.Status)
+}
+
+func TestParkReadReadsAgainWhenAWakeCameAfterTheCallersRead(t *testing.T) {
+	b := setup(t)
+	rec := pendingInquiry(t, b, merge())
+	mark := b.svc.WakeMark()
+	stale, err := b.svc.Get(b.ctx, rec.Key)
+	require.NoError(t, err)
+	require.Equal(t, inquiry.StatusPending, stale.Status)
+	// Answered between the caller's read and its park: the wake-up found no waiter.
+	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	require.NoError(t, err)
+	r := newParkResult()
+	b.svc.ParkRead(b.ctx, stale, mark, 30*time.Second, r.done)
+	got, err := r.wait(t, 5*time.Second) // without the mark it would wait the whole 30 s
+	require.NoError(t, err)
+	require.Equal(t, inquiry.StatusAnswered, got.Status)
+	require.Equal(t, 0, b.svc.Hub.Waiters())
+}

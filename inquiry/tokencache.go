@@ -19,8 +19,19 @@ const MaxCachedTokens = 10_000
 // is unknown (so that a flood of made-up tokens costs a read a second per id, and the table stays
 // bounded however many ids are made up).
 type tokenCache struct {
-	mu sync.Mutex
-	m  map[string]cachedToken
+	mu       sync.Mutex
+	m        map[string]cachedToken
+	inflight map[string]*tokenRead // reads under way, by id: concurrent misses share one
+	gen      uint64                // revocations through this process (forget) so far
+}
+
+// tokenRead is one store read of a token that concurrent misses of its id wait for, so that a
+// burst of requests with a token not yet read (10,000 long-polls at once) costs one read, not
+// one each.
+type tokenRead struct {
+	done chan struct{}
+	t    *Token
+	err  error
 }
 
 type cachedToken struct {
@@ -39,11 +50,15 @@ func (c *tokenCache) lookup(id string, now time.Time) (cachedToken, bool) {
 	return e, true
 }
 
-// keep remembers what was read of id at now; a full table first drops what is stale, and is
-// emptied when nothing is.
-func (c *tokenCache) keep(id string, t *Token, now time.Time) {
+// keep remembers what was read of id at now, by a read that began at revocation count gen,
+// unless a revocation came since; a full table first drops what is stale, and is emptied when
+// nothing is.
+func (c *tokenCache) keep(id string, t *Token, now time.Time, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if c.m == nil {
 		c.m = make(map[string]cachedToken)
 	}
@@ -64,6 +79,7 @@ func (c *tokenCache) keep(id string, t *Token, now time.Time) {
 func (c *tokenCache) forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	for k, e := range c.m {
 		if e.t != nil && e.t.Name == name {
 			delete(c.m, k)
@@ -82,14 +98,50 @@ func (s *Service) Authenticate(ctx context.Context, plain string) (*Token, error
 	if e, ok := s.tokens.lookup(id, now); ok {
 		return checkSecret(plain, e.t)
 	}
-	t, err := s.Store.Token(ctx, id)
-	switch {
-	case ErrorCode(err) == CodeNotFound:
-		s.tokens.keep(id, nil, now)
-	case err != nil:
+	t, err := s.readToken(ctx, id, now)
+	if err != nil {
 		return nil, err
-	default:
-		s.tokens.keep(id, t, now)
 	}
 	return checkSecret(plain, t)
+}
+
+// readToken reads id from the store and keeps what it found, or waits for a read of id already
+// under way and takes its result. A waiter whose ctx ends stops waiting; the read itself does
+// not end with its first caller's ctx, since others may be waiting for it. What a read found is
+// not kept when a revocation through this process came while it ran (it may predate it).
+func (s *Service) readToken(ctx context.Context, id string, now time.Time) (*Token, error) {
+	c := &s.tokens
+	c.mu.Lock()
+	if r, ok := c.inflight[id]; ok {
+		c.mu.Unlock()
+		select {
+		case <-r.done:
+			return r.t, r.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	r := &tokenRead{done: make(chan struct{})}
+	if c.inflight == nil {
+		c.inflight = make(map[string]*tokenRead)
+	}
+	c.inflight[id] = r
+	gen := c.gen
+	c.mu.Unlock()
+
+	t, err := s.Store.Token(context.WithoutCancel(ctx), id)
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		c.keep(id, nil, now, gen) // checkSecret refuses a nil token with the one sentence
+	case err != nil:
+		r.err = err
+	default:
+		c.keep(id, t, now, gen)
+		r.t = t
+	}
+	c.mu.Lock()
+	delete(c.inflight, id)
+	c.mu.Unlock()
+	close(r.done)
+	return r.t, r.err
 }
