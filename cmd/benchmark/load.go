@@ -345,9 +345,15 @@ type waiterConns struct {
 	firstErr atomic.Value
 }
 
-func openWaiters(ctx context.Context, bot *botProc, token string, keys []string, dialers int) *waiterConns {
+// openWaiters opens one long-poll per key on dialers goroutines: as fast as they can with rate
+// 0, else waiter i at start + i/rate.
+func openWaiters(ctx context.Context, bot *botProc, token string, keys []string, dialers, rate int) *waiterConns {
 	w := &waiterConns{}
+	start := time.Now()
 	eachIndex(ctx, dialers, len(keys), func(i int) {
+		if rate > 0 {
+			time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(rate))))
+		}
 		conn, err := loopbackDial(ctx, "tcp", bot.addr)
 		if err != nil {
 			w.errs.Add(1)
