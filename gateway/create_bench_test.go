@@ -35,6 +35,7 @@ func BenchmarkCreateThroughGateway(b *testing.B) {
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 			url, auth := bd.url+"/v1/inquiries", "Bearer "+bd.askA
 			var seq atomic.Int64
+			before := bd.store.CreateCounts()
 			b.SetParallelism(16)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -62,6 +63,16 @@ func BenchmarkCreateThroughGateway(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "creates/s")
+			// How group commit wrote them: the share written alone, and the creates per batch of
+			// the others (storage.CreateCounts).
+			after := bd.store.CreateCounts()
+			alone, batches, batched := after.Alone-before.Alone, after.Batches-before.Batches, after.Batched-before.Batched
+			if all := alone + batched; all > 0 {
+				b.ReportMetric(float64(alone)/float64(all), "alone/create")
+			}
+			if batches > 0 {
+				b.ReportMetric(float64(batched)/float64(batches), "creates/batch")
+			}
 		})
 	}
 }

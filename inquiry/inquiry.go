@@ -112,10 +112,17 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 	}
 	type plain Option
 	var p plain
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return err
+	// An object whose names are all exactly Option's decodes as the strict decoder would decode
+	// it (nothing unknown to refuse), without one: json.Unmarshal, which also refuses what is not
+	// one whole JSON value. Anything else — another name, an escaped one, a body Unmarshal
+	// refuses — takes the strict decoder, for its own refusal.
+	if !optionNamesOnly(b) || json.Unmarshal(b, &p) != nil {
+		p = plain{}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return err
+		}
 	}
 	// An option given only a label or only a value uses it for both.
 	if p.Value == "" {
@@ -126,6 +133,48 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 	}
 	*o = Option(p)
 	return nil
+}
+
+// optionNamesOnly reports whether the JSON object b (read as JSON, valid or not) names only
+// value, label and description, spelt exactly and without escapes. It reads the names of b's
+// own members, skipping over the values (nested objects and lists included).
+func optionNamesOnly(b []byte) bool {
+	depth, wantName := 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			end := i + 1
+			for end < len(b) && b[end] != '"' {
+				if b[end] == '\\' {
+					if depth == 1 && wantName {
+						return false // an escaped name: the strict decoder reads it
+					}
+					end++
+				}
+				end++
+			}
+			if end >= len(b) {
+				return false
+			}
+			if depth == 1 && wantName {
+				switch string(b[i+1 : end]) {
+				case "value", "label", "description":
+				default:
+					return false
+				}
+				wantName = false
+			}
+			i = end
+		case '{', '[':
+			depth++
+			wantName = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			wantName = depth == 1
+		}
+	}
+	return true
 }
 
 // Value is the decision of an answer (or an inquiry's default): one string, or a list when the

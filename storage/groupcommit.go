@@ -2,7 +2,11 @@ package storage
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,8 +78,22 @@ type committer struct {
 	queue []*createReq
 
 	batches, rows atomic.Int64 // batches of more than one create committed, and their creates
+	alone         atomic.Int64 // creates written alone: a free slot, a batch of one, a full queue
 
 	onBatch func() // tests only: run as a batch's transaction starts
+}
+
+// CreateCounts is how a store's creates were committed since it was opened: Alone, each in a
+// statement or transaction of its own (a commit slot was free, its batch held only it, or the
+// queue was full), and in Batches of more than one, Batched creates in all. They show whether
+// group commit forms batches under a load (the gateway's create benchmark reports them).
+type CreateCounts struct {
+	Alone, Batches, Batched int64
+}
+
+// CreateCounts returns how this store's creates were committed so far.
+func (s *Store) CreateCounts() CreateCounts {
+	return CreateCounts{Alone: s.gc.alone.Load(), Batches: s.gc.batches.Load(), Batched: s.gc.rows.Load()}
 }
 
 // createWidth is how many batches commit at once: on PostgreSQL two, so that one batch is
@@ -102,6 +120,7 @@ func (s *Store) create(r *createReq) (*inquiry.Record, bool, error) {
 			c.busy++
 		}
 		c.mu.Unlock()
+		c.alone.Add(1)
 		rec, created, err := s.createAlone(r.ctx, r, false)
 		if alone {
 			s.committed()
@@ -175,6 +194,7 @@ func (s *Store) commitBatch(batch []*createReq) {
 		return
 	case 1:
 		r := live[0]
+		s.gc.alone.Add(1)
 		r.finish(s.createAlone(r.ctx, r, false))
 		return
 	}
@@ -238,6 +258,9 @@ func (s *Store) commitBatch(batch []*createReq) {
 // insertBatch inserts the leaders' inquiries in one transaction, with the deliveries and
 // events of those it inserted, and returns the keys it inserted.
 func (s *Store) insertBatch(ctx context.Context, leaders []*createReq) (map[string]bool, error) {
+	if s.postgres() {
+		return s.insertBatchPG(ctx, leaders)
+	}
 	inserted := make(map[string]bool, len(leaders))
 	err := s.inTx(ctx, "create the inquiries", func(tx *sqlx.Tx) error {
 		args := make([]any, 0, len(inquiryTable.names)*len(leaders))
@@ -332,4 +355,182 @@ func (s *Store) insertDeliveryArgs(ctx context.Context, tx *sqlx.Tx, n int, args
 	}
 	_, err = st.ExecContext(ctx, args...)
 	return err
+}
+
+// batchQueryPG is a batch's one statement on PostgreSQL, whatever its size: the inquiries, the
+// deliveries and the events each come as one array per column (pgArrays), unnested into rows.
+// It is one statement in a transaction of its own (one round trip, no BEGIN or COMMIT), one
+// prepared shape instead of one per row count, and the arguments are a few dozen arrays rather
+// than a few thousand values. As in the lone create's statement (createQueries), the deliveries
+// and events are written only for the inquiries the first insert inserted; ARRAY(SELECT key FROM
+// ins) is computed once, before either of them writes a row, so the inquiries' insert — the one
+// part that may wait, on a concurrent insert of the same (namespace, run_id, id) — is over
+// before the events' numbering takes its lock (migration 00008), as when the events came last in
+// the transaction.
+var batchQueryPG = `WITH ins AS (
+	INSERT INTO inquiries (` + inquiryTable.cols + `) SELECT * FROM unnest(` + inquiryTable.arrayMarks() + `)
+	ON CONFLICT (namespace, run_id, id) DO NOTHING RETURNING key
+), dl AS (
+	INSERT INTO deliveries (` + newDeliveryTable.cols + `)
+	SELECT * FROM unnest(` + newDeliveryTable.arrayMarks() + `) AS v (` + newDeliveryTable.cols + `)
+	WHERE v.inquiry_key = ANY (ARRAY(SELECT key FROM ins))
+), ev AS (
+	INSERT INTO events (` + newEventTable.cols + `)
+	SELECT * FROM unnest(` + newEventTable.arrayMarks() + `) AS v (` + newEventTable.cols + `)
+	WHERE v.inquiry_key = ANY (ARRAY(SELECT key FROM ins))
+)
+SELECT key FROM ins`
+
+// insertBatchPG is insertBatch on PostgreSQL: batchQueryPG.
+func (s *Store) insertBatchPG(ctx context.Context, leaders []*createReq) (map[string]bool, error) {
+	const step = "create the inquiries"
+	rows := make([]*inquiryRow, len(leaders))
+	var dargs, eargs []any
+	for i, l := range leaders {
+		rows[i] = l.row
+		dargs = append(dargs, deliveryArgs(l.deliveries, l.def)...)
+		eargs = append(eargs, eventArgs(l.evs)...)
+	}
+	args := inquiryTable.pgArrays(rows)
+	args = append(args, pgArraysOf(len(newDeliveryTable.names), dargs)...)
+	args = append(args, pgArraysOf(len(newEventTable.names), eargs)...)
+	st, err := s.prepared(ctx, batchQueryPG)
+	if err != nil {
+		return nil, translate(err, step)
+	}
+	res, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, translate(err, step)
+	}
+	defer res.Close()
+	inserted := make(map[string]bool, len(leaders))
+	for res.Next() {
+		var key string
+		if err := res.Scan(&key); err != nil {
+			return nil, translate(err, step)
+		}
+		inserted[key] = true
+	}
+	if err := res.Err(); err != nil {
+		return nil, translate(err, step)
+	}
+	return inserted, translate(res.Close(), step)
+}
+
+// arrayMarks is one placeholder per column, each cast to an array of its column's type:
+// "?::text[], ?::boolean[], …", the arguments pgArrays gives.
+func (t table[R]) arrayMarks() string {
+	marks := make([]string, len(t.names))
+	for i, typed := range strings.Split(t.typed, ", ") {
+		marks[i] = typed + "[]"
+	}
+	return strings.Join(marks, ", ")
+}
+
+// pgArrays are rows as PostgreSQL arrays, one a column (in column order, see pgArray): the
+// arguments of arrayMarks. The columns are read in place, through pointers to the fields, so
+// no value is copied into an interface of its own.
+func (t table[R]) pgArrays(rows []*R) []any {
+	cols := make([][]byte, len(t.fields))
+	for i := range cols {
+		cols[i] = append(make([]byte, 0, 2+24*len(rows)), '{')
+	}
+	for j, row := range rows {
+		v := reflect.ValueOf(row).Elem()
+		for i, f := range t.fields {
+			if j > 0 {
+				cols[i] = append(cols[i], ',')
+			}
+			cols[i] = appendArrayItem(cols[i], v.FieldByIndex(f).Addr().Interface())
+		}
+	}
+	return closeArrays(cols)
+}
+
+// pgArraysOf is pgArrays of rows given as their arguments, n a row in column order (what
+// deliveryArgs and eventArgs give).
+func pgArraysOf(n int, args []any) []any {
+	cols := make([][]byte, n)
+	for i := range cols {
+		cols[i] = append(make([]byte, 0, 2+24*len(args)/n), '{')
+	}
+	for j, a := range args {
+		i := j % n
+		if j >= n {
+			cols[i] = append(cols[i], ',')
+		}
+		cols[i] = appendArrayItem(cols[i], a)
+	}
+	return closeArrays(cols)
+}
+
+func closeArrays(cols [][]byte) []any {
+	args := make([]any, len(cols))
+	for i, c := range cols {
+		args[i] = string(append(c, '}'))
+	}
+	return args
+}
+
+// appendArrayItem appends v, a column's value or a pointer to it, to b as an item of a
+// PostgreSQL array literal: NULL, or the text the value is sent as alone (driver.Valuer's, a
+// time in timeLayout), double-quoted with its quotes and backslashes escaped. Quoted text is
+// read by the input function of the array's item type, as a lone argument is.
+func appendArrayItem(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case *string:
+		return appendArrayText(b, *v)
+	case string:
+		return appendArrayText(b, v)
+	case *bool:
+		return appendArrayBool(b, *v)
+	case bool:
+		return appendArrayBool(b, v)
+	case *int:
+		return strconv.AppendInt(b, int64(*v), 10)
+	case int:
+		return strconv.AppendInt(b, int64(v), 10)
+	case *int64:
+		return strconv.AppendInt(b, *v, 10)
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case *dbTime:
+		return append(norm(v.Time).AppendFormat(append(b, '"'), timeLayout), '"')
+	case dbTime:
+		return append(norm(v.Time).AppendFormat(append(b, '"'), timeLayout), '"')
+	case *nullTime:
+		return appendArrayItem(b, *v)
+	case nullTime:
+		if !v.Valid {
+			return append(b, "NULL"...)
+		}
+		return appendArrayItem(b, at(v.T))
+	case *jsonCol:
+		return appendArrayItem(b, *v)
+	case jsonCol:
+		if v == nil {
+			return append(b, "NULL"...)
+		}
+		return appendArrayText(b, v)
+	}
+	panic(fmt.Sprintf("storage: no array item of a %T", v)) // pgTypes has a type this does not
+}
+
+func appendArrayBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 't')
+	}
+	return append(b, 'f')
+}
+
+// appendArrayText appends s double-quoted, as an array literal quotes an item.
+func appendArrayText[T string | jsonCol](b []byte, s T) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
 }
