@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Kind is what sort of answer an inquiry asks for.
@@ -89,8 +90,8 @@ type Option struct {
 func (o *Option) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := unquote(b)
+		if err != nil {
 			return err
 		}
 		*o = Option{Value: s, Label: s}
@@ -133,6 +134,21 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 	}
 	*o = Option(p)
 	return nil
+}
+
+// unquote reads the JSON string b as json.Unmarshal reads it into a string. A string of
+// printable ASCII without escapes, the usual one, is its bytes between the quotes.
+func unquote(b []byte) (string, error) {
+	plain := len(b) >= 2 && b[len(b)-1] == '"'
+	for i := 1; plain && i < len(b)-1; i++ {
+		plain = b[i] >= 0x20 && b[i] < utf8.RuneSelf && b[i] != '"' && b[i] != '\\'
+	}
+	if plain {
+		return string(b[1 : len(b)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
 }
 
 // optionNamesOnly reports whether the JSON object b (read as JSON, valid or not) names only
@@ -263,8 +279,8 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	case bytes.Equal(b, []byte("null")):
 		*v = Value{}
 	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := unquote(b)
+		if err != nil {
 			return err
 		}
 		*v = One(s)

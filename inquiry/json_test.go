@@ -212,6 +212,31 @@ func TestOptionUnmarshalJSONAsStrict(t *testing.T) {
 	}
 }
 
+// TestStringsAsUnmarshal: a string option and a string value read as json.Unmarshal reads the
+// string (the plain ones without it), escapes, control characters and bad endings included.
+func TestStringsAsUnmarshal(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`""`, `"hold"`, `"Merge now, please!"`, `"tab\there"`, `"a\"b"`, `"caf\u00e9"`, `"café"`,
+		"\"\x7f\"", "\"a\tb\"", `"a`, `"a"b"`, `"\ud800"`, "\"\xff\"",
+	} {
+		var s string
+		err := json.Unmarshal([]byte(body), &s)
+		var v inquiry.Value
+		var o inquiry.Option
+		vErr, oErr := v.UnmarshalJSON([]byte(body)), o.UnmarshalJSON([]byte(body))
+		if err != nil {
+			require.EqualError(t, vErr, err.Error(), "%q", body)
+			require.EqualError(t, oErr, err.Error(), "%q", body)
+			continue
+		}
+		require.NoError(t, vErr, "%q", body)
+		require.NoError(t, oErr, "%q", body)
+		require.True(t, inquiry.One(s).Equal(v), "%q: %v", body, v)
+		require.Equal(t, inquiry.Option{Value: s, Label: s}, o, "%q", body)
+	}
+}
+
 func TestOptionsMixedInAnInquiry(t *testing.T) {
 	t.Parallel()
 	var in inquiry.Inquiry

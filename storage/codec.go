@@ -2,8 +2,10 @@ package storage
 
 import (
 	"database/sql/driver"
+	"encoding"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 )
@@ -110,6 +112,33 @@ func decode[R, T any](rows []R, err error, f func(*R) (T, error)) ([]T, error) {
 	return out, nil
 }
 
+// emptyRead reads b into v without the decoder when b is [] or {}, the value most rows hold in
+// most JSON columns, and v a pointer to what json.Unmarshal would read it as plainly: a slice
+// ([] makes it an empty slice) or a struct ({} leaves it as it is). It reports whether it read
+// it; a type that reads JSON itself is left to the decoder.
+func emptyRead(b []byte, v any) bool {
+	if len(b) != 2 || !(b[0] == '[' && b[1] == ']' || b[0] == '{' && b[1] == '}') {
+		return false
+	}
+	p := reflect.ValueOf(v)
+	if p.Kind() != reflect.Pointer || p.IsNil() || p.Type().Implements(jsonUnmarshaler) || p.Type().Implements(textUnmarshaler) {
+		return false
+	}
+	switch e := p.Elem(); {
+	case b[0] == '[' && e.Kind() == reflect.Slice:
+		e.Set(reflect.MakeSlice(e.Type(), 0, 0))
+		return true
+	case b[0] == '{' && e.Kind() == reflect.Struct:
+		return true
+	}
+	return false
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
 // jsonText encodes v as JSON text. Text, not bytes: lib/pq would send bytes as bytea.
 func jsonText(v any) (string, error) {
 	b, err := json.Marshal(v)
@@ -155,7 +184,7 @@ func (j *jsonCol) Scan(src any) error {
 
 // fromJSON decodes b into v; NULL (nil) leaves v as it is.
 func fromJSON(b []byte, v any, what string) error {
-	if b == nil {
+	if b == nil || emptyRead(b, v) {
 		return nil
 	}
 	if err := json.Unmarshal(b, v); err != nil {
