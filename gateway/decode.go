@@ -106,6 +106,9 @@ func wanted(t reflect.Type) string {
 // with no charset said. Anything else — a form, a multipart body, text/plain, which a browser
 // may send across origins without asking — is not read as JSON.
 func jsonMediaType(ct string) bool {
+	if ct == "application/json" {
+		return true // what nearly every client sends, read as mime would read it
+	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || !(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
 		return false

@@ -112,16 +112,17 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 		return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeOf(Option{})}
 	}
 	type plain Option
-	var p plain
-	// An object whose names are all exactly Option's decodes as the strict decoder would decode
-	// it (nothing unknown to refuse), without one: json.Unmarshal, which also refuses what is not
-	// one whole JSON value. Anything else — another name, an escaped one, a body Unmarshal
-	// refuses — takes the strict decoder, for its own refusal.
-	if !optionNamesOnly(b) || json.Unmarshal(b, &p) != nil {
-		p = plain{}
+	// The usual option, an object of plain strings under Option's names, is read by hand. An
+	// object whose names are all exactly Option's decodes as the strict decoder would decode it
+	// (nothing unknown to refuse), without one: json.Unmarshal, which also refuses what is not one
+	// whole JSON value. Anything else — another name, an escaped one, a body Unmarshal refuses —
+	// takes the strict decoder, for its own refusal.
+	p, ok := plainOption(b)
+	if !ok && (!optionNamesOnly(b) || json.Unmarshal(b, (*plain)(&p)) != nil) {
+		p = Option{}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
+		if err := dec.Decode((*plain)(&p)); err != nil {
 			return err
 		}
 	}
@@ -132,8 +133,76 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 	if p.Label == "" {
 		p.Label = p.Value
 	}
-	*o = Option(p)
+	*o = p
 	return nil
+}
+
+// plainOption reads b when it is the usual option: one JSON object whose members are each value,
+// label or description, spelt exactly, with a string of printable ASCII without escapes (the
+// last of a name given twice wins, as in encoding/json), and nothing after it but blanks. ok is
+// false for anything else, which the decoder reads.
+func plainOption(b []byte) (o Option, ok bool) {
+	i := jsonBlank(b, 1) // b[0] is {
+	if i < len(b) && b[i] == '}' {
+		return o, jsonBlank(b, i+1) == len(b)
+	}
+	for i < len(b) {
+		name, next, ok := plainString(b, i)
+		if !ok {
+			return Option{}, false
+		}
+		if i = jsonBlank(b, next); i >= len(b) || b[i] != ':' {
+			return Option{}, false
+		}
+		value, next, ok := plainString(b, jsonBlank(b, i+1))
+		if !ok {
+			return Option{}, false
+		}
+		switch name {
+		case "value":
+			o.Value = value
+		case "label":
+			o.Label = value
+		case "description":
+			o.Description = value
+		default:
+			return Option{}, false
+		}
+		switch i = jsonBlank(b, next); {
+		case i < len(b) && b[i] == ',':
+			i = jsonBlank(b, i+1)
+		case i < len(b) && b[i] == '}':
+			return o, jsonBlank(b, i+1) == len(b)
+		default:
+			return Option{}, false
+		}
+	}
+	return Option{}, false
+}
+
+// plainString reads the JSON string at b[i] when it is printable ASCII without escapes, and
+// returns it and the index after it.
+func plainString(b []byte, i int) (string, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", 0, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return string(b[i+1 : j]), j + 1, true
+		case c < 0x20 || c >= utf8.RuneSelf || c == '\\':
+			return "", 0, false
+		}
+	}
+	return "", 0, false
+}
+
+// jsonBlank is the index of the first byte from i on that is not JSON white space.
+func jsonBlank(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // unquote reads the JSON string b as json.Unmarshal reads it into a string. A string of

@@ -199,6 +199,15 @@ func TestOptionUnmarshalJSONAsStrict(t *testing.T) {
 		`{"value":"a",}`,
 		`{"value":"a"`,
 		`{"value":"a\u0000b"}`,
+		`{"description":"only"}`,
+		`{"value":"é","label":"E"}`,
+		`{"value":null,"label":"A"}`,
+		"{\"value\":\"a\"}\n\t ",
+		`{"value":"a"}x`,
+		`{"value":"a" "label":"b"}`,
+		`{"value" "a"}`,
+		`{"value":"a",,"label":"b"}`,
+		"{\"value\":\"tab\tin it\"}",
 	} {
 		var got inquiry.Option
 		err := got.UnmarshalJSON([]byte(body))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -137,10 +138,51 @@ func emptyRead(b []byte, v any) bool {
 var (
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	jsonMarshaler   = reflect.TypeFor[json.Marshaler]()
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
 )
+
+// emptyText is json.Marshal's text of v when v is empty, without the encoder: "[]" for an empty
+// slice (most rows' votes, placements, answerers), "null" for a nil one, and for a struct's zero
+// value (most rows' approval and deadlines) the text of that zero value, encoded once per type.
+// ok is false for anything else, and for a type that encodes itself.
+func emptyText(v any) (string, bool) {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return "", false
+	}
+	t := rv.Type()
+	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
+		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
+		return "", false
+	}
+	switch {
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 && rv.Len() == 0:
+		if rv.IsNil() {
+			return "null", true
+		}
+		return "[]", true
+	case t.Kind() == reflect.Struct && rv.IsZero():
+		if text, ok := zeroTexts.Load(t); ok {
+			return text.(string), true
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return "", false
+		}
+		zeroTexts.Store(t, string(b))
+		return string(b), true
+	}
+	return "", false
+}
+
+var zeroTexts sync.Map // reflect.Type -> its zero value's JSON text
 
 // jsonText encodes v as JSON text. Text, not bytes: lib/pq would send bytes as bytea.
 func jsonText(v any) (string, error) {
+	if text, ok := emptyText(v); ok {
+		return text, nil
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "", err

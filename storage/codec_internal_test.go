@@ -45,3 +45,28 @@ func TestFromJSONEmpty(t *testing.T) {
 	require.True(t, emptyRead([]byte(`{}`), new(inquiry.Deadlines)), "a struct reads {} itself")
 	require.False(t, emptyRead([]byte(`[]`), new(inquiry.Value)), "a type that reads JSON itself is the decoder's")
 }
+
+// TestJSONTextEmpty: empty values are encoded without the encoder (emptyText) exactly as
+// json.Marshal encodes them, and everything else is the encoder's.
+func TestJSONTextEmpty(t *testing.T) {
+	for _, v := range []any{
+		[]string{}, []string(nil), []inquiry.Vote{}, []inquiry.Vote(nil), []inquiry.Placement{},
+		inquiry.Approval{}, inquiry.Deadlines{}, inquiry.Config{}, struct{}{}, inquiry.Answer{},
+		[]byte{}, []byte(nil), inquiry.Value{}, inquiry.Many(), []inquiry.Option{},
+		[]string{"x"}, inquiry.Config{Policy: inquiry.PolicyAsk}, map[string]int{}, 0, "", nil,
+	} {
+		want, err := json.Marshal(v)
+		require.NoError(t, err)
+		got, err := jsonText(v)
+		require.NoError(t, err)
+		require.Equal(t, string(want), got, "%#v", v)
+		got, err = jsonText(v) // the second time from the cache
+		require.NoError(t, err)
+		require.Equal(t, string(want), got, "%#v", v)
+	}
+	_, ok := emptyText(inquiry.Value{})
+	require.False(t, ok, "a type that encodes itself is the encoder's")
+	text, ok := emptyText(inquiry.Deadlines{})
+	require.True(t, ok)
+	require.Equal(t, "{}", text)
+}
