@@ -440,10 +440,18 @@ func fieldsOf(t reflect.Type) *fields {
 }
 
 // decodesItself reports whether values of t are read by t's own UnmarshalJSON or UnmarshalText.
+// The answer is kept per type: the checker asks it of every value of every body.
 func decodesItself(t reflect.Type) bool {
+	if d, ok := selfDecoding.Load(t); ok {
+		return d.(bool)
+	}
 	p := reflect.PointerTo(t)
-	return p.Implements(reflect.TypeFor[json.Unmarshaler]()) || p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
+	d := p.Implements(reflect.TypeFor[json.Unmarshaler]()) || p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
+	selfDecoding.Store(t, d)
+	return d
 }
+
+var selfDecoding sync.Map // reflect.Type -> bool, decodesItself's answers
 
 func number(k reflect.Kind) bool {
 	return k >= reflect.Int && k <= reflect.Float64 && k != reflect.Uintptr

@@ -158,13 +158,13 @@ func plainOption(b []byte) (o Option, ok bool) {
 		if !ok {
 			return Option{}, false
 		}
-		switch name {
+		switch string(name) { // compared, not copied
 		case "value":
-			o.Value = value
+			o.Value = string(value)
 		case "label":
-			o.Label = value
+			o.Label = string(value)
 		case "description":
-			o.Description = value
+			o.Description = string(value)
 		default:
 			return Option{}, false
 		}
@@ -181,20 +181,20 @@ func plainOption(b []byte) (o Option, ok bool) {
 }
 
 // plainString reads the JSON string at b[i] when it is printable ASCII without escapes, and
-// returns it and the index after it.
-func plainString(b []byte, i int) (string, int, bool) {
+// returns its bytes between the quotes and the index after it.
+func plainString(b []byte, i int) ([]byte, int, bool) {
 	if i >= len(b) || b[i] != '"' {
-		return "", 0, false
+		return nil, 0, false
 	}
 	for j := i + 1; j < len(b); j++ {
 		switch c := b[j]; {
 		case c == '"':
-			return string(b[i+1 : j]), j + 1, true
+			return b[i+1 : j], j + 1, true
 		case c < 0x20 || c >= utf8.RuneSelf || c == '\\':
-			return "", 0, false
+			return nil, 0, false
 		}
 	}
-	return "", 0, false
+	return nil, 0, false
 }
 
 // jsonBlank is the index of the first byte from i on that is not JSON white space.

@@ -495,25 +495,40 @@ func appendArrayItem(b []byte, v any) []byte {
 	case int64:
 		return strconv.AppendInt(b, v, 10)
 	case *dbTime:
-		return append(norm(v.Time).AppendFormat(append(b, '"'), timeLayout), '"')
+		return appendArrayTime(b, v.Time)
 	case dbTime:
-		return append(norm(v.Time).AppendFormat(append(b, '"'), timeLayout), '"')
+		return appendArrayTime(b, v.Time)
 	case *nullTime:
-		return appendArrayItem(b, *v)
+		return appendArrayNullTime(b, *v)
 	case nullTime:
-		if !v.Valid {
-			return append(b, "NULL"...)
-		}
-		return appendArrayItem(b, at(v.T))
+		return appendArrayNullTime(b, v)
 	case *jsonCol:
-		return appendArrayItem(b, *v)
+		return appendArrayJSON(b, *v)
 	case jsonCol:
-		if v == nil {
-			return append(b, "NULL"...)
-		}
-		return appendArrayText(b, v)
+		return appendArrayJSON(b, v)
 	}
 	panic(fmt.Sprintf("storage: no array item of a %T", v)) // pgTypes has a type this does not
+}
+
+// appendArrayTime appends t as dbTime sends it.
+func appendArrayTime(b []byte, t time.Time) []byte {
+	return append(norm(t).AppendFormat(append(b, '"'), timeLayout), '"')
+}
+
+// appendArrayNullTime appends t as nullTime sends it: NULL, or the time.
+func appendArrayNullTime(b []byte, t nullTime) []byte {
+	if !t.Valid {
+		return append(b, "NULL"...)
+	}
+	return appendArrayTime(b, t.T)
+}
+
+// appendArrayJSON appends j as jsonCol sends it: NULL, or its text.
+func appendArrayJSON(b []byte, j jsonCol) []byte {
+	if j == nil {
+		return append(b, "NULL"...)
+	}
+	return appendArrayText(b, j)
 }
 
 func appendArrayBool(b []byte, v bool) []byte {
