@@ -19,10 +19,11 @@ import (
 // Group commit of creates (issue 18). A create that finds fewer than the store's width of
 // batches committing is written alone, at once, exactly as before: a lone create waits for
 // nothing. One that finds them all busy joins a queue, and whoever's commit ends next takes up
-// to maxCreateBatch queued creates and writes them in ONE transaction — a multi-row INSERT of
-// the inquiries (ON CONFLICT DO NOTHING RETURNING key), then the deliveries and the created
-// events of those it inserted — so that one commit (one WAL flush, one fsync) acknowledges
-// them all. So a batch gathers exactly what arrived while the previous one was committing,
+// to maxCreateBatch queued creates and writes them in ONE transaction — an INSERT of the
+// inquiries (ON CONFLICT DO NOTHING RETURNING key), then the deliveries and the created events
+// of those it inserted; on PostgreSQL all of it one statement over arrays (batchQueryPG), on
+// SQLite multi-row INSERTs — so that one commit (one WAL flush, one fsync) acknowledges them
+// all. So a batch gathers exactly what arrived while the previous one was committing,
 // and no create ever waits on a timer.
 //
 // The semantics of a create alone are kept inside a batch: creates of the same (namespace,
@@ -96,14 +97,16 @@ func (s *Store) CreateCounts() CreateCounts {
 	return CreateCounts{Alone: s.gc.alone.Load(), Batches: s.gc.batches.Load(), Batched: s.gc.rows.Load()}
 }
 
-// createWidth is how many batches commit at once: on PostgreSQL two, so that one batch is
-// gathered and sent while the other waits for its WAL flush (four made smaller batches and
-// more PostgreSQL CPU per create in row 1 of cmd/benchmark, for no more throughput); on SQLite
-// one, since SQLite commits one writer at a time anyway.
+// createWidth is how many batches (or lone creates) commit at once: one, on both dialects. On
+// SQLite one writer commits at a time anyway. On PostgreSQL a second slot let a second create
+// go alone or a second, smaller batch go while the first waited for its WAL flush; on this
+// project's two cores, where row 1 of cmd/benchmark is bound by CPU and not by the flush, it cost
+// more than it gave: in BenchmarkCreateThroughGateway/postgres (32 clients) two slots wrote 3–5 %
+// of creates alone and the rest in batches of 12, one slot 0.4–0.9 % alone and batches of 16, for
+// 12 % less CPU in the bot's process per create and more creates a second (2026-12-01). Four
+// slots had made batches smaller still and PostgreSQL's CPU per create higher. A batch of up to
+// maxCreateBatch waits for at most one commit before its own.
 func (s *Store) createWidth() int {
-	if s.postgres() {
-		return 2
-	}
 	return 1
 }
 
@@ -256,7 +259,8 @@ func (s *Store) commitBatch(batch []*createReq) {
 }
 
 // insertBatch inserts the leaders' inquiries in one transaction, with the deliveries and
-// events of those it inserted, and returns the keys it inserted.
+// events of those it inserted, and returns the keys it inserted. On PostgreSQL that is
+// insertBatchPG; on SQLite multi-row INSERTs in a transaction.
 func (s *Store) insertBatch(ctx context.Context, leaders []*createReq) (map[string]bool, error) {
 	if s.postgres() {
 		return s.insertBatchPG(ctx, leaders)
@@ -325,18 +329,10 @@ func (s *Store) insertBatch(ctx context.Context, leaders []*createReq) (map[stri
 	return inserted, err
 }
 
-// batchStmt is query on tx: on PostgreSQL a statement prepared once per query (one per number
-// of rows up to maxCreateBatch, for each of the three tables), since parsing and planning a multi-row INSERT costs
-// PostgreSQL about as much as running it.
+// batchStmt is query prepared on tx: SQLite's multi-row INSERTs of a batch (PostgreSQL's batch
+// is the one prepared statement batchQueryPG).
 func (s *Store) batchStmt(ctx context.Context, tx *sqlx.Tx, query string) (*sqlx.Stmt, error) {
-	if !s.postgres() {
-		return tx.PreparexContext(ctx, s.q(query))
-	}
-	st, err := s.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return tx.StmtxContext(ctx, st), nil
+	return tx.PreparexContext(ctx, s.q(query))
 }
 
 // insertDeliveryArgs inserts n deliveries given by their arguments (deliveryArgs).
