@@ -508,7 +508,34 @@ func appendArrayItem(b []byte, v any) []byte {
 
 // appendArrayTime appends t as dbTime sends it.
 func appendArrayTime(b []byte, t time.Time) []byte {
-	return append(norm(t).AppendFormat(append(b, '"'), timeLayout), '"')
+	return append(appendTimeLayout(append(b, '"'), norm(t)), '"')
+}
+
+// appendTimeLayout appends t (in UTC) in timeLayout, digit by digit for the years 0 to 9999
+// (a batch writes a few times a row, and AppendFormat reads its layout every time).
+func appendTimeLayout(b []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 || t.Location() != time.UTC {
+		return t.AppendFormat(b, timeLayout)
+	}
+	hour, minute, sec := t.Clock()
+	digits := func(b []byte, v, n int) []byte {
+		for d := n - 1; d >= 0; d-- {
+			b = append(b, 0)
+		}
+		for i := len(b) - 1; i >= len(b)-n; i-- {
+			b[i] = byte('0' + v%10)
+			v /= 10
+		}
+		return b
+	}
+	b = append(digits(b, year, 4), '-')
+	b = append(digits(b, int(month), 2), '-')
+	b = append(digits(b, day, 2), 'T')
+	b = append(digits(b, hour, 2), ':')
+	b = append(digits(b, minute, 2), ':')
+	b = append(digits(b, sec, 2), '.')
+	return append(digits(b, t.Nanosecond()/1000, 6), 'Z')
 }
 
 // appendArrayNullTime appends t as nullTime sends it: NULL, or the time.
