@@ -14,7 +14,9 @@ import (
 // BenchmarkCreateThroughGateway asks inquiries through the HTTP API in this process — the gin
 // engine, authentication, the ask service and the store, as cmd/benchmark's row 1 drives the
 // real `bot serve` — from 32 parallel clients (16 per GOMAXPROCS on 2 CPUs): policy ask, inbox
-// transport, so the create is one insert. It exists to be profiled:
+// transport, so the create is one insert. Besides creates/s it reports how the store's group
+// commit wrote them (storage.CreateCounts): the share written alone, and the creates per batch.
+// It exists to be profiled:
 //
 //	TEST_DATABASE_URL=… go test -run '^$' -bench CreateThroughGateway/postgres -cpuprofile cpu.out ./gateway
 //

@@ -35,9 +35,9 @@ import (
 // that broke it gets its own error and the others their rows (or each its 503 while the
 // database is away).
 
-// maxCreateBatch bounds the creates of one transaction: 64 inquiries are about 2,300
-// arguments, far under either dialect's limit, and past a few dozen the commit is no longer
-// what a create waits for.
+// maxCreateBatch bounds the creates of one transaction: on SQLite 64 inquiries are about 2,300
+// arguments, far under its limit (on PostgreSQL a batch is 56 arrays whatever its size), and
+// past a few dozen the commit is no longer what a create waits for.
 const maxCreateBatch = 64
 
 // maxCreateQueue bounds the creates waiting for a batch; past it a create is written alone
