@@ -36,7 +36,7 @@ import (
 // database is away).
 
 // maxCreateBatch bounds the creates of one transaction: on SQLite 64 inquiries are about 2,300
-// arguments, far under its limit (on PostgreSQL a batch is 56 arrays whatever its size), and
+// arguments, far under its limit (on PostgreSQL a batch is 55 arrays whatever its size), and
 // past a few dozen the commit is no longer what a create waits for.
 const maxCreateBatch = 64
 
