@@ -14,7 +14,9 @@ import (
 // BenchmarkCreateThroughGateway asks inquiries through the HTTP API in this process — the gin
 // engine, authentication, the ask service and the store, as cmd/benchmark's row 1 drives the
 // real `bot serve` — from 32 parallel clients (16 per GOMAXPROCS on 2 CPUs): policy ask, inbox
-// transport, so the create is one insert. It exists to be profiled:
+// transport, so the create is one insert. Besides creates/s it reports how the store's group
+// commit wrote them (storage.CreateCounts): the share written alone, and the creates per batch.
+// It exists to be profiled:
 //
 //	TEST_DATABASE_URL=… go test -run '^$' -bench CreateThroughGateway/postgres -cpuprofile cpu.out ./gateway
 //
@@ -35,6 +37,7 @@ func BenchmarkCreateThroughGateway(b *testing.B) {
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 			url, auth := bd.url+"/v1/inquiries", "Bearer "+bd.askA
 			var seq atomic.Int64
+			before := bd.store.CreateCounts()
 			b.SetParallelism(16)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -62,6 +65,16 @@ func BenchmarkCreateThroughGateway(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "creates/s")
+			// How group commit wrote them: the share written alone, and the creates per batch of
+			// the others (storage.CreateCounts).
+			after := bd.store.CreateCounts()
+			alone, batches, batched := after.Alone-before.Alone, after.Batches-before.Batches, after.Batched-before.Batched
+			if all := alone + batched; all > 0 {
+				b.ReportMetric(float64(alone)/float64(all), "alone/create")
+			}
+			if batches > 0 {
+				b.ReportMetric(float64(batched)/float64(batches), "creates/batch")
+			}
 		})
 	}
 }

@@ -106,6 +106,9 @@ func wanted(t reflect.Type) string {
 // with no charset said. Anything else — a form, a multipart body, text/plain, which a browser
 // may send across origins without asking — is not read as JSON.
 func jsonMediaType(ct string) bool {
+	if ct == "application/json" {
+		return true // what nearly every client sends, read as mime would read it
+	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || !(mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
 		return false
@@ -437,10 +440,18 @@ func fieldsOf(t reflect.Type) *fields {
 }
 
 // decodesItself reports whether values of t are read by t's own UnmarshalJSON or UnmarshalText.
+// The answer is kept per type: the checker asks it of every value of every body.
 func decodesItself(t reflect.Type) bool {
+	if d, ok := selfDecoding.Load(t); ok {
+		return d.(bool)
+	}
 	p := reflect.PointerTo(t)
-	return p.Implements(reflect.TypeFor[json.Unmarshaler]()) || p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
+	d := p.Implements(reflect.TypeFor[json.Unmarshaler]()) || p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
+	selfDecoding.Store(t, d)
+	return d
 }
+
+var selfDecoding sync.Map // reflect.Type -> bool, decodesItself's answers
 
 func number(k reflect.Kind) bool {
 	return k >= reflect.Int && k <= reflect.Float64 && k != reflect.Uintptr

@@ -3,6 +3,7 @@ package inquiry
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -294,26 +295,32 @@ func LabelOf(in *Inquiry, v string) string {
 
 // Render is a one-line label of an inquiry for a log line or a list row.
 func Render(in *Inquiry) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %q", in.Kind, in.ID, OneLine(in.Question, 81))
+	// Appended piece by piece (what fmt's %s and %q would write), one buffer for the line: it is
+	// part of every create's log line.
+	b := make([]byte, 0, 128)
+	b = append(append(append(b, in.Kind...), ' '), in.ID...)
+	b = strconv.AppendQuote(append(b, ' '), OneLine(in.Question, 81))
 	if opts := Offered(in); in.Kind == KindChoice && len(opts) > 0 {
-		labels := make([]string, len(opts))
-		for i, o := range opts {
-			labels[i] = o.Label
-		}
 		sep := " | "
 		if in.Multiple {
 			sep = " + "
 		}
-		fmt.Fprintf(&b, " [%s]", strings.Join(labels, sep))
+		b = append(b, " ["...)
+		for i, o := range opts {
+			if i > 0 {
+				b = append(b, sep...)
+			}
+			b = append(b, o.Label...)
+		}
+		b = append(b, ']')
 	}
 	if in.HasDefault() {
-		fmt.Fprintf(&b, " default %s", RenderValue(in, in.Default))
+		b = append(append(b, " default "...), RenderValue(in, in.Default)...)
 	}
 	if in.ExpiresAt != nil {
-		fmt.Fprintf(&b, " expires %s", in.ExpiresAt.UTC().Format(time.RFC3339))
+		b = in.ExpiresAt.UTC().AppendFormat(append(b, " expires "...), time.RFC3339)
 	}
-	return b.String()
+	return string(b)
 }
 
 // RenderValue shows a value by its labels.

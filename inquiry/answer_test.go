@@ -433,6 +433,7 @@ func TestRender(t *testing.T) {
 		{"a confirm shows no options, its default by label", &inquiry.Inquiry{ID: "tag", Kind: inquiry.KindConfirm, Question: "Tag it?", Default: inquiry.One("yes")}, `confirm tag "Tag it?" default Yes`},
 		{"a text with a default", &inquiry.Inquiry{ID: "notes", Kind: inquiry.KindText, Question: "Notes?", Default: inquiry.One("none")}, `text notes "Notes?" default "none"`},
 		{"a question on several lines is one line", &inquiry.Inquiry{ID: "q", Kind: inquiry.KindText, Question: "First line\n\n  second\tline"}, `text q "First line second line"`},
+		{"a question is quoted as Go quotes it", &inquiry.Inquiry{ID: "q", Kind: inquiry.KindText, Question: "Say \"hi\" \\ \u00e9\u200b?"}, `text q "Say \"hi\" \\ é\u200b?"`},
 		{"a long question is cut at 80 characters", &inquiry.Inquiry{ID: "q", Kind: inquiry.KindText, Question: strings.Repeat("漢", 100)}, `text q "` + strings.Repeat("漢", 80) + `…"`},
 	}
 	for _, tc := range tests {

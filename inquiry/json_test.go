@@ -1,6 +1,7 @@
 package inquiry_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -159,6 +160,90 @@ func TestOptionUnmarshalJSON(t *testing.T) {
 	}, "", func(t *testing.T, want, got inquiry.Option) {
 		require.Equal(t, want, got)
 	})
+}
+
+// TestOptionUnmarshalJSONAsStrict pins the fast path of Option.UnmarshalJSON (json.Unmarshal
+// when every name is exactly one of Option's) to what the strict decoder alone gives: the same
+// option, or the same error, for objects it takes and objects it must hand on.
+func TestOptionUnmarshalJSONAsStrict(t *testing.T) {
+	t.Parallel()
+	type plain inquiry.Option
+	strict := func(b []byte) (inquiry.Option, error) {
+		var p plain
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return inquiry.Option{}, err
+		}
+		if p.Value == "" {
+			p.Value = p.Label
+		}
+		if p.Label == "" {
+			p.Label = p.Value
+		}
+		return inquiry.Option(p), nil
+	}
+	for _, body := range []string{
+		`{}`,
+		`{"value":"merge","label":"Merge","description":"now"}`,
+		`{ "label" : "Hold" , "value" : "hold" }`,
+		`{"value":"a","value":"b"}`,                    // the last one wins, both ways
+		`{"Value":"a","LABEL":"A"}`,                    // names in another case: the strict decoder's match
+		`{"valu\u0065":"a"}`,                           // an escaped name
+		`{"value":"a \"quoted\" {label}","label":"A"}`, // a value that looks like names
+		`{"value":"a","colour":"red"}`,
+		`{"value":{"label":"x"}}`,
+		`{"value":["label"],"label":"A"}`,
+		`{"value":"a","label":3}`,
+		`{"value":"a"} {"value":"b"}`, // more after the object: the strict decoder reads the first
+		`{"value":"a",}`,
+		`{"value":"a"`,
+		`{"value":"a\u0000b"}`,
+		`{"description":"only"}`,
+		`{"value":"é","label":"E"}`,
+		`{"value":null,"label":"A"}`,
+		"{\"value\":\"a\"}\n\t ",
+		`{"value":"a"}x`,
+		`{"value":"a" "label":"b"}`,
+		`{"value" "a"}`,
+		`{"value":"a",,"label":"b"}`,
+		"{\"value\":\"tab\tin it\"}",
+	} {
+		var got inquiry.Option
+		err := got.UnmarshalJSON([]byte(body))
+		want, wantErr := strict([]byte(body))
+		if wantErr != nil {
+			require.EqualError(t, err, wantErr.Error(), "%s", body)
+			continue
+		}
+		require.NoError(t, err, "%s", body)
+		require.Equal(t, want, got, "%s", body)
+	}
+}
+
+// TestStringsAsUnmarshal: a string option and a string value read as json.Unmarshal reads the
+// string (the plain ones without it), escapes, control characters and bad endings included.
+func TestStringsAsUnmarshal(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`""`, `"hold"`, `"Merge now, please!"`, `"tab\there"`, `"a\"b"`, `"caf\u00e9"`, `"café"`,
+		"\"\x7f\"", "\"a\tb\"", `"a`, `"a"b"`, `"\ud800"`, "\"\xff\"",
+	} {
+		var s string
+		err := json.Unmarshal([]byte(body), &s)
+		var v inquiry.Value
+		var o inquiry.Option
+		vErr, oErr := v.UnmarshalJSON([]byte(body)), o.UnmarshalJSON([]byte(body))
+		if err != nil {
+			require.EqualError(t, vErr, err.Error(), "%q", body)
+			require.EqualError(t, oErr, err.Error(), "%q", body)
+			continue
+		}
+		require.NoError(t, vErr, "%q", body)
+		require.NoError(t, oErr, "%q", body)
+		require.True(t, inquiry.One(s).Equal(v), "%q: %v", body, v)
+		require.Equal(t, inquiry.Option{Value: s, Label: s}, o, "%q", body)
+	}
 }
 
 func TestOptionsMixedInAnInquiry(t *testing.T) {

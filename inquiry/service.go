@@ -210,8 +210,8 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		return nil, false, err
 	}
 	if created {
-		s.logger().InfoContext(ctx, "inquiry created", "key", stored.Key, "namespace", stored.Namespace,
-			"policy", stored.Config.Policy, "transport", stored.Config.Transport, "inquiry", Render(&stored.Inquiry))
+		s.logger().LogAttrs(ctx, slog.LevelInfo, "inquiry created", slog.String("key", stored.Key), slog.String("namespace", stored.Namespace),
+			slog.String("policy", string(stored.Config.Policy)), slog.String("transport", stored.Config.Transport), slog.String("inquiry", Render(&stored.Inquiry)))
 		s.observe("created", stored)
 		if len(deliveries) > 0 {
 			s.kick()

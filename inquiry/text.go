@@ -69,10 +69,27 @@ func first(s string, bad func(rune) bool) (rune, bool) {
 // edge shows someone's text inside a line of its own (a log line, a list row, a sentence, a
 // Slack notice), so that a pasted essay or a newline can neither flood nor forge the line.
 func OneLine(s string, max int) string {
+	if oneLineASCII(s) && (max <= 0 || len(s) <= max) {
+		return s // already one line, and short enough: as it is, without a copy
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if max <= 0 || utf8.RuneCountInString(s) <= max {
 		return s
 	}
 	cut, _ := cutRunes(s, max-1)
 	return strings.TrimRight(cut, " ") + "…"
+}
+
+// oneLineASCII reports whether s is ASCII that OneLine would leave as it is: no blank but single
+// spaces between words, none at either end.
+func oneLineASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' '):
+			return false
+		}
+	}
+	return true
 }

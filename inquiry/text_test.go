@@ -47,3 +47,29 @@ func TestTextRules(t *testing.T) {
 		require.Equal(t, c.proseControl, first(inquiry.ControlChar(c.s, inquiry.ProseControls)), "ControlChar(%q, ProseControls)", c.s)
 	}
 }
+
+// TestOneLine: text already on one line comes back as it is (its fast path); any other is
+// folded and cut as the slow path folds and cuts, at every limit.
+func TestOneLine(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		max  int
+		want string
+	}{
+		{"POST", 200, "POST"},
+		{"/v1/inquiries", 0, "/v1/inquiries"},
+		{"a b c", 5, "a b c"},
+		{"a b c", 4, "a b…"},
+		{"a  b", 0, "a b"},
+		{" a", 0, "a"},
+		{"a ", 0, "a"},
+		{"a\tb\nc\r\vd\fe", 0, "a b c d e"},
+		{"a\u00a0b", 0, "a b"},       // a no-break space is a blank too (unicode.IsSpace)
+		{"a\u0085b", 0, "a b"},       // and NEL
+		{"héllo wörld", 7, "héllo…"}, // characters, not bytes
+		{"", 3, ""},
+		{"abcdef", 3, "ab…"},
+	} {
+		require.Equal(t, c.want, inquiry.OneLine(c.s, c.max), "%q, %d", c.s, c.max)
+	}
+}

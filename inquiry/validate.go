@@ -2,6 +2,7 @@ package inquiry
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -134,8 +135,9 @@ func checkOptions(opts []Option) error {
 		return invalid("options", "a choice offers at most %d options but has %d: keep the %d that matter, or ask a text question instead", MaxOptions, n, MaxOptions)
 	}
 	for i, o := range opts {
-		f := fmt.Sprintf("options[%d]", i)
-		for _, part := range []struct {
+		// The field's name is made only for a refusal: every create checks every option.
+		f := func() string { return "options[" + strconv.Itoa(i) + "]" }
+		for _, part := range [...]struct {
 			name, s  string
 			max      int
 			required bool
@@ -144,26 +146,26 @@ func checkOptions(opts []Option) error {
 			{"label", o.Label, MaxOptionLabelChars, true},
 			{"description", o.Description, MaxOptionDescriptionChars, false},
 		} {
-			field := f + "." + part.name
+			field := func() string { return f() + "." + part.name }
 			if !utf8.ValidString(part.s) {
-				return invalid(field, "%s is not valid UTF-8: send it as UTF-8 text", field)
+				return invalid(field(), "%s is not valid UTF-8: send it as UTF-8 text", field())
 			}
 			if part.required && strings.TrimSpace(part.s) == "" {
-				return invalid(field, "%s is empty: give every option a few words", field)
+				return invalid(field(), "%s is empty: give every option a few words", field())
 			}
 			if n := utf8.RuneCountInString(part.s); n > part.max {
-				return invalid(field, "%s is %d characters long but may have at most %d: shorten it", field, n, part.max)
+				return invalid(field(), "%s is %d characters long but may have at most %d: shorten it", field(), n, part.max)
 			}
 			if r, bad := ControlChar(part.s, ""); bad {
-				return invalid(field, "%s contains the control character %U: keep an option on one line", field, r)
+				return invalid(field(), "%s contains the control character %U: keep an option on one line", field(), r)
 			}
 		}
 		for j := 0; j < i; j++ {
 			if norm(opts[j].Value) == norm(o.Value) {
-				return invalid(f+".value", "%s.value %q repeats options[%d].value %q (values must differ whatever their case and surrounding blanks): change one", f, o.Value, j, opts[j].Value)
+				return invalid(f()+".value", "%s.value %q repeats options[%d].value %q (values must differ whatever their case and surrounding blanks): change one", f(), o.Value, j, opts[j].Value)
 			}
 			if norm(opts[j].Label) == norm(o.Label) {
-				return invalid(f+".label", "%s.label %q repeats options[%d].label %q (labels must differ whatever their case and surrounding blanks): rename one", f, o.Label, j, opts[j].Label)
+				return invalid(f()+".label", "%s.label %q repeats options[%d].label %q (labels must differ whatever their case and surrounding blanks): rename one", f(), o.Label, j, opts[j].Label)
 			}
 		}
 	}

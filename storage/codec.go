@@ -2,9 +2,12 @@ package storage
 
 import (
 	"database/sql/driver"
+	"encoding"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -110,8 +113,76 @@ func decode[R, T any](rows []R, err error, f func(*R) (T, error)) ([]T, error) {
 	return out, nil
 }
 
+// emptyRead reads b into v without the decoder when b is [] or {}, the value most rows hold in
+// most JSON columns, and v a pointer to what json.Unmarshal would read it as plainly: a slice
+// ([] makes it an empty slice) or a struct ({} leaves it as it is). It reports whether it read
+// it; a type that reads JSON itself is left to the decoder.
+func emptyRead(b []byte, v any) bool {
+	if len(b) != 2 || !(b[0] == '[' && b[1] == ']' || b[0] == '{' && b[1] == '}') {
+		return false
+	}
+	p := reflect.ValueOf(v)
+	if p.Kind() != reflect.Pointer || p.IsNil() || p.Type().Implements(jsonUnmarshaler) || p.Type().Implements(textUnmarshaler) {
+		return false
+	}
+	switch e := p.Elem(); {
+	case b[0] == '[' && e.Kind() == reflect.Slice:
+		e.Set(reflect.MakeSlice(e.Type(), 0, 0))
+		return true
+	case b[0] == '{' && e.Kind() == reflect.Struct:
+		return true
+	}
+	return false
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	jsonMarshaler   = reflect.TypeFor[json.Marshaler]()
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// emptyText is json.Marshal's text of v when v is empty, without the encoder: "[]" for an empty
+// slice (most rows' votes, placements, answerers), "null" for a nil one, and for a struct's zero
+// value (most rows' approval and deadlines) the text of that zero value, encoded once per type.
+// ok is false for anything else, and for a type that encodes itself.
+func emptyText(v any) (string, bool) {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return "", false
+	}
+	t := rv.Type()
+	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
+		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
+		return "", false
+	}
+	switch {
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 && rv.Len() == 0:
+		if rv.IsNil() {
+			return "null", true
+		}
+		return "[]", true
+	case t.Kind() == reflect.Struct && rv.IsZero():
+		if text, ok := zeroTexts.Load(t); ok {
+			return text.(string), true
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return "", false
+		}
+		zeroTexts.Store(t, string(b))
+		return string(b), true
+	}
+	return "", false
+}
+
+var zeroTexts sync.Map // reflect.Type -> its zero value's JSON text
+
 // jsonText encodes v as JSON text. Text, not bytes: lib/pq would send bytes as bytea.
 func jsonText(v any) (string, error) {
+	if text, ok := emptyText(v); ok {
+		return text, nil
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "", err
@@ -155,7 +226,7 @@ func (j *jsonCol) Scan(src any) error {
 
 // fromJSON decodes b into v; NULL (nil) leaves v as it is.
 func fromJSON(b []byte, v any, what string) error {
-	if b == nil {
+	if b == nil || emptyRead(b, v) {
 		return nil
 	}
 	if err := json.Unmarshal(b, v); err != nil {

@@ -139,6 +139,60 @@ func TestGroupCommitOneRowViolates(t *testing.T) {
 	})
 }
 
+// Text that an array literal must quote — quotes, backslashes, braces, commas, blanks at either
+// end, the word NULL, nothing at all, characters beyond ASCII — is stored by a batch exactly as
+// sent, with a resolved-at-once inquiry's second event and deliveries of its own (on PostgreSQL
+// a batch sends each column as one array), and reads back as the batch's creates returned it.
+func TestGroupCommitTextAsSent(t *testing.T) {
+	each(t, func(t *testing.T, b *bundle) {
+		s := b.store
+		odd := []string{`say "hi"`, `back\slash \"`, `{a,b}`, ` blanks `, `NULL`, `null`, "", "café ⌘ 漢字", `\x00`, "tab\tand\nline"}
+		var recs []*inquiry.Record
+		for i, text := range odd {
+			rec := newRecord("ns "+text, text, fmt.Sprintf("%d %s", i, text))
+			rec.Question = "Q " + text
+			rec.Context = text
+			rec.Options = []inquiry.Option{{Value: "v" + text, Label: "L" + text, Description: text}, {Value: "hold", Label: "Hold"}}
+			rec.CallbackURL = ""
+			rec.Slack.Channel = "C" + text
+			if i%2 == 1 { // resolved at once: a second event, and no expiry
+				rec.ExpiresAt = nil
+				rec.Status, rec.ResolvedAt = inquiry.StatusAnswered, &t0
+				rec.Answer = &inquiry.Answer{InquiryID: rec.ID, Value: inquiry.One("hold"), Source: inquiry.SourceDefault, AnsweredAt: t0}
+			}
+			recs = append(recs, rec)
+		}
+		release := storage.HoldCreates(s)
+		out := queueCreates(t, s, nil, recs)
+		batchesBefore, _ := storage.CreateBatches(s)
+		release()
+		for i, rec := range recs {
+			o := <-out[i]
+			require.NoError(t, o.err, "create %q", rec.ID)
+			require.True(t, o.created)
+			require.Equal(t, rec.ID, o.rec.ID)
+			require.Equal(t, rec.RunID, o.rec.RunID)
+			require.Equal(t, rec.Namespace, o.rec.Namespace)
+			require.Equal(t, rec.Question, o.rec.Question)
+			require.Equal(t, rec.Context, o.rec.Context)
+			require.Equal(t, rec.Options, o.rec.Options)
+			require.Equal(t, rec.Slack.Channel, o.rec.Slack.Channel)
+			got, err := s.InquiryByID(context.Background(), rec.Namespace, rec.RunID, rec.ID)
+			require.NoError(t, err)
+			require.Equal(t, o.rec, got, "%q reads back as its create returned it", rec.ID)
+			evs, err := s.InquiryEvents(context.Background(), rec.Key)
+			require.NoError(t, err)
+			require.Len(t, evs, 1+i%2, "%q: created, and answered when resolved at once", rec.ID)
+		}
+		batches, _ := storage.CreateBatches(s)
+		require.Equal(t, batchesBefore+1, batches, "one batch wrote them all")
+		require.Equal(t, len(odd), count(t, b, `SELECT count(*) FROM deliveries`))
+		for _, text := range odd {
+			require.Equal(t, 1, count(t, b, `SELECT count(*) FROM deliveries WHERE namespace = ? AND run_id = ? AND lane = ?`, "ns "+text, text, "C1"), "%q", text)
+		}
+	})
+}
+
 // A create whose request is cancelled while it waits for a batch leaves at once, and is not
 // written; the others of its batch are.
 func TestGroupCommitCancelledRequest(t *testing.T) {
