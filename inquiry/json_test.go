@@ -162,53 +162,87 @@ func TestOptionUnmarshalJSON(t *testing.T) {
 	})
 }
 
+// strictOption reads b as Option.UnmarshalJSON did before its fast path: the strict decoder
+// alone, then the label and value defaults.
+func strictOption(b []byte) (inquiry.Option, error) {
+	type plain inquiry.Option
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return inquiry.Option{}, err
+	}
+	if p.Value == "" {
+		p.Value = p.Label
+	}
+	if p.Label == "" {
+		p.Label = p.Value
+	}
+	return inquiry.Option(p), nil
+}
+
+// optionBodies are objects the fast path of Option.UnmarshalJSON takes and ones it must hand on.
+var optionBodies = []string{
+	`{}`,
+	`{"value":"merge","label":"Merge","description":"now"}`,
+	`{ "label" : "Hold" , "value" : "hold" }`,
+	`{"value":"a","value":"b"}`,                    // the last one wins, both ways
+	`{"Value":"a","LABEL":"A"}`,                    // names in another case: the strict decoder's match
+	`{"valu\u0065":"a"}`,                           // an escaped name
+	`{"value":"a \"quoted\" {label}","label":"A"}`, // a value that looks like names
+	`{"value":"a","colour":"red"}`,
+	`{"value":{"label":"x"}}`,
+	`{"value":["label"],"label":"A"}`,
+	`{"value":"a","label":3}`,
+	`{"value":"a"} {"value":"b"}`, // more after the object: the strict decoder reads the first
+	`{"value":"a",}`,
+	`{"value":"a"`,
+	`{"value":"a\u0000b"}`,
+	`{"description":"only"}`,
+	`{"value":"é","label":"E"}`,
+	`{"value":null,"label":"A"}`,
+	"{\"value\":\"a\"}\n\t ",
+	`{"value":"a"}x`,
+	`{"value":"a" "label":"b"}`,
+	`{"value" "a"}`,
+	`{"value":"a",,"label":"b"}`,
+	"{\"value\":\"tab\tin it\"}",
+}
+
+// FuzzOptionUnmarshalJSONAsStrict: whatever the bytes, Option.UnmarshalJSON gives what the strict
+// decoder alone gives — the same option, or the same error (the seeds run in every go test).
+func FuzzOptionUnmarshalJSONAsStrict(f *testing.F) {
+	for _, body := range optionBodies {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || b[0] != '{' || !json.Valid(b) {
+			// The string form is TestStringsAsUnmarshal's; encoding/json hands an unmarshaler
+			// only a valid value (it checks the whole input first), so invalid bytes never come.
+			return
+		}
+		want, wantErr := strictOption(b)
+		var got inquiry.Option
+		err := got.UnmarshalJSON(b)
+		if wantErr != nil {
+			if err == nil || err.Error() != wantErr.Error() {
+				t.Fatalf("%q: got %+v, %v; the strict decoder: %v", b, got, err, wantErr)
+			}
+			return
+		}
+		if err != nil || got != want {
+			t.Fatalf("%q: got %+v, %v; the strict decoder: %+v", b, got, err, want)
+		}
+	})
+}
+
 // TestOptionUnmarshalJSONAsStrict pins the fast path of Option.UnmarshalJSON (json.Unmarshal
 // when every name is exactly one of Option's) to what the strict decoder alone gives: the same
 // option, or the same error, for objects it takes and objects it must hand on.
 func TestOptionUnmarshalJSONAsStrict(t *testing.T) {
 	t.Parallel()
-	type plain inquiry.Option
-	strict := func(b []byte) (inquiry.Option, error) {
-		var p plain
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&p); err != nil {
-			return inquiry.Option{}, err
-		}
-		if p.Value == "" {
-			p.Value = p.Label
-		}
-		if p.Label == "" {
-			p.Label = p.Value
-		}
-		return inquiry.Option(p), nil
-	}
-	for _, body := range []string{
-		`{}`,
-		`{"value":"merge","label":"Merge","description":"now"}`,
-		`{ "label" : "Hold" , "value" : "hold" }`,
-		`{"value":"a","value":"b"}`,                    // the last one wins, both ways
-		`{"Value":"a","LABEL":"A"}`,                    // names in another case: the strict decoder's match
-		`{"valu\u0065":"a"}`,                           // an escaped name
-		`{"value":"a \"quoted\" {label}","label":"A"}`, // a value that looks like names
-		`{"value":"a","colour":"red"}`,
-		`{"value":{"label":"x"}}`,
-		`{"value":["label"],"label":"A"}`,
-		`{"value":"a","label":3}`,
-		`{"value":"a"} {"value":"b"}`, // more after the object: the strict decoder reads the first
-		`{"value":"a",}`,
-		`{"value":"a"`,
-		`{"value":"a\u0000b"}`,
-		`{"description":"only"}`,
-		`{"value":"é","label":"E"}`,
-		`{"value":null,"label":"A"}`,
-		"{\"value\":\"a\"}\n\t ",
-		`{"value":"a"}x`,
-		`{"value":"a" "label":"b"}`,
-		`{"value" "a"}`,
-		`{"value":"a",,"label":"b"}`,
-		"{\"value\":\"tab\tin it\"}",
-	} {
+	strict := strictOption
+	for _, body := range optionBodies {
 		var got inquiry.Option
 		err := got.UnmarshalJSON([]byte(body))
 		want, wantErr := strict([]byte(body))
