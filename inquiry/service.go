@@ -15,6 +15,7 @@ type Service struct {
 	Transports *Registry
 	Hub        *Hub
 	tokens     tokenCache // what Authenticate read lately (tokencache.go)
+	answering  answering  // the answers being recorded in this process (answering.go)
 	// Now is the clock; nil means time.Now. Times are kept in UTC at microsecond precision, the
 	// precision PostgreSQL stores.
 	Now func() time.Time
@@ -449,7 +450,7 @@ func (s *Service) answerRecord(ctx context.Context, rec *Record, reply Reply, by
 	if via := ViaFrom(ctx); via == ViaWeb || via == ViaEmail {
 		a.Via = via // an answer through a link says so; the older ways in keep their shape
 	}
-	return s.resolve(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
+	return s.resolveAnswer(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
 }
 
 // vote records v on rec, an inquiry that needs several people: a vote that decides it resolves
