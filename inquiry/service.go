@@ -15,6 +15,7 @@ type Service struct {
 	Transports *Registry
 	Hub        *Hub
 	tokens     tokenCache // what Authenticate read lately (tokencache.go)
+	answering  answering  // the answers being recorded in this process (answering.go)
 	// Now is the clock; nil means time.Now. Times are kept in UTC at microsecond precision, the
 	// precision PostgreSQL stores.
 	Now func() time.Time
@@ -359,6 +360,14 @@ func (s *Service) AnswerAs(ctx context.Context, key string, reply Reply, tok *To
 	return s.answer(ctx, key, reply, tok.Name, SourcePerson, tok)
 }
 
+// AnswerRead is Answer for an inquiry the caller has just read with Get — the Slack app reads it
+// to decide who may answer before it answers — and saves reading it a second time. The record
+// read may be stale by then; the conditional update decides all the same (first answer wins),
+// and an inquiry resolved since gets CodeAlreadyResolved with the record as it stands.
+func (s *Service) AnswerRead(ctx context.Context, rec *Record, reply Reply, by string) (*Record, error) {
+	return s.answerRecord(ctx, rec, reply, by, SourcePerson, nil)
+}
+
 // answer checks, caps and records reply to the inquiry with key as source by by; with tok, the
 // token must be allowed to answer it (MayAnswer), checked before anything else is said of the
 // inquiry.
@@ -367,6 +376,12 @@ func (s *Service) answer(ctx context.Context, key string, reply Reply, by string
 	if err != nil {
 		return nil, err
 	}
+	return s.answerRecord(ctx, rec, reply, by, source, tok)
+}
+
+// answerRecord is answer of the inquiry rec, as read from the store.
+func (s *Service) answerRecord(ctx context.Context, rec *Record, reply Reply, by string, source Source, tok *Token) (*Record, error) {
+	var err error
 	if tok != nil {
 		if err := MayAnswer(tok, rec); err != nil {
 			return nil, err
@@ -403,7 +418,7 @@ func (s *Service) answer(ctx context.Context, key string, reply Reply, by string
 	if via := ViaFrom(ctx); via == ViaWeb || via == ViaEmail {
 		a.Via = via // an answer through a link says so; the older ways in keep their shape
 	}
-	return s.resolve(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
+	return s.resolveAnswer(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
 }
 
 // vote records v on rec, an inquiry that needs several people: a vote that decides it resolves

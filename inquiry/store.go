@@ -162,6 +162,13 @@ type Resolution struct {
 	Deliveries []Delivery
 }
 
+// DeliveryClaim is one claim of ClaimDeliveriesEach: up to Limit pending deliveries of Kinds
+// (none: every kind).
+type DeliveryClaim struct {
+	Limit int
+	Kinds []DeliveryKind
+}
+
 // ResolveItem is one resolution of a ResolveMany batch.
 type ResolveItem struct {
 	Key        string
@@ -268,6 +275,10 @@ type Store interface {
 	// of its lane is held back (not yet due, or under another claim's lease), across replicas too.
 	// kinds limits the kinds claimed (none: all).
 	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, kinds ...DeliveryKind) ([]Delivery, error)
+	// ClaimDeliveriesEach makes each of claims as ClaimDeliveries would, one after another, in one
+	// transaction where the store has them (the price of about one claim); a claim sees the leases
+	// of those before it. out[i] is what claims[i] claimed.
+	ClaimDeliveriesEach(ctx context.Context, now time.Time, lease time.Duration, claims []DeliveryClaim) ([][]Delivery, error)
 	// CompleteDelivery marks a delivery done.
 	CompleteDelivery(ctx context.Context, id int64, now time.Time) error
 	// RetryDelivery puts a delivery back for another attempt at next, with the error.

@@ -163,10 +163,37 @@ func parseInteraction(body []byte) (slack.InteractionCallback, error) {
 	if payload == "" {
 		return ic, errors.New("parse interaction: no payload field")
 	}
-	if err := json.Unmarshal([]byte(payload), &ic); err != nil {
+	p := interactionPayload{interactionFields: (*interactionFields)(&ic)}
+	if err := json.Unmarshal([]byte(payload), &p); err != nil {
 		return ic, fmt.Errorf("parse interaction payload: %w", err)
 	}
+	// What slack.InteractionCallback.UnmarshalJSON does after the fields: the state, by type.
+	switch ic.Type {
+	case slack.InteractionTypeBlockActions:
+		if len(ic.RawState) > 0 {
+			if err := json.Unmarshal(ic.RawState, &ic.BlockActionState); err != nil {
+				return ic, fmt.Errorf("parse interaction payload: %w", err)
+			}
+		}
+	case slack.InteractionTypeDialogSubmission:
+		ic.State = string(ic.RawState)
+	}
 	return ic, nil
+}
+
+// interactionFields is slack.InteractionCallback without its UnmarshalJSON, so that
+// interactionPayload can leave some of its fields out.
+type interactionFields slack.InteractionCallback
+
+// interactionPayload is an interaction payload as the app reads it: the message the person acted
+// in ("message", and "original_message" of legacy attachments) is kept raw, not decoded, because
+// nothing here reads it — the action, the user, the container and the view say all the app
+// needs — and decoding its blocks into slack-go's types was the largest part of the CPU a click
+// cost the app (cmd/benchmark, row 3c). Its fields shadow the embedded ones of the same names.
+type interactionPayload struct {
+	Message         json.RawMessage `json:"message"`
+	OriginalMessage json.RawMessage `json:"original_message"`
+	*interactionFields
 }
 
 func (a *App) serveEvents(w http.ResponseWriter, r *http.Request) {

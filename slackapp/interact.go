@@ -173,7 +173,7 @@ func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Rec
 // answer records a person's reply through the service (the first answer wins there) and tells
 // them when it was not taken. The message update is the dispatcher's, enqueued by the service.
 func (a *App) answer(ctx context.Context, rec *inquiry.Record, reply inquiry.Reply, user string, at where) {
-	out, err := a.svc.Answer(inquiry.WithVia(ctx, inquiry.ViaSlack), rec.Key, reply, user)
+	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, user) // rec: mayAnswer's read, not read again
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in slack", "key", rec.Key, "user", user)
@@ -216,7 +216,7 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		a.tell(whereOf(ic, rec), user, say)
 		return nil
 	}
-	out, err := a.svc.Answer(inquiry.WithVia(ctx, inquiry.ViaSlack), key, reply, user)
+	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, user) // rec: mayAnswer's read
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in a slack modal", "key", key, "user", user)

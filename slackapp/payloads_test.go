@@ -152,3 +152,37 @@ func TestSocketModeRefusedToken(t *testing.T) {
 	require.NotErrorIs(t, err, context.DeadlineExceeded)
 	require.Contains(t, err.Error(), "SLACK_APP_TOKEN")
 }
+
+// TestParseInteractionAsSlackGo: parseInteraction reads every real interaction payload of
+// testdata/payloads, and a click on one of our own messages, exactly as slack-go's own decoding
+// of slack.InteractionCallback does — but for the message acted in, which it leaves out (nothing
+// reads it).
+func TestParseInteractionAsSlackGo(t *testing.T) {
+	b := setup(t)
+	rec := b.ask(mergeQuestion("parse-1"), inquiry.SlackRef{})
+	payloads := map[string][]byte{"our click": b.clickPayload("U0ALICE01", rec, "Merge")}
+	files, err := filepath.Glob("testdata/payloads/*.json")
+	require.NoError(t, err)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var probe struct {
+			Type       string `json:"type"`
+			EnvelopeID string `json:"envelope_id"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &probe), f)
+		if probe.EnvelopeID == "" && probe.Type != "event_callback" && probe.Type != "url_verification" && probe.Type != "message" {
+			payloads[filepath.Base(f)] = raw
+		}
+	}
+	require.Greater(t, len(payloads), 10)
+	for name, raw := range payloads {
+		var want slack.InteractionCallback
+		require.NoError(t, json.Unmarshal(raw, &want), name)
+		got, err := parseInteraction([]byte(url.Values{"payload": {string(raw)}}.Encode()))
+		require.NoError(t, err, name)
+		require.Empty(t, got.Message.Blocks.BlockSet, name)
+		want.Message, want.OriginalMessage = slack.Message{}, slack.Message{}
+		require.Equal(t, want, got, name)
+	}
+}

@@ -3,6 +3,7 @@ package storage
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"slices"
 	"time"
 
@@ -136,21 +137,89 @@ const claimLock = 0x696e7175697279 // "inquiry"
 // lock held for the few milliseconds of the claim: a claim must see the leases of the claim before
 // it for the lane rule to hold across replicas. On SQLite the statement holds the write lock.
 func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int, kinds ...inquiry.DeliveryKind) ([]inquiry.Delivery, error) {
+	out, err := s.ClaimDeliveriesEach(ctx, now, lease, []inquiry.DeliveryClaim{{Limit: limit, Kinds: kinds}})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// ClaimDeliveriesEach makes each of claims as ClaimDeliveries would, one after another, in one
+// transaction: on PostgreSQL under one turn of the advisory lock (BEGIN, the lock, a claim
+// statement each, COMMIT — where a claim alone is four statements), so that a dispatcher claims
+// its classes of work for the price of about one claim. A claim later in the list sees the leases
+// of those before it; all of them become visible together, at the commit, just before the
+// dispatcher hands them to its lanes. out[i] is what claims[i] claimed, in id order.
+func (s *Store) ClaimDeliveriesEach(ctx context.Context, now time.Time, lease time.Duration, claims []inquiry.DeliveryClaim) ([][]inquiry.Delivery, error) {
+	out := make([][]inquiry.Delivery, len(claims))
+	queries := make([]string, len(claims))
+	args := make([][]any, len(claims))
+	for i, c := range claims {
+		queries[i], args[i] = s.claimQuery(now, lease, c)
+	}
+	rows := make([][]deliveryRow, len(claims))
+	if s.postgres() {
+		// Every statement prepared once: the claim runs after every kick and every lane's end,
+		// and parsing and planning it cost PostgreSQL more than running it on a short queue.
+		const lock = `SELECT pg_advisory_xact_lock(?)`
+		s.warm(ctx, append([]string{lock}, queries...)...)
+		err := s.inTx(ctx, "claim due deliveries", func(tx *sqlx.Tx) error {
+			if _, err := s.stmtIn(ctx, tx, lock).ExecContext(ctx, claimLock); err != nil {
+				return err
+			}
+			for i := range claims {
+				rows[i] = nil
+				if err := s.stmtIn(ctx, tx, queries[i]).SelectContext(ctx, &rows[i], args[i]...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		// One transaction here too (it holds the write lock): what it claims becomes visible all
+		// at once, as the caller starts it, and one commit costs one fsync.
+		err := s.inTx(ctx, "claim due deliveries", func(tx *sqlx.Tx) error {
+			for i := range claims {
+				rows[i] = nil
+				if err := tx.SelectContext(ctx, &rows[i], queries[i], args[i]...); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i := range rows {
+		out[i] = deliveries(rows[i])
+		slices.SortFunc(out[i], func(a, b inquiry.Delivery) int { return cmp.Compare(a.ID, b.ID) })
+	}
+	return out, nil
+}
+
+// claimQuery is the statement of one claim (see ClaimDeliveries) and its arguments: on
+// PostgreSQL written with ? placeholders (for prepared), on SQLite as it runs.
+func (s *Store) claimQuery(now time.Time, lease time.Duration, c inquiry.DeliveryClaim) (string, []any) {
+	limit := c.Limit
 	if limit <= 0 {
 		limit = defaultListLimit
 	}
-	kindArgs := make([]any, len(kinds))
-	for i, k := range kinds {
+	kindArgs := make([]any, len(c.Kinds))
+	for i, k := range c.Kinds {
 		kindArgs[i] = string(k)
 	}
 	pick := `SELECT c.id FROM deliveries c WHERE c.status = 'pending' AND c.next_attempt_at <= ?`
 	pickArgs := []any{at(now)}
 	held := `e.next_attempt_at > ?`
 	heldArgs := []any{at(now)}
-	if len(kinds) > 0 {
-		pick += ` AND c.kind IN (` + placeholders(len(kinds)) + `)`
+	if len(c.Kinds) > 0 {
+		pick += ` AND c.kind IN (` + placeholders(len(c.Kinds)) + `)`
 		pickArgs = append(pickArgs, kindArgs...)
-		held += ` OR e.kind NOT IN (` + placeholders(len(kinds)) + `)`
+		held += ` OR e.kind NOT IN (` + placeholders(len(c.Kinds)) + `)`
 		heldArgs = append(heldArgs, kindArgs...)
 	}
 	pick += ` AND (c.lane = '' OR NOT EXISTS (SELECT 1 FROM deliveries e
@@ -158,33 +227,15 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 		ORDER BY c.id LIMIT ?`
 	pickArgs = append(append(pickArgs, heldArgs...), limit)
 	setArgs := []any{at(now.Add(lease)), at(now)}
-
-	var rows []deliveryRow
 	if s.postgres() {
-		query := `WITH picked AS (` + pick + ` FOR UPDATE SKIP LOCKED)
+		return `WITH picked AS (` + pick + ` FOR UPDATE SKIP LOCKED)
 			UPDATE deliveries d SET next_attempt_at = ?, attempts = d.attempts + 1, updated_at = ?
 			FROM picked WHERE d.id = picked.id
-			RETURNING ` + deliveryTable.prefixed("d.")
-		err := s.inTx(ctx, "claim due deliveries", func(tx *sqlx.Tx) error {
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, claimLock); err != nil {
-				return err
-			}
-			return tx.SelectContext(ctx, &rows, s.q(query), append(pickArgs, setArgs...)...)
-		})
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		query := `UPDATE deliveries SET next_attempt_at = ?, attempts = attempts + 1, updated_at = ?
-			WHERE id IN (` + pick + `)
-			RETURNING ` + deliveryTable.cols
-		if err := s.db.SelectContext(ctx, &rows, query, append(setArgs, pickArgs...)...); err != nil {
-			return nil, translate(err, "claim due deliveries")
-		}
+			RETURNING ` + deliveryTable.prefixed("d."), append(pickArgs, setArgs...)
 	}
-	ds := deliveries(rows)
-	slices.SortFunc(ds, func(a, b inquiry.Delivery) int { return cmp.Compare(a.ID, b.ID) })
-	return ds, nil
+	return `UPDATE deliveries SET next_attempt_at = ?, attempts = attempts + 1, updated_at = ?
+			WHERE id IN (` + pick + `)
+			RETURNING ` + deliveryTable.cols, append(setArgs, pickArgs...)
 }
 
 // CompleteDelivery marks a delivery done.
@@ -223,4 +274,77 @@ func (s *Store) CountDeliveries(ctx context.Context, status inquiry.DeliveryStat
 	var n int
 	err := s.db.GetContext(ctx, &n, s.q(`SELECT count(*) FROM deliveries WHERE ? = '' OR status = ?`), string(status), string(status))
 	return n, translate(err, "count deliveries")
+}
+
+// txStmt is a statement inside a transaction: prepared once (PostgreSQL), or the query as it is.
+type txStmt struct {
+	st    *sqlx.Stmt // nil: not prepared
+	tx    *sqlx.Tx
+	query string // rebound for the dialect
+}
+
+func (t txStmt) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
+	if t.st != nil {
+		return t.st.ExecContext(ctx, args...)
+	}
+	return t.tx.ExecContext(ctx, t.query, args...)
+}
+
+func (t txStmt) SelectContext(ctx context.Context, dest any, args ...any) error {
+	if t.st != nil {
+		return t.st.SelectContext(ctx, dest, args...)
+	}
+	return t.tx.SelectContext(ctx, dest, t.query, args...)
+}
+
+func (t txStmt) GetContext(ctx context.Context, dest any, args ...any) error {
+	if t.st != nil {
+		return t.st.GetContext(ctx, dest, args...)
+	}
+	return t.tx.GetContext(ctx, dest, t.query, args...)
+}
+
+// stmtIn is query (written with ? placeholders) inside tx: on PostgreSQL the statement prepared
+// once when it is prepared already (see prepared; the transaction's connection prepares it for
+// itself if need be), else the query as it is. It never prepares anew: that takes a second
+// connection of the pool, and a transaction holding row locks must not wait for one — the pool
+// may be full of transactions waiting on those very locks, and none would ever give way. Callers
+// prepare what they will run with warm, before they begin.
+func (s *Store) stmtIn(ctx context.Context, tx *sqlx.Tx, query string) txStmt {
+	if s.postgres() {
+		if st, ok := s.stmts.Load(query); ok {
+			return txStmt{st: tx.StmtxContext(ctx, st.(*sqlx.Stmt)), tx: tx}
+		}
+	}
+	return txStmt{tx: tx, query: s.q(query)}
+}
+
+// warm prepares queries on PostgreSQL, once each, outside any transaction, for stmtIn. A query
+// that cannot be prepared now runs unprepared: the transaction that runs it says what is wrong.
+func (s *Store) warm(ctx context.Context, queries ...string) {
+	if !s.postgres() {
+		return
+	}
+	for _, q := range queries {
+		if _, err := s.prepared(ctx, q); err != nil {
+			return
+		}
+	}
+}
+
+// insertDeliveriesQuery is the INSERT of n new deliveries, given by deliveryArgs.
+func insertDeliveriesQuery(n int) string {
+	return `INSERT INTO deliveries (` + newDeliveryTable.cols + `) VALUES ` + newDeliveryTable.values(n, false)
+}
+
+// maxPreparedRows bounds the row counts whose multi-row INSERT statements are kept prepared: the
+// few rows of one answer or one delivery's end are the common case; a sweep's hundreds are
+// rarer, and parsing is then a small part of their cost.
+const maxPreparedRows = 8
+
+// warmRows is warm for the multi-row INSERT query(n) when n is small enough to keep prepared.
+func (s *Store) warmRows(ctx context.Context, query func(n int) string, n int) {
+	if n > 0 && n <= maxPreparedRows {
+		s.warm(ctx, query(n))
+	}
 }

@@ -294,3 +294,52 @@ func TestEnqueueManyDeliveries(t *testing.T) {
 		require.NoError(t, b.store.EnqueueDeliveries(context.Background(), nil))
 	})
 }
+
+// TestClaimDeliveriesEach: one call claims for two classes of work as two claims one after
+// another would — each its own kinds and limit — and the next call finds what the first left,
+// the lane rule holding: the leased post holds its lane's update back until it is done.
+func TestClaimDeliveriesEach(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		due := t0.Add(-time.Minute)
+		ds := []inquiry.Delivery{
+			{Kind: inquiry.DeliverPost, Lane: "C1"}, {Kind: inquiry.DeliverUpdate, Lane: "C1"},
+			{Kind: inquiry.DeliverCallback}, {Kind: inquiry.DeliverResume}, {Kind: inquiry.DeliverNotice, Lane: "C2"},
+		}
+		for i := range ds {
+			ds[i].InquiryKey, ds[i].Namespace, ds[i].Target = fmt.Sprintf("inq_%d", i), "ns", "slack"
+			ds[i].NextAttemptAt, ds[i].CreatedAt = due, due
+		}
+		require.NoError(t, b.store.EnqueueDeliveries(ctx, ds))
+		transport := []inquiry.DeliveryKind{inquiry.DeliverPost, inquiry.DeliverUpdate, inquiry.DeliverNotice}
+		callbacks := []inquiry.DeliveryKind{inquiry.DeliverCallback, inquiry.DeliverResume}
+		kinds := func(ds []inquiry.Delivery) []inquiry.DeliveryKind {
+			out := []inquiry.DeliveryKind{}
+			for _, d := range ds {
+				require.Equal(t, 1, d.Attempts)
+				out = append(out, d.Kind)
+			}
+			return out
+		}
+		claims := []inquiry.DeliveryClaim{{Limit: 1, Kinds: transport}, {Limit: 1, Kinds: callbacks}}
+		got, err := b.store.ClaimDeliveriesEach(ctx, t0, time.Minute, claims)
+		require.NoError(t, err)
+		require.Len(t, got, 2)
+		require.Equal(t, []inquiry.DeliveryKind{inquiry.DeliverPost}, kinds(got[0]), "each its limit")
+		require.Equal(t, []inquiry.DeliveryKind{inquiry.DeliverCallback}, kinds(got[1]))
+		post := got[0][0]
+
+		got, err = b.store.ClaimDeliveriesEach(ctx, t0, time.Minute, claims)
+		require.NoError(t, err)
+		require.Equal(t, []inquiry.DeliveryKind{inquiry.DeliverNotice}, kinds(got[0]), "the update waits behind the leased post")
+		require.Equal(t, []inquiry.DeliveryKind{inquiry.DeliverResume}, kinds(got[1]))
+
+		// Once the post is done, its update goes.
+		require.NoError(t, b.store.CompleteDelivery(ctx, post.ID, t0))
+		got, err = b.store.ClaimDeliveriesEach(ctx, t0, time.Minute, claims)
+		require.NoError(t, err)
+		require.Equal(t, []inquiry.DeliveryKind{inquiry.DeliverUpdate}, kinds(got[0]))
+		require.Empty(t, got[1])
+	})
+}

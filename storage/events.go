@@ -68,6 +68,24 @@ func (s *Store) insertEvents(ctx context.Context, x sqlx.ExecerContext, evs []in
 	return nil
 }
 
+// insertEventsQuery is the INSERT of n events, given by eventArgs (the text group commit's
+// batches use too).
+func insertEventsQuery(n int) string {
+	return `INSERT INTO events (` + newEventTable.cols + `) VALUES ` + newEventTable.values(n, false)
+}
+
+// insertEventsTx is insertEvents inside tx, as a statement prepared once on PostgreSQL when
+// warmRows(…, insertEventsQuery, n) prepared it before the transaction (see stmtIn): the one
+// event of an answer or of a delivery's end is the usual case, and parsing and planning the
+// INSERT costs PostgreSQL about as much as running it. Call it last, as insertEvents.
+func (s *Store) insertEventsTx(ctx context.Context, tx *sqlx.Tx, evs []inquiry.Event) error {
+	if len(evs) == 0 || len(evs) > deliveryBatch {
+		return s.insertEvents(ctx, tx, evs)
+	}
+	_, err := s.stmtIn(ctx, tx, insertEventsQuery(len(evs))).ExecContext(ctx, eventArgs(evs)...)
+	return err
+}
+
 // InquiryEvents returns the events of the inquiry with key, oldest first.
 func (s *Store) InquiryEvents(ctx context.Context, key string) ([]inquiry.Event, error) {
 	var rows []eventRow
@@ -282,6 +300,19 @@ func (s *Store) deleteEvents(ctx context.Context, tx *sqlx.Tx, keys []string) er
 	return nil
 }
 
+// execPrepared runs query (written with ? placeholders) outside a transaction, as a statement
+// prepared once on PostgreSQL (see prepared): for the statements every delivery runs.
+func (s *Store) execPrepared(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if !s.postgres() {
+		return s.db.ExecContext(ctx, s.q(query), args...)
+	}
+	st, err := s.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
 // recordedKinds is the SQL list of the delivery kinds whose end is on the record
 // (inquiry.DeliveryEvent), for the one-statement path of the others.
 var recordedKinds = func() string {
@@ -297,7 +328,7 @@ var recordedKinds = func() string {
 // takes a transaction that records callback_delivered or callback_failed with it — once, as it
 // leaves pending, and only while its inquiry is there (retention may have taken it).
 func (s *Store) endDelivery(ctx context.Context, step string, id int64, done bool, lastErr string, now time.Time, set string, setArgs ...any) error {
-	res, err := s.db.ExecContext(ctx, s.q(set+` WHERE id = ? AND NOT (kind IN (`+recordedKinds+`) AND inquiry_key <> '')`), append(setArgs, id)...)
+	res, err := s.execPrepared(ctx, set+` WHERE id = ? AND NOT (kind IN (`+recordedKinds+`) AND inquiry_key <> '')`, append(setArgs, id)...)
 	if err != nil {
 		return translate(err, step)
 	}
@@ -305,6 +336,7 @@ func (s *Store) endDelivery(ctx context.Context, step string, id int64, done boo
 		return translate(err, step)
 	}
 	recorded := false
+	s.warmRows(ctx, insertEventsQuery, 1)
 	err = s.inTx(ctx, step, func(tx *sqlx.Tx) error {
 		var row deliveryRow
 		err := tx.GetContext(ctx, &row, s.q(`SELECT `+deliveryTable.cols+` FROM deliveries WHERE id = ?`+s.forUpdate()), id)
@@ -332,7 +364,7 @@ func (s *Store) endDelivery(ctx context.Context, step string, id int64, done boo
 			return err
 		}
 		recorded = true
-		return s.insertEvents(ctx, tx, []inquiry.Event{e})
+		return s.insertEventsTx(ctx, tx, []inquiry.Event{e})
 	})
 	if err == nil && recorded {
 		s.recorded()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // maxPreparedDeliveries bounds the statements CreateInquiry prepares (one per number of
@@ -315,10 +317,35 @@ var createQueries = func() (qs [maxPreparedDeliveries + 1][maxCreateEvents]strin
 	return qs
 }()
 
-// Inquiry returns the inquiry with the server key.
+// queryInquiry reads an inquiry by its key.
+var queryInquiry = `SELECT ` + inquiryTable.cols + ` FROM inquiries WHERE key = ?`
+
+// Inquiry returns the inquiry with the server key. On PostgreSQL the statement is prepared once:
+// every click, answer and delivery reads an inquiry this way, and parsing and planning a
+// 36-column SELECT costs PostgreSQL more than the index lookup.
 func (s *Store) Inquiry(ctx context.Context, key string) (*inquiry.Record, error) {
-	rec, err := s.inquiryWhere(ctx, s.db, "key = ?", key)
+	rec, err := s.inquiryByKey(ctx, nil, key)
 	return rec, translate(err, "read the inquiry")
+}
+
+// inquiryByKey reads the inquiry with key, inside tx unless tx is nil.
+func (s *Store) inquiryByKey(ctx context.Context, tx *sqlx.Tx, key string) (*inquiry.Record, error) {
+	if !s.postgres() {
+		var q sqlx.QueryerContext = s.db
+		if tx != nil {
+			q = tx
+		}
+		return s.inquiryWhere(ctx, q, "key = ?", key)
+	}
+	var row inquiryRow
+	if tx != nil {
+		return inquiryOf(&row, s.stmtIn(ctx, tx, queryInquiry).GetContext(ctx, &row, key))
+	}
+	st, err := s.prepared(ctx, queryInquiry)
+	if err != nil {
+		return nil, err
+	}
+	return inquiryOf(&row, st.GetContext(ctx, &row, key))
 }
 
 // InquiryByID returns the inquiry with the asker's (namespace, run_id, id).
@@ -377,7 +404,12 @@ func (s *Store) PendingInThread(ctx context.Context, channel, threadTS string, l
 // inquiryWhere reads one inquiry; where may end in FOR UPDATE.
 func (s *Store) inquiryWhere(ctx context.Context, q sqlx.QueryerContext, where string, args ...any) (*inquiry.Record, error) {
 	var row inquiryRow
-	err := sqlx.GetContext(ctx, q, &row, s.q(`SELECT `+inquiryTable.cols+` FROM inquiries WHERE `+where), args...)
+	return inquiryOf(&row, sqlx.GetContext(ctx, q, &row, s.q(`SELECT `+inquiryTable.cols+` FROM inquiries WHERE `+where), args...))
+}
+
+// inquiryOf decodes the row that a read of one inquiry filled in, unless the read failed or found
+// nothing.
+func inquiryOf(row *inquiryRow, err error) (*inquiry.Record, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("no such inquiry: check the key (or id), and that it belongs to your namespace")
 	}
@@ -487,7 +519,7 @@ func (s *Store) Resolve(ctx context.Context, key string, r inquiry.Resolution) (
 		// Not pending, or not there. On PostgreSQL the update waited for a racing resolver's
 		// commit and then found the row no longer pending; this read sees that commit.
 		var err error
-		if rec, err = s.inquiryWhere(ctx, tx, "key = ?", key); err != nil {
+		if rec, err = s.inquiryByKey(ctx, tx, key); err != nil {
 			return err
 		}
 		lost = inquiry.AlreadyResolved(rec)
@@ -503,7 +535,8 @@ func (s *Store) Resolve(ctx context.Context, key string, r inquiry.Resolution) (
 // run's answer and resume, the notification — all in one transaction, and returns the records
 // this call resolved. An item whose inquiry is no longer pending (or not there) is skipped.
 //
-// Lock order: the inquiry rows are updated in key order, and only then are the parked runs
+// Lock order: the pending inquiry rows are locked in key order (one SELECT … ORDER BY key FOR
+// UPDATE, before the one UPDATE that resolves them all), and only then are the parked runs
 // locked, in (namespace, id) order. Two batches over the same keys, or a batch racing Resolve,
 // ParkRun or RecordAnswers (each of which locks at most one inquiry, then at most one run),
 // therefore never wait on each other in a cycle.
@@ -536,15 +569,18 @@ func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.Re
 	if len(sorted) == 0 {
 		return nil
 	}
+	recorded := false
+	s.warmResolve(ctx, sorted)
 	err = s.inTx(ctx, step, func(tx *sqlx.Tx) error {
 		won, err := s.resolveTx(ctx, tx, sorted, nil)
 		if err != nil {
 			return err
 		}
+		recorded = len(won) > 0
 		return then(tx, won)
 	})
-	if err == nil {
-		s.recorded()
+	if err == nil && recorded {
+		s.recorded() // a resolution that came second recorded no event: nothing to announce
 	}
 	return err
 }
@@ -574,38 +610,45 @@ func prepareResolutions(items []inquiry.ResolveItem) ([]resolveItem, error) {
 	return sorted, nil
 }
 
-// resolveTx applies sorted inside tx: each inquiry row in key order, then the parked runs, then
-// the events — lead (what led to the resolutions: the deciding vote), and how each inquiry
-// resolved — last, as insertEvents must be; it returns the records it resolved.
+// resolveTx applies sorted inside tx in a handful of statements, whatever the batch's size: the
+// pending rows locked in key order (PostgreSQL; SQLite has one writer), one UPDATE … FROM of
+// them all, one multi-row INSERT of their deliveries, one pg_notify over their keys, then the
+// parked runs, then the events — lead (what led to the resolutions: the deciding vote), and how
+// each inquiry resolved — last, as insertEvents must be. It returns the records it resolved, in
+// key order. An item whose inquiry is not pending (or not there) is skipped: another resolution
+// came first. A key given twice is resolved by its first item.
 func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem, lead []inquiry.Event) ([]*inquiry.Record, error) {
 	type parked struct {
 		rec *inquiry.Record
 		run string
 		at  time.Time
 	}
-	var won []*inquiry.Record
+	sorted = firstOfEachKey(sorted)
+	items := make(map[string]*resolveItem, len(sorted))
+	for i := range sorted {
+		items[sorted[i].Key] = &sorted[i]
+	}
+	rows, err := s.updateResolved(ctx, tx, sorted)
+	if err != nil {
+		return nil, err
+	}
+	won := make([]*inquiry.Record, 0, len(rows))
 	var runs []parked
-	// First every inquiry row, in key order.
-	for _, it := range sorted {
+	var dargs []any
+	var ndl int
+	keys := make([]string, 0, len(rows))
+	for i := range rows {
+		row := &rows[i]
+		it := items[row.Key]
 		r := it.Resolution
-		var row resolvedRow
-		err := tx.GetContext(ctx, &row, s.q(`UPDATE inquiries
-			SET status = ?, answer = ?, failure = ?, resolved_at = ?
-			WHERE key = ? AND status = 'pending'
-			RETURNING `+resolvedTable.cols), string(r.Status), it.answer, it.failure, at(r.At), it.Key)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // not pending, or not there: another resolution came first
-		}
-		if err != nil {
-			return nil, err
-		}
 		rec, err := row.record()
 		if err != nil {
 			return nil, err
 		}
 		if r.Status == inquiry.StatusExpired && rec.Answer != nil && !reflect.DeepEqual(rec.Answer.Votes, rec.Votes) {
 			// The expiry was built from a record read without a lock; a vote committed since is
-			// one given in time all the same: the answer keeps the votes the row holds.
+			// one given in time all the same: the answer keeps the votes the row holds. (Rare:
+			// a vote between the sweeper's read and its update; one statement each.)
 			rec.Answer.Votes = rec.Votes
 			text, err := jsonText(rec.Answer)
 			if err != nil {
@@ -615,19 +658,31 @@ func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem
 				return nil, err
 			}
 		}
-		if err := s.insertDeliveries(ctx, tx, r.Deliveries, deliveryDefaults{
-			key: it.Key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}); err != nil {
-			return nil, err
+		def := deliveryDefaults{key: it.Key, namespace: rec.Namespace, runID: rec.RunID, now: r.At}
+		for _, d := range r.Deliveries {
+			dargs = append(dargs, deliveryArgs([]inquiry.Delivery{d}, def)...)
+			if ndl++; ndl == deliveryBatch {
+				if _, err := s.stmtIn(ctx, tx, insertDeliveriesQuery(ndl)).ExecContext(ctx, dargs...); err != nil {
+					return nil, err
+				}
+				dargs, ndl = dargs[:0], 0
+			}
 		}
 		if row.ParkedRun != "" {
 			runs = append(runs, parked{rec: rec, run: row.ParkedRun, at: r.At})
 		}
-		if s.postgres() {
-			if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, it.Key); err != nil {
-				return nil, err
-			}
-		}
+		keys = append(keys, it.Key)
 		won = append(won, rec)
+	}
+	if ndl > 0 {
+		if _, err := s.stmtIn(ctx, tx, insertDeliveriesQuery(ndl)).ExecContext(ctx, dargs...); err != nil {
+			return nil, err
+		}
+	}
+	if s.postgres() && len(keys) > 0 {
+		if _, err := s.stmtIn(ctx, tx, notifyQuery).ExecContext(ctx, notifyChannel, pq.StringArray(keys)); err != nil {
+			return nil, err
+		}
 	}
 	// Then the parked runs, in (namespace, id) order.
 	sort.SliceStable(runs, func(i, j int) bool {
@@ -648,11 +703,122 @@ func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem
 			evs = append(evs, e)
 		}
 	}
-	if err := s.insertEvents(ctx, tx, evs); err != nil {
+	if err := s.insertEventsTx(ctx, tx, evs); err != nil {
 		return nil, err
 	}
 	return won, nil
 }
+
+// firstOfEachKey drops from sorted (in key order, stably) every item but the first of its key:
+// the later ones would find the inquiry resolved by it, as they did when each item was its own
+// UPDATE, and one UPDATE … FROM must not meet a row twice.
+func firstOfEachKey(sorted []resolveItem) []resolveItem {
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i].Key == sorted[i-1].Key {
+			out := slices.Clone(sorted[:i])
+			for _, it := range sorted[i+1:] {
+				if it.Key != out[len(out)-1].Key {
+					out = append(out, it)
+				}
+			}
+			return out
+		}
+	}
+	return sorted
+}
+
+// updateResolved moves the pending inquiries of sorted to their resolutions and returns the rows
+// it moved, in key order. On PostgreSQL a batch of more than one first locks its pending rows in
+// key order (SELECT … ORDER BY key FOR UPDATE), so that two batches over the same keys never
+// wait on each other in a cycle, then updates exactly the rows it locked with one UPDATE … FROM
+// unnest of arrays; a batch of one is that UPDATE alone, its one row lock taken by it. On SQLite
+// (one writer: no row locks) it is UPDATE … FROM a VALUES list, one per deliveryBatch items.
+func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem) ([]resolvedRow, error) {
+	var rows []resolvedRow
+	if !s.postgres() {
+		for len(sorted) > 0 {
+			batch := sorted[:min(len(sorted), deliveryBatch)]
+			sorted = sorted[len(batch):]
+			args := make([]any, 0, 5*len(batch))
+			for _, it := range batch {
+				r := &it.Resolution
+				args = append(args, it.Key, string(r.Status), it.answer, it.failure, at(r.At))
+			}
+			var got []resolvedRow
+			if err := tx.SelectContext(ctx, &got, `UPDATE inquiries
+				SET status = v.column2, answer = v.column3, failure = v.column4, resolved_at = v.column5
+				FROM (VALUES `+strings.Repeat("(?, ?, ?, ?, ?), ", len(batch)-1)+`(?, ?, ?, ?, ?)) AS v
+				WHERE inquiries.key = v.column1 AND inquiries.status = 'pending'
+				RETURNING `+resolvedTable.cols, args...); err != nil {
+				return nil, err
+			}
+			rows = append(rows, got...)
+		}
+		slices.SortFunc(rows, func(a, b resolvedRow) int { return strings.Compare(a.Key, b.Key) })
+		return rows, nil
+	}
+	if len(sorted) > 1 {
+		keys := make([]string, len(sorted))
+		for i, it := range sorted {
+			keys[i] = it.Key
+		}
+		var locked []string
+		if err := tx.SelectContext(ctx, &locked, `SELECT key FROM inquiries
+			WHERE key = ANY($1::text[]) AND status = 'pending' ORDER BY key FOR UPDATE`, pq.StringArray(keys)); err != nil {
+			return nil, err
+		}
+		mine := make(map[string]bool, len(locked))
+		for _, k := range locked {
+			mine[k] = true
+		}
+		sorted = slices.DeleteFunc(slices.Clone(sorted), func(it resolveItem) bool { return !mine[it.Key] })
+		if len(sorted) == 0 {
+			return nil, nil
+		}
+	}
+	keys := make([]string, len(sorted))
+	statuses := make([]string, len(sorted))
+	answers := make([]jsonCol, len(sorted))
+	failures := make([]jsonCol, len(sorted))
+	times := make([]dbTime, len(sorted))
+	for i, it := range sorted {
+		keys[i], statuses[i], answers[i], failures[i], times[i] = it.Key, string(it.Resolution.Status), it.answer, it.failure, at(it.Resolution.At)
+	}
+	if err := s.stmtIn(ctx, tx, resolveQuery).SelectContext(ctx, &rows, pq.StringArray(keys), pq.StringArray(statuses),
+		pq.GenericArray{A: answers}, pq.GenericArray{A: failures}, pq.GenericArray{A: times}); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(rows, func(a, b resolvedRow) int { return strings.Compare(a.Key, b.Key) })
+	return rows, nil
+}
+
+// notifyQuery announces each key of an array on notifyChannel (delivered at commit).
+const notifyQuery = `SELECT pg_notify(?, k) FROM unnest(?::text[]) AS k`
+
+// warmResolve prepares, before the transaction, the statements resolveTx runs for sorted when
+// every item wins (see stmtIn), and the read of a resolution that came second.
+func (s *Store) warmResolve(ctx context.Context, sorted []resolveItem) {
+	if !s.postgres() {
+		return
+	}
+	n := 0
+	for _, it := range sorted {
+		n += len(it.Resolution.Deliveries)
+	}
+	s.warm(ctx, resolveQuery, notifyQuery, queryInquiry)
+	s.warmRows(ctx, insertDeliveriesQuery, n)
+	s.warmRows(ctx, insertEventsQuery, len(sorted))
+}
+
+// resolveQuery is updateResolved's UPDATE on PostgreSQL: one text for every batch size, so it is
+// prepared once. The arrays are the keys, statuses, answers and failures (JSON text or NULL) and
+// times of the resolutions; the names given to unnest's columns keep the RETURNING list (the
+// inquiry's columns) unambiguous.
+var resolveQuery = `UPDATE inquiries
+	SET status = r.rstatus, answer = r.ranswer::json, failure = r.rfailure::json, resolved_at = r.rat
+	FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) AS r(rkey, rstatus, ranswer, rfailure, rat)
+	WHERE inquiries.key = r.rkey AND inquiries.status = 'pending'
+	RETURNING ` + resolvedTable.cols
 
 // NoteFailure records f on the inquiry unless it has a failure already; nothing else changes.
 func (s *Store) NoteFailure(ctx context.Context, key string, f inquiry.Failure) error {

@@ -191,3 +191,154 @@ func TestResolveManyConcurrent(t *testing.T) {
 		requirePending(t, b, 0)
 	})
 }
+
+// TestResolveManyWonAndLost: one batch whose items win and lose side by side — pending
+// inquiries, one a person answered first, one cancelled first, a key given twice (its first item
+// decides, as when each item was its own update) and a key that is not there. Only the winners
+// come back, in key order, each with its own answer, time, deliveries and one event of how it
+// resolved; the losers keep what resolved them, with no delivery or event of the batch.
+func TestResolveManyWonAndLost(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		var pending []*inquiry.Record
+		for i := range 6 {
+			pending = append(pending, create(t, b.store, newRecord("ns", "", fmt.Sprintf("w%d", i))))
+		}
+		answered := create(t, b.store, newRecord("ns", "", "answered"))
+		_, err := b.store.Resolve(ctx, answered.Key, inquiry.Resolution{Status: inquiry.StatusAnswered,
+			Answer: personAnswer("answered", "merge", t0), At: t0})
+		require.NoError(t, err)
+		cancelled := create(t, b.store, newRecord("ns", "", "cancelled"))
+		_, err = b.store.Resolve(ctx, cancelled.Key, inquiry.Resolution{Status: inquiry.StatusCancelled, At: t0})
+		require.NoError(t, err)
+
+		var items []inquiry.ResolveItem
+		want := map[string]time.Time{}
+		for i, r := range pending {
+			at := t0.Add(time.Duration(i+1) * time.Minute) // each its own time
+			items = append(items, expiryItem(r, at))
+			want[r.Key] = at
+		}
+		// The twice-given key: an answer first, then an expiry; the answer is the one.
+		twice := pending[2]
+		items[2] = inquiry.ResolveItem{Key: twice.Key, Resolution: inquiry.Resolution{Status: inquiry.StatusAnswered,
+			Answer: personAnswer(twice.ID, "merge", want[twice.Key]), At: want[twice.Key],
+			Deliveries: []inquiry.Delivery{{Kind: inquiry.DeliverCallback, Target: "https://ci/hook"}}}}
+		items = append(items, expiryItem(twice, t0.Add(time.Hour)),
+			expiryItem(answered, t0.Add(time.Hour)), expiryItem(cancelled, t0.Add(time.Hour)),
+			inquiry.ResolveItem{Key: "inq_not_there", Resolution: inquiry.Resolution{Status: inquiry.StatusCancelled, At: t0}})
+		before, err := b.store.LastEventID(ctx)
+		require.NoError(t, err)
+
+		got, err := b.store.ResolveMany(ctx, items)
+		require.NoError(t, err)
+		require.Equal(t, keysOf(pending), orderedKeys(got), "the winners, in key order")
+		for _, r := range got {
+			require.Equal(t, want[r.Key], *r.ResolvedAt)
+			stored, err := b.store.Inquiry(ctx, r.Key)
+			require.NoError(t, err)
+			require.Equal(t, r, stored)
+			ds, err := b.store.ListDeliveries(ctx, r.Key)
+			require.NoError(t, err)
+			require.Len(t, ds, 1, "key %s", r.Key)
+			require.Equal(t, want[r.Key], ds[0].CreatedAt)
+			if r.Key == twice.Key {
+				require.Equal(t, inquiry.StatusAnswered, r.Status)
+				require.Equal(t, inquiry.SourcePerson, r.Answer.Source)
+				require.Equal(t, inquiry.DeliverCallback, ds[0].Kind)
+				continue
+			}
+			require.Equal(t, inquiry.StatusExpired, r.Status)
+			require.Equal(t, inquiry.SourceExpired, r.Answer.Source)
+			require.Equal(t, inquiry.DeliverUpdate, ds[0].Kind)
+		}
+		for key, status := range map[string]inquiry.Status{answered.Key: inquiry.StatusAnswered, cancelled.Key: inquiry.StatusCancelled} {
+			stored, err := b.store.Inquiry(ctx, key)
+			require.NoError(t, err)
+			require.Equal(t, status, stored.Status)
+			require.Equal(t, t0, *stored.ResolvedAt)
+			ds, err := b.store.ListDeliveries(ctx, key)
+			require.NoError(t, err)
+			require.Empty(t, ds)
+		}
+		evs, err := b.store.EventsAfter(ctx, before, "", 100)
+		require.NoError(t, err)
+		perKey := map[string][]inquiry.EventType{}
+		for _, e := range evs {
+			perKey[e.InquiryKey] = append(perKey[e.InquiryKey], e.Type)
+		}
+		require.Len(t, perKey, len(pending), "events only of the winners: %v", perKey)
+		for _, r := range got {
+			require.Len(t, perKey[r.Key], 1, "key %s", r.Key)
+		}
+	})
+}
+
+// TestResolveManyRacesResolve: a batch expiring 100 inquiries while people answer 50 of them one
+// by one with Resolve. Each inquiry is resolved exactly once — by the batch, or by the person,
+// whose Resolve then returns it, and otherwise gets CodeAlreadyResolved with the expiry — with
+// one set of deliveries; nothing deadlocks.
+func TestResolveManyRacesResolve(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		const n = 100
+		for round := range 3 {
+			var recs []*inquiry.Record
+			for i := range n {
+				recs = append(recs, create(t, b.store, newRecord("ns", "", fmt.Sprintf("race%d-%d", round, i))))
+			}
+			items := make([]inquiry.ResolveItem, n)
+			for i, r := range recs {
+				items[i] = expiryItem(r, t0.Add(time.Hour))
+			}
+			rand.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+			var wg sync.WaitGroup
+			var batch []*inquiry.Record
+			var batchErr error
+			byPerson := make([]*inquiry.Record, n)
+			personErr := make([]error, n)
+			wg.Go(func() { batch, batchErr = b.store.ResolveMany(ctx, items) })
+			for i := n - 1; i >= 0; i -= 2 { // half of them, from the other end
+				wg.Go(func() {
+					byPerson[i], personErr[i] = b.store.Resolve(ctx, recs[i].Key, inquiry.Resolution{Status: inquiry.StatusAnswered,
+						Answer: personAnswer(recs[i].ID, "merge", t0), At: t0,
+						Deliveries: []inquiry.Delivery{{Kind: inquiry.DeliverUpdate, Target: "slack", Lane: "C1"}}})
+				})
+			}
+			wg.Wait()
+			require.NoError(t, batchErr)
+			expired := map[string]bool{}
+			for _, r := range batch {
+				expired[r.Key] = true
+			}
+			people := 0
+			for i, r := range recs {
+				stored, err := b.store.Inquiry(ctx, r.Key)
+				require.NoError(t, err)
+				switch {
+				case i%2 == 0: // nobody answered it: the batch did
+					require.True(t, expired[r.Key], "key %s", r.Key)
+				case personErr[i] == nil:
+					people++
+					require.False(t, expired[r.Key], "key %s resolved twice", r.Key)
+					require.Equal(t, inquiry.StatusAnswered, stored.Status)
+					require.Equal(t, stored, byPerson[i])
+				default:
+					requireCode(t, personErr[i], inquiry.CodeAlreadyResolved)
+					require.True(t, expired[r.Key], "key %s", r.Key)
+					require.Equal(t, inquiry.StatusExpired, byPerson[i].Status)
+				}
+				if expired[r.Key] {
+					require.Equal(t, inquiry.StatusExpired, stored.Status)
+				}
+				ds, err := b.store.ListDeliveries(ctx, r.Key)
+				require.NoError(t, err)
+				require.Len(t, ds, 1, "key %s", r.Key)
+			}
+			t.Logf("round %d: %d expired by the batch, %d answered by people", round, len(batch), people)
+		}
+		requirePending(t, b, 0)
+	})
+}
