@@ -101,3 +101,44 @@ func requireStatus(t *testing.T, r resp, status int) {
 	t.Helper()
 	require.Equal(t, status, r.status, "body: %s", r.body)
 }
+
+// staleTokens reads a token of name from the store at once and then holds what it read until
+// open is closed, so that a revocation can come between the read and its result; read is
+// closed after the first such read.
+type staleTokens struct {
+	inquiry.Store
+	name string
+	once sync.Once
+	read chan struct{}
+	open chan struct{}
+}
+
+func (s *staleTokens) Token(ctx context.Context, id string) (*inquiry.Token, error) {
+	t, err := s.Store.Token(ctx, id)
+	if err == nil && t.Name == s.name {
+		s.once.Do(func() { close(s.read) })
+		<-s.open
+	}
+	return t, err
+}
+
+// TestRevocationDuringSharedTokenRead: a request that misses a token after it was revoked
+// through this server is refused, even while a read of the token made before the revocation is
+// still under way (it must not share that read's result).
+func TestRevocationDuringSharedTokenRead(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		stale := &staleTokens{name: "doomed", read: make(chan struct{}), open: make(chan struct{})}
+		b := setup(t, withDB(db), withStore(func(s inquiry.Store) inquiry.Store { stale.Store = s; return stale }))
+		doomed := b.token("doomed", "team-a", inquiry.ScopeAsk)
+		first := make(chan resp, 1)
+		go func() { first <- b.do("GET", "/v1/inquiries", doomed, nil) }()
+		<-stale.read // its read found the token not revoked, and is held
+		requireStatus(t, b.do("POST", "/v1/tokens/doomed/revoke", b.admin, nil), http.StatusOK)
+		after := make(chan resp, 1)
+		go func() { after <- b.do("GET", "/v1/inquiries", doomed, nil) }()
+		time.Sleep(200 * time.Millisecond) // let it reach the read (a shared one, before the fix)
+		close(stale.open)
+		<-first // it began before the revocation: either answer is right
+		(<-after).errorOf(t, http.StatusUnauthorized, inquiry.CodeUnauthenticated)
+	})
+}

@@ -80,6 +80,9 @@ func (c *tokenCache) forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
+	// A read under way may have found the token before it was revoked: a miss from now on reads
+	// again rather than waiting for that read's result.
+	clear(c.inflight)
 	for k, e := range c.m {
 		if e.t != nil && e.t.Name == name {
 			delete(c.m, k)
@@ -108,7 +111,8 @@ func (s *Service) Authenticate(ctx context.Context, plain string) (*Token, error
 // readToken reads id from the store and keeps what it found, or waits for a read of id already
 // under way and takes its result. A waiter whose ctx ends stops waiting; the read itself does
 // not end with its first caller's ctx, since others may be waiting for it. What a read found is
-// not kept when a revocation through this process came while it ran (it may predate it).
+// not kept when a revocation through this process came while it ran (it may predate it), and a
+// miss after that revocation does not wait for it but reads again.
 func (s *Service) readToken(ctx context.Context, id string, now time.Time) (*Token, error) {
 	c := &s.tokens
 	c.mu.Lock()
@@ -140,7 +144,9 @@ func (s *Service) readToken(ctx context.Context, id string, now time.Time) (*Tok
 		r.t = t
 	}
 	c.mu.Lock()
-	delete(c.inflight, id)
+	if c.inflight[id] == r { // not when a revocation dropped it, and a later miss began its own
+		delete(c.inflight, id)
+	}
 	c.mu.Unlock()
 	close(r.done)
 	return r.t, r.err
