@@ -28,7 +28,8 @@ import (
 // While parked, nothing reads the connection, so one goroutine per Server (the prober, running
 // only while there are parked long-polls) looks at each every probeEvery with a read that does
 // not block: the end of the stream or an error ends the wait as net/http's background read
-// would (the client went away: the response is not written and its slot is free), bytes (a
+// would (the client went away, or half-closed: the response is written as net/http writes it,
+// the connection closed and its slot free), bytes (a
 // pipelined request) are kept for net/http. A client going away is noticed that much later.
 
 // probeEvery is how often a parked long-poll's connection is looked at for a client gone away.
@@ -47,7 +48,7 @@ type parked struct {
 
 	mu       sync.Mutex // with answered: the prober and the answer take turns on the connection
 	answered bool
-	gone     bool   // the client went away: no response, the connection closed
+	gone     bool   // the client went away (or half-closed): answered, the connection closed
 	cancel   func() // Service.Park's, once it has returned
 }
 
@@ -114,8 +115,8 @@ func (s *Server) park(c *gin.Context, rec *inquiry.Record, mark uint64, wait tim
 	return true
 }
 
-// answer writes the response the wait ended with, unless the client went away, then hands the
-// connection back or closes it.
+// answer writes the response the wait ended with, then hands the connection back or closes it
+// (always when the client went away).
 func (p *parked) answer(rec *inquiry.Record, err error) {
 	p.mu.Lock()
 	p.answered = true // no probe from now on
@@ -124,7 +125,8 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 	defer p.s.parkers.remove(p) // once the response is written: WaitParked waits for that
 	if gone && rec == nil && errors.Is(err, context.Canceled) {
 		// Ended by the prober: the inquiry as it stands, as net/http's background read seeing
-		// the client go made today's wait read it (for the log line; the response is not sent).
+		// the client go made today's wait read it (for the log line, and a client that only
+		// half-closed, which reads the response).
 		rec, err = p.s.svc.Get(p.ctx, p.key)
 	}
 	header := make(http.Header, len(p.header)/2+4)
@@ -135,24 +137,24 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 	// As the handler's deferred release ran before net/http flushed its answer: a caller that
 	// has the answer may wait again at once.
 	p.release()
-	closing := p.close || gone || isClosed(p.s.svc.Hub.Closing()) || !p.conn.l.canHandBack()
+	closing := p.close || isClosed(p.s.svc.Hub.Closing()) || !p.conn.l.canHandBack()
 	if closing {
 		header.Set("Connection", "close")
 	}
+	// A client gone is answered all the same, as net/http answers one whose background read
+	// saw the end of the stream: one that only half-closed (it sent all it will) reads it. The
+	// connection is closed after, as net/http closes it on reading that end.
+	closing = closing || gone
 	head := responseHead(status, header, len(body))
 	// Logged before the response is written, as requestLog logs before net/http flushes what
 	// the handler wrote: a client that has the answer finds its line in the log.
 	p.line.status, p.line.bytes = status, len(body)
 	p.s.writeLine(&p.line)
-	if !gone {
-		_ = p.conn.SetWriteDeadline(p.line.start.Add(writeTimeout))
-		if _, werr := p.conn.Write(append(head, body...)); werr != nil {
-			closing = true
-		}
-		_ = p.conn.SetWriteDeadline(time.Time{})
-	}
-	if closing {
-		if !gone {
+	_ = p.conn.SetWriteDeadline(p.line.start.Add(writeTimeout))
+	_, werr := p.conn.Write(append(head, body...))
+	_ = p.conn.SetWriteDeadline(time.Time{})
+	if closing || werr != nil {
+		if werr == nil {
 			p.conn.linger() // the answer must not be lost to a reset over unread input
 		}
 		_ = p.conn.Close()
@@ -187,13 +189,21 @@ func (p *parked) respond(header http.Header, rec *inquiry.Record, err error) (in
 }
 
 // responseHead is the status line and the header of a response as net/http writes one whose
-// handler has finished: with its Date and Content-Length.
+// handler has finished, byte for byte: the handler's header sorted, then its Date and
+// Content-Length, then Connection when it closes.
 func responseHead(status int, h http.Header, length int) []byte {
-	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
-	h.Set("Content-Length", strconv.Itoa(length))
+	conn := h.Get("Connection")
+	h.Del("Connection")
+	h.Del("Date")
+	h.Del("Content-Length")
 	var b bytes.Buffer
 	b.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + http.StatusText(status) + "\r\n")
 	_ = h.Write(&b)
+	b.WriteString("Date: " + time.Now().UTC().Format(http.TimeFormat) + "\r\n")
+	b.WriteString("Content-Length: " + strconv.Itoa(length) + "\r\n")
+	if conn != "" {
+		b.WriteString("Connection: " + conn + "\r\n")
+	}
 	b.WriteString("\r\n")
 	return b.Bytes()
 }
