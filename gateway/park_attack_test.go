@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
@@ -106,4 +108,90 @@ func TestParkedPipelinedAsBefore(t *testing.T) {
 			require.Contains(t, before, "HTTP/1.1 200 OK", "the long-poll is answered")
 		})
 	}
+}
+
+// Shutdown as bot serve does it (the hub closed, net/http's Shutdown, then WaitParked) with
+// hundreds of long-polls parked: every one is answered (the inquiry as it stands, Connection:
+// close), Shutdown and WaitParked return within the grace, and nothing is left behind: no
+// parked long-poll, no waiter, no goroutine.
+func TestShutdownWithManyParked(t *testing.T) {
+	const n = 300
+	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher())
+	key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
+	before := settledGoroutines()
+	ln, err := gateway.Listen("127.0.0.1:0", gateway.Limits{})
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	hs := gateway.NewHTTPServer(b.srv.Handler(), gateway.Limits{})
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	answers := make(chan string, n)
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		defer c.Close()
+		_, err = io.WriteString(c, rawGet(addr, "/v1/inquiries/"+key+"?wait=55", b.askA))
+		require.NoError(t, err)
+		go func() {
+			_ = c.SetReadDeadline(time.Now().Add(60 * time.Second))
+			got, _ := io.ReadAll(c)
+			answers <- string(got)
+		}()
+	}
+	require.Eventually(t, func() bool { return b.srv.Parked() == n }, 30*time.Second, 10*time.Millisecond)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b.svc.Hub.Close()
+	require.NoError(t, hs.Shutdown(ctx))
+	require.NoError(t, b.srv.WaitParked(ctx))
+	require.ErrorIs(t, <-served, http.ErrServerClosed)
+	for range n {
+		got := <-answers
+		require.True(t, strings.HasPrefix(got, "HTTP/1.1 200 OK\r\n"), "answer: %q", got)
+		require.Contains(t, got, "\r\nConnection: close\r\n")
+		require.Contains(t, got, `"status":"pending"`)
+	}
+	require.Equal(t, 0, b.srv.Parked())
+	require.Equal(t, 0, b.svc.Hub.Waiters())
+	require.Eventually(t, func() bool { return settledGoroutines() <= before+2 }, 10*time.Second, 50*time.Millisecond,
+		"goroutines left after shutdown (the prober ends within %s)", 2*time.Second)
+}
+
+// With one waiter slot a token, every way a parked long-poll ends gives the slot back: the
+// wait's end, an answer, a client that half-closed, a pipelined request behind it; the next
+// long-poll is served, not refused.
+func TestParkedWaiterSlotGivenBack(t *testing.T) {
+	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher(),
+		withLimits(gateway.RateLimits{Rate: rate.Inf, AddressRate: rate.Inf, MaxWaiters: 1}))
+	addr := serveParked(t, b)
+	key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
+	answered := str(b.ask(b.askA, choice("answered"), http.StatusCreated)["key"])
+	poll := func(k, wait string) string { return rawGet("x", "/v1/inquiries/"+k+"?wait="+wait, b.askA) }
+	next := func(why string) {
+		t.Helper()
+		require.Eventually(t, func() bool { return b.srv.Parked() == 0 }, 10*time.Second, 5*time.Millisecond, why)
+		r := getFrom(t, "http://"+addr, "/v1/inquiries/"+key+"?wait=0.2", b.askA)
+		require.Equal(t, http.StatusOK, r.status, "%s: body: %s", why, r.body)
+	}
+
+	require.Contains(t, script(t, addr, 2*time.Second, step{write: poll(key, "0.3")}), "200 OK")
+	next("the wait's end")
+
+	go func() {
+		require.Eventually(t, func() bool { return b.srv.Parked() == 1 }, 10*time.Second, 5*time.Millisecond)
+		r := b.do("POST", "/v1/inquiries/"+answered+"/answer", b.answerer, map[string]any{"value": "Merge"})
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+	}()
+	require.Contains(t, script(t, addr, 3*time.Second, step{write: poll(answered, "30")}), `"status":"answered"`)
+	next("an answer")
+
+	require.Contains(t, script(t, addr, 5*time.Second, step{write: poll(key, "30")},
+		step{pause: 300 * time.Millisecond, half: true}), "200 OK")
+	next("a half-close")
+
+	got := script(t, addr, 3*time.Second, step{write: poll(key, "0.3") + poll(key, "0.3")})
+	require.Equal(t, 2, strings.Count(got, "HTTP/1.1 200 OK"), "both answered in turn: %s", got)
+	next("a pipelined long-poll behind it")
 }
