@@ -195,3 +195,32 @@ func TestParkedWaiterSlotGivenBack(t *testing.T) {
 	require.Equal(t, 2, strings.Count(got, "HTTP/1.1 200 OK"), "both answered in turn: %s", got)
 	next("a pipelined long-poll behind it")
 }
+
+// At the connection cap, with every slot held by a parked long-poll, a new client is held until
+// one answers; the connections handed back are then idle keep-alives, reclaimed for it.
+func TestParkedAtTheConnectionCap(t *testing.T) {
+	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher())
+	ln, err := gateway.Listen("127.0.0.1:0", gateway.Limits{MaxConns: 2})
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	hs := gateway.NewHTTPServer(b.srv.Handler(), gateway.Limits{MaxConns: 2})
+	done := make(chan struct{})
+	go func() { _ = hs.Serve(ln); close(done) }()
+	t.Cleanup(func() { _ = hs.Close(); <-done })
+	key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
+
+	polls := make(chan string, 2)
+	for range 2 {
+		go func() {
+			polls <- script(t, addr, 6*time.Second, step{write: rawGet("x", "/v1/inquiries/"+key+"?wait=1", b.askA)})
+		}()
+	}
+	require.Eventually(t, func() bool { return b.srv.Parked() == 2 }, 10*time.Second, 5*time.Millisecond)
+	start := time.Now()
+	third := script(t, addr, 8*time.Second, step{write: strings.Replace(rawGet("x", "/v1/inquiries/"+key, b.askA), "\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1)})
+	t.Logf("the third client waited %s", time.Since(start))
+	require.True(t, strings.HasPrefix(third, "HTTP/1.1 200 OK\r\n"), "third: %q", third)
+	for range 2 {
+		require.True(t, strings.HasPrefix(<-polls, "HTTP/1.1 200 OK\r\n"))
+	}
+}

@@ -142,3 +142,32 @@ func TestRevocationDuringSharedTokenRead(t *testing.T) {
 		(<-after).errorOf(t, http.StatusUnauthorized, inquiry.CodeUnauthenticated)
 	})
 }
+
+// panickyTokens panics on the first token read.
+type panickyTokens struct {
+	inquiry.Store
+	once atomic.Bool
+}
+
+func (p *panickyTokens) Token(ctx context.Context, id string) (*inquiry.Token, error) {
+	if p.once.CompareAndSwap(false, true) {
+		panic("the store's first token read fails")
+	}
+	return p.Store.Token(ctx, id)
+}
+
+// TestTokenReadPanicLeavesNoReadBehind: a token read that panics (answered 500 by recovery)
+// leaves no read under way behind it for the next requests with the token to wait for forever.
+func TestTokenReadPanicLeavesNoReadBehind(t *testing.T) {
+	panicky := &panickyTokens{}
+	b := setup(t, withStore(func(s inquiry.Store) inquiry.Store { panicky.Store = s; return panicky }))
+	require.Equal(t, http.StatusInternalServerError, b.do("GET", "/v1/inquiries", b.askA, nil).status)
+	next := make(chan int, 1)
+	go func() { next <- b.do("GET", "/v1/inquiries", b.askA, nil).status }()
+	select {
+	case st := <-next:
+		require.Equal(t, http.StatusOK, st)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the next request with the token waits for the read that panicked")
+	}
+}

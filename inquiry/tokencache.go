@@ -2,6 +2,7 @@ package inquiry
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -24,6 +25,9 @@ type tokenCache struct {
 	inflight map[string]*tokenRead // reads under way, by id: concurrent misses share one
 	gen      uint64                // revocations through this process (forget) so far
 }
+
+// errTokenReadUnfinished is what the waiters of a token read that panicked get.
+var errTokenReadUnfinished = errors.New("read the token: the store's read did not finish")
 
 // tokenRead is one store read of a token that concurrent misses of its id wait for, so that a
 // burst of requests with a token not yet read (10,000 long-polls at once) costs one read, not
@@ -132,22 +136,28 @@ func (s *Service) readToken(ctx context.Context, id string, now time.Time) (*Tok
 	c.inflight[id] = r
 	gen := c.gen
 	c.mu.Unlock()
+	// Ended even when the read panics (recovered above): otherwise every later miss of id would
+	// wait for it until its request ends. Its waiters then have an error, not a refusal.
+	r.err = errTokenReadUnfinished
+	defer func() {
+		c.mu.Lock()
+		if c.inflight[id] == r { // not when a revocation dropped it, and a later miss began its own
+			delete(c.inflight, id)
+		}
+		c.mu.Unlock()
+		close(r.done)
+	}()
 
 	t, err := s.Store.Token(context.WithoutCancel(ctx), id)
 	switch {
 	case ErrorCode(err) == CodeNotFound:
 		c.keep(id, nil, now, gen) // checkSecret refuses a nil token with the one sentence
+		r.err = nil
 	case err != nil:
 		r.err = err
 	default:
 		c.keep(id, t, now, gen)
-		r.t = t
+		r.t, r.err = t, nil
 	}
-	c.mu.Lock()
-	if c.inflight[id] == r { // not when a revocation dropped it, and a later miss began its own
-		delete(c.inflight, id)
-	}
-	c.mu.Unlock()
-	close(r.done)
 	return r.t, r.err
 }
