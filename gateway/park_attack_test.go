@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -223,4 +224,34 @@ func TestParkedAtTheConnectionCap(t *testing.T) {
 	for range 2 {
 		require.True(t, strings.HasPrefix(<-polls, "HTTP/1.1 200 OK\r\n"))
 	}
+}
+
+// panickyInquiries panics on every read of an inquiry once armed.
+type panickyInquiries struct {
+	inquiry.Store
+	armed atomic.Bool
+}
+
+func (p *panickyInquiries) Inquiry(ctx context.Context, key string) (*inquiry.Record, error) {
+	if p.armed.Load() {
+		panic("the store's read of the inquiry fails")
+	}
+	return p.Store.Inquiry(ctx, key)
+}
+
+// A read that panics while a long-poll is parked (off every handler, so net/http's and gin's
+// recovery do not see it) is answered as on the goroutine path — an internal error — and does
+// not take the process down.
+func TestParkedReadPanicAnsweredAsBefore(t *testing.T) {
+	panicky := &panickyInquiries{}
+	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher(),
+		withStore(func(s inquiry.Store) inquiry.Store { panicky.Store = s; return panicky }))
+	addr := serveParked(t, b)
+	key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
+	before, parked := bothWait(t, b, addr, "/v1/inquiries/"+key+"?wait=30", func() {
+		panicky.armed.Store(true)
+		b.svc.Hub.Wake(key)
+	})
+	requireSameAnswer(t, before, parked)
+	require.Equal(t, http.StatusInternalServerError, parked.status)
 }

@@ -2,6 +2,8 @@ package inquiry
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -131,7 +133,7 @@ func (p *parking) read() {
 			final = true // on shutdown the inquiry as it stands, at once
 		default:
 		}
-		rec, err := p.s.Get(ctx, p.key)
+		rec, err := p.get(ctx)
 		p.mu.Lock()
 		if p.finished { // cancelled meanwhile
 			p.mu.Unlock()
@@ -148,6 +150,18 @@ func (p *parking) read() {
 		p.armLocked(rec)
 		return
 	}
+}
+
+// get reads the inquiry, a panic of the read made its error: the read runs on a goroutine of
+// its own, where no handler's recovery would see it, and would take the process down where the
+// request it answers would have been answered an internal error (as on its handler's goroutine).
+func (p *parking) get(ctx context.Context) (rec *Record, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			rec, err = nil, fmt.Errorf("read the inquiry: panic: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return p.s.Get(ctx, p.key)
 }
 
 // arm waits for rec, a pending read of the inquiry (ParkRead's), unless a wake came meanwhile:
