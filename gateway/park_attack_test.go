@@ -73,8 +73,9 @@ func normalize(s string) string { return perResponse.ReplaceAllString(s, "") }
 
 // A parked long-poll's connection answers what a client pipelines behind it — a request with a
 // body, its body late, a head split across packets, Expect: 100-continue, a request framed two
-// ways, a GET with a chunked body, a half-close, Connection: close — byte for byte as the
-// goroutine path does, but for Date and the request id.
+// ways, a GET with a chunked body, Expect on the long-poll, HTTP/1.0 kept alive, a half-close,
+// Connection: close — byte for byte as the goroutine path on the same listener does, but for
+// Date and the request id.
 func TestParkedPipelinedAsBefore(t *testing.T) {
 	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher())
 	addr := serveParked(t, b)
@@ -90,6 +91,8 @@ func TestParkedPipelinedAsBefore(t *testing.T) {
 		"post body later":          {{write: poll}, {pause: 500 * time.Millisecond, write: post}, {pause: 2500 * time.Millisecond, write: body + get}},
 		"split head":               {{write: poll}, {pause: 500 * time.Millisecond, write: get[:20]}, {pause: 2200 * time.Millisecond, write: get[20:]}},
 		"expect continue":          {{write: poll + strings.Replace(post, "\r\n\r\n", "\r\nExpect: 100-continue\r\n\r\n", 1)}, {pause: 3500 * time.Millisecond, write: body + get}},
+		"expect on the poll":       {{write: strings.Replace(poll, "\r\n\r\n", "\r\nExpect: 100-continue\r\n\r\n", 1) + get}},
+		"http/1.0 keep-alive":      {{write: strings.Replace(strings.Replace(poll, "HTTP/1.1", "HTTP/1.0", 1), "\r\n\r\n", "\r\nConnection: keep-alive\r\n\r\n", 1) + get}},
 		"half close":               {{write: poll}, {pause: 500 * time.Millisecond, half: true}},
 		"cl and te":                {{write: poll}, {pause: 500 * time.Millisecond, write: strings.Replace(post, "\r\n\r\n", "\r\nTransfer-Encoding: chunked\r\n\r\n", 1) + "0\r\n\r\n" + get}},
 		"chunked get":              {{write: poll + strings.Replace(get, "\r\n\r\n", "\r\nTransfer-Encoding: chunked\r\n\r\n", 1) + "5\r\nhello\r\n0\r\n\r\n" + get}},
