@@ -158,6 +158,10 @@ type Resolution struct {
 	Answer  *Answer  // for answered and expired
 	Failure *Failure // for failed
 	At      time.Time
+	// Expiry, for an expiry, is the expires_at it was decided on (read without a lock): the store
+	// applies it only while the inquiry still expires then, so that an Extend committed between
+	// the read and the update wins (nil: no such condition).
+	Expiry *time.Time
 	// Deliveries are enqueued in the same transaction, only if the resolution wins.
 	Deliveries []Delivery
 }

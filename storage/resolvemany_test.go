@@ -342,3 +342,57 @@ func TestResolveManyRacesResolve(t *testing.T) {
 		requirePending(t, b, 0)
 	})
 }
+
+// TestExpiryLosesToExtend: the sweeper reads an inquiry due (without a lock), an Extend commits
+// a later expiry, and then the sweeper's expiry arrives — in a batch, or alone. The extension
+// wins: the expiry was of an expires_at the inquiry no longer has (Resolution.Expiry), so
+// nothing is resolved, no delivery is enqueued, and Resolve says CodeAlreadyResolved with the
+// record as it stands (still pending), which the service reads as "not due after all". An
+// expiry of the expires_at the row holds still resolves.
+func TestExpiryLosesToExtend(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		read := []*inquiry.Record{
+			create(t, b.store, newRecord("ns", "", "ext1")),
+			create(t, b.store, newRecord("ns", "", "ext2")),
+		}
+		kept := create(t, b.store, newRecord("ns", "", "ext3"))
+		for _, r := range read {
+			_, err := b.store.UpdateDeadlines(ctx, r.Key, func(cur *inquiry.Record) (*time.Time, *inquiry.DeadlineWork) {
+				exp := cur.ExpiresAt.Add(time.Hour)
+				return &exp, &inquiry.DeadlineWork{}
+			})
+			require.NoError(t, err)
+		}
+		expiry := func(rec *inquiry.Record, at time.Time) inquiry.ResolveItem {
+			it := expiryItem(rec, at)
+			it.Resolution.Expiry = rec.ExpiresAt // what the sweeper read
+			return it
+		}
+		at := t0.Add(2 * time.Hour)
+		got, err := b.store.ResolveMany(ctx, []inquiry.ResolveItem{expiry(read[0], at), expiry(read[1], at), expiry(kept, at)})
+		require.NoError(t, err)
+		require.Equal(t, []string{kept.Key}, orderedKeys(got), "only the inquiry that was not extended expires")
+
+		out, err := b.store.Resolve(ctx, read[0].Key, expiry(read[0], at).Resolution)
+		require.Equal(t, inquiry.CodeAlreadyResolved, inquiry.ErrorCode(err))
+		require.Equal(t, inquiry.StatusPending, out.Status)
+		require.Equal(t, read[0].ExpiresAt.Add(time.Hour), *out.ExpiresAt)
+		for _, r := range read {
+			stored, err := b.store.Inquiry(ctx, r.Key)
+			require.NoError(t, err)
+			require.Equal(t, inquiry.StatusPending, stored.Status)
+			ds, err := b.store.ListDeliveries(ctx, r.Key)
+			require.NoError(t, err)
+			require.Empty(t, ds)
+		}
+
+		// The expiry of the extended expiry resolves it.
+		cur, err := b.store.Inquiry(ctx, read[1].Key)
+		require.NoError(t, err)
+		out, err = b.store.Resolve(ctx, cur.Key, expiry(cur, at.Add(time.Hour)).Resolution)
+		require.NoError(t, err)
+		require.Equal(t, inquiry.StatusExpired, out.Status)
+	})
+}
