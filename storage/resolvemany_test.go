@@ -396,3 +396,49 @@ func TestExpiryLosesToExtend(t *testing.T) {
 		require.Equal(t, inquiry.StatusExpired, out.Status)
 	})
 }
+
+// TestResolutionTextAsSent: answers and failures whose text an array literal must quote —
+// quotes, backslashes, braces, commas, blanks, the word NULL, nothing, characters beyond ASCII,
+// a NUL escaped in JSON, tabs and newlines — are stored exactly as sent by a batch (on PostgreSQL
+// each column one array) and by a lone Resolve, and read back as the resolution returned them.
+func TestResolutionTextAsSent(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		odd := []string{`say "hi"`, `back\slash \"`, `{a,b}`, ` blanks `, `NULL`, `null`, "", "café ⌘ 漢字", "nul \x00 here", `\x00`, "tab\tand\nline", `}"{`}
+		var items []inquiry.ResolveItem
+		var recs []*inquiry.Record
+		for i, text := range odd {
+			rec := create(t, b.store, newRecord("ns", "", fmt.Sprintf("text%d", i)))
+			recs = append(recs, rec)
+			at := t0.Add(time.Duration(i) * time.Second)
+			r := inquiry.Resolution{Status: inquiry.StatusAnswered, At: at, Answer: &inquiry.Answer{InquiryID: rec.ID,
+				Value: inquiry.One("merge"), AnsweredBy: text, Text: text, Source: inquiry.SourcePerson, AnsweredAt: at}}
+			if i%3 == 2 {
+				r = inquiry.Resolution{Status: inquiry.StatusFailed, At: at,
+					Failure: &inquiry.Failure{Code: inquiry.CodeUnavailable, Message: text, Fatal: true}}
+			}
+			items = append(items, inquiry.ResolveItem{Key: rec.Key, Resolution: r})
+		}
+		got, err := b.store.ResolveMany(ctx, items[1:])
+		require.NoError(t, err)
+		require.Len(t, got, len(items)-1)
+		one, err := b.store.Resolve(ctx, items[0].Key, items[0].Resolution)
+		require.NoError(t, err)
+		got = append(got, one)
+		for _, r := range got {
+			stored, err := b.store.Inquiry(ctx, r.Key)
+			require.NoError(t, err)
+			require.Equal(t, r, stored)
+			var want inquiry.Resolution
+			for _, it := range items {
+				if it.Key == r.Key {
+					want = it.Resolution
+				}
+			}
+			require.Equal(t, want.Status, stored.Status)
+			require.Equal(t, want.Answer, stored.Answer, "key %s", r.Key)
+			require.Equal(t, want.Failure, stored.Failure, "key %s", r.Key)
+		}
+	})
+}
