@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/storage"
 )
 
 // expiryItem is the expiry of rec at t, with an update delivery, as the service builds it.
@@ -440,5 +441,61 @@ func TestResolutionTextAsSent(t *testing.T) {
 			require.Equal(t, want.Answer, stored.Answer, "key %s", r.Key)
 			require.Equal(t, want.Failure, stored.Failure, "key %s", r.Key)
 		}
+	})
+}
+
+// TestResolutionsOnATinyPool: with a pool of two connections and a store that has prepared
+// nothing yet, many resolutions at once — batches over the same keys, people one by one, and
+// claims of the deliveries they enqueue — each needing prepared statements inside its
+// transaction, all finish: no transaction waits on the pool for a statement while holding row
+// locks others wait on.
+func TestResolutionsOnATinyPool(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		s := openBundle(t, b.url).store // a store of its own: nothing prepared yet
+		storage.DB(s).SetMaxOpenConns(2)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		const n = 40
+		var recs []*inquiry.Record
+		for i := range n {
+			recs = append(recs, create(t, s, newRecord("ns", "", fmt.Sprintf("tiny%d", i))))
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 4*n)
+		for w := range 4 {
+			wg.Go(func() {
+				items := make([]inquiry.ResolveItem, n)
+				for i, r := range recs {
+					items[i] = expiryItem(r, t0.Add(time.Duration(w)*time.Minute))
+				}
+				_, err := s.ResolveMany(ctx, items)
+				errs <- err
+			})
+		}
+		for i := range n {
+			wg.Go(func() {
+				_, err := s.Resolve(ctx, recs[i].Key, inquiry.Resolution{Status: inquiry.StatusAnswered,
+					Answer: personAnswer(recs[i].ID, "merge", t0), At: t0,
+					Deliveries: []inquiry.Delivery{{Kind: inquiry.DeliverUpdate, Target: "slack", Lane: "C1"}}})
+				if inquiry.ErrorCode(err) == inquiry.CodeAlreadyResolved {
+					err = nil
+				}
+				errs <- err
+			})
+			if i%8 == 0 {
+				wg.Go(func() {
+					_, err := s.ClaimDeliveriesEach(ctx, t0, time.Minute, []inquiry.DeliveryClaim{{Limit: 5}, {Limit: 5, Kinds: []inquiry.DeliveryKind{inquiry.DeliverUpdate}}})
+					errs <- err
+				})
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		require.Equal(t, 0, count(t, b, `SELECT count(*) FROM inquiries WHERE status = 'pending' AND id LIKE 'tiny%'`))
+		require.Equal(t, n, count(t, b, `SELECT count(*) FROM deliveries WHERE inquiry_key IN (SELECT key FROM inquiries WHERE id LIKE 'tiny%')`), "one set of deliveries each")
 	})
 }
