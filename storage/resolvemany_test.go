@@ -499,3 +499,94 @@ func TestResolutionsOnATinyPool(t *testing.T) {
 		require.Equal(t, n, count(t, b, `SELECT count(*) FROM deliveries WHERE inquiry_key IN (SELECT key FROM inquiries WHERE id LIKE 'tiny%')`), "one set of deliveries each")
 	})
 }
+
+// TestTwoReplicasRaceAnswerCancelExpiry: two stores on one database (two replicas), and for each
+// inquiry a person's answer on one, a cancel and a sweeper's batch of expiries on the other, all
+// at once. Each inquiry is resolved once: one winner, whose deliveries alone are enqueued and
+// whose resolution alone is on the record; every loser gets CodeAlreadyResolved with the
+// winner's record, never an acknowledgement of its own.
+func TestTwoReplicasRaceAnswerCancelExpiry(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		other := openBundle(t, b.url).store
+		ctx := context.Background()
+		const n = 20
+		var recs []*inquiry.Record
+		for i := range n {
+			recs = append(recs, create(t, b.store, newRecord("ns", "", fmt.Sprintf("trio%d", i))))
+		}
+		before, err := b.store.LastEventID(ctx)
+		require.NoError(t, err)
+		items := make([]inquiry.ResolveItem, n)
+		for i, r := range recs {
+			items[i] = expiryItem(r, t0.Add(time.Hour))
+			items[i].Resolution.Expiry = r.ExpiresAt
+		}
+		answers := make([]*inquiry.Record, n)
+		answerErr := make([]error, n)
+		cancels := make([]*inquiry.Record, n)
+		cancelErr := make([]error, n)
+		var batch []*inquiry.Record
+		var batchErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { batch, batchErr = other.ResolveMany(ctx, items) })
+		for i := range n {
+			wg.Go(func() {
+				answers[i], answerErr[i] = b.store.Resolve(ctx, recs[i].Key, inquiry.Resolution{Status: inquiry.StatusAnswered,
+					Answer: personAnswer(recs[i].ID, "merge", t0), At: t0,
+					Deliveries: []inquiry.Delivery{{Kind: inquiry.DeliverCallback, Target: "https://ci/hook"}}})
+			})
+			wg.Go(func() {
+				cancels[i], cancelErr[i] = other.Resolve(ctx, recs[i].Key, inquiry.Resolution{Status: inquiry.StatusCancelled, At: t0})
+			})
+		}
+		wg.Wait()
+		require.NoError(t, batchErr)
+		byBatch := map[string]bool{}
+		for _, r := range batch {
+			byBatch[r.Key] = true
+		}
+		evs, err := b.store.EventsAfter(ctx, before, "", 1000)
+		require.NoError(t, err)
+		perKey := map[string]int{}
+		for _, e := range evs {
+			perKey[e.InquiryKey]++
+		}
+		for i, r := range recs {
+			stored, err := b.store.Inquiry(ctx, r.Key)
+			require.NoError(t, err)
+			wins := 0
+			for _, o := range []struct {
+				rec *inquiry.Record
+				err error
+			}{{answers[i], answerErr[i]}, {cancels[i], cancelErr[i]}} {
+				if o.err == nil {
+					wins++
+					require.Equal(t, stored, o.rec)
+					continue
+				}
+				require.Equal(t, inquiry.CodeAlreadyResolved, inquiry.ErrorCode(o.err), "%v", o.err)
+				require.Equal(t, stored.Status, o.rec.Status, "a loser sees the winner")
+			}
+			if byBatch[r.Key] {
+				wins++
+				require.Equal(t, inquiry.StatusExpired, stored.Status)
+			}
+			require.Equal(t, 1, wins, "inquiry %s resolved once", r.Key)
+			ds, err := b.store.ListDeliveries(ctx, r.Key)
+			require.NoError(t, err)
+			switch stored.Status {
+			case inquiry.StatusAnswered:
+				require.Len(t, ds, 1)
+				require.Equal(t, inquiry.DeliverCallback, ds[0].Kind)
+			case inquiry.StatusExpired:
+				require.Len(t, ds, 1)
+				require.Equal(t, inquiry.DeliverUpdate, ds[0].Kind)
+			default:
+				require.Equal(t, inquiry.StatusCancelled, stored.Status)
+				require.Empty(t, ds)
+			}
+			require.Equal(t, 1, perKey[r.Key], "one resolution on the record of %s", r.Key)
+		}
+	})
+}
