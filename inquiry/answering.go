@@ -2,8 +2,13 @@ package inquiry
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
+
+// errNoOutcome is the outcome of an answer in flight whose recording ended without one (it
+// panicked): those waiting for it go to the store themselves. No caller ever sees it.
+var errNoOutcome = errors.New("the answer in flight ended without an outcome")
 
 // answering holds the answers this process is recording, by inquiry key. A person's answer to an
 // inquiry whose answer is already being recorded here waits for that one rather than racing it to
@@ -60,8 +65,12 @@ func (s *Service) resolveAnswer(ctx context.Context, rec *Record, r Resolution) 
 	for {
 		f, lead := s.answering.begin(rec.Key)
 		if lead {
-			out, err := s.resolve(ctx, rec, r)
-			s.answering.end(rec.Key, f, out, err)
+			// Ended however resolve ends: a panic in it (recovered by the HTTP server) must not
+			// leave the key in flight, or every later answer to it here would wait on it in vain.
+			var out *Record
+			err := errNoOutcome
+			defer func() { s.answering.end(rec.Key, f, out, err) }()
+			out, err = s.resolve(ctx, rec, r)
 			return out, err
 		}
 		select {

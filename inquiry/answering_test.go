@@ -76,3 +76,37 @@ func TestAnswersInFlight(t *testing.T) {
 		require.EqualValues(t, 2, held.resolves.Load())
 	}
 }
+
+// panicStore panics in its first Resolve, as a bug below the service would.
+type panicStore struct {
+	inquiry.Store
+	resolves atomic.Int32
+}
+
+func (s *panicStore) Resolve(ctx context.Context, key string, r inquiry.Resolution) (*inquiry.Record, error) {
+	if s.resolves.Add(1) == 1 {
+		panic("a bug in the store")
+	}
+	return s.Store.Resolve(ctx, key, r)
+}
+
+// TestAnAnswerThatPanicsLeavesNoFlight: an answer whose recording panics (the HTTP server
+// recovers it; the process goes on) does not leave its inquiry marked as being answered: the
+// next answer to it is recorded, rather than waiting for an answer that will never end and then
+// failing with its context.
+func TestAnAnswerThatPanicsLeavesNoFlight(t *testing.T) {
+	b := setup(t)
+	rec, _, err := b.svc.Ask(b.ctx, ask(inquiry.PolicyAsk, merge()))
+	require.NoError(t, err)
+	b.svc.Store = &panicStore{Store: b.store}
+	func() {
+		defer func() { require.NotNil(t, recover(), "the first answer panics") }()
+		_, _ = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	}()
+	require.Zero(t, inquiry.AnswersInFlight(b.svc, rec.Key))
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	out, err := b.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("hold")}, "U2")
+	require.NoError(t, err)
+	require.Equal(t, inquiry.StatusAnswered, out.Status)
+}

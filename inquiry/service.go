@@ -503,7 +503,8 @@ func (s *Service) expiry(rec *Record, now time.Time) Resolution {
 	a := DefaultAnswerFor(&rec.Inquiry)
 	a.Source, a.AnsweredAt = SourceExpired, now
 	a.Votes = rec.Votes // the votes given in time, beside what was assumed
-	return Resolution{Status: StatusExpired, Answer: &a, At: now}
+	// Expiry: rec was read without a lock; an Extend committed since moved the expiry, and wins.
+	return Resolution{Status: StatusExpired, Answer: &a, At: now, Expiry: rec.ExpiresAt}
 }
 
 // Fail marks a pending inquiry failed because its transport cannot serve it; the failure is

@@ -1085,3 +1085,35 @@ func TestAWaitFollowsAnExtendedExpiry(t *testing.T) {
 		t.Fatal("the waiter was not woken by the answer")
 	}
 }
+
+// TestAnExpiryReadBeforeAnExtendLosesToIt: a sweeper whose clock runs ahead (another replica)
+// reads an inquiry due, a person extends it on a replica whose clock says it is not due yet, and
+// then the sweeper's expiry arrives: the extension stands — nothing is expired, the inquiry is
+// pending with its new expiry — and the inquiry can still be answered.
+func TestAnExpiryReadBeforeAnExtendLosesToIt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	at := b.clock.Now().Add(time.Minute)
+	in := merge()
+	in.ExpiresAt = &at
+	in.Extend = &inquiry.Extension{By: inquiry.Duration(time.Hour), Max: inquiry.Duration(time.Hour)}
+	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyAsk}})
+	require.NoError(t, err)
+	due, err := b.store.DueInquiries(b.ctx, b.clock.Now().Add(2*time.Minute), 10) // the sweeper's clock
+	require.NoError(t, err)
+	require.Len(t, due, 1)
+	ext, err := b.svc.Extend(b.ctx, rec.Key, 0, "U1")
+	require.NoError(t, err)
+	n, err := b.svc.ExpireMany(b.ctx, due)
+	require.NoError(t, err)
+	require.Zero(t, n, "the expiry of an inquiry extended since its read")
+	got, err := b.svc.Get(b.ctx, rec.Key)
+	require.NoError(t, err)
+	require.Equal(t, inquiry.StatusPending, got.Status)
+	require.Equal(t, *ext.ExpiresAt, *got.ExpiresAt)
+	_, err = b.svc.Expire(b.ctx, due[0]) // one alone, as a read past the old expiry would
+	require.Equal(t, inquiry.CodeAlreadyResolved, inquiry.ErrorCode(err))
+	out, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	require.NoError(t, err)
+	require.Equal(t, inquiry.StatusAnswered, out.Status)
+}

@@ -158,6 +158,10 @@ type Resolution struct {
 	Answer  *Answer  // for answered and expired
 	Failure *Failure // for failed
 	At      time.Time
+	// Expiry, for an expiry, is the expires_at it was decided on (read without a lock): the store
+	// applies it only while the inquiry still expires then, so that an Extend committed between
+	// the read and the update wins (nil: no such condition).
+	Expiry *time.Time
 	// Deliveries are enqueued in the same transaction, only if the resolution wins.
 	Deliveries []Delivery
 }
@@ -192,7 +196,8 @@ type Store interface {
 	// ListInquiries lists newest first, with a cursor for the next page ("" when none).
 	ListInquiries(ctx context.Context, f ListFilter) ([]*Record, string, error)
 	// Resolve moves a pending inquiry to r.Status by a conditional update: the first resolution
-	// wins and later ones get CodeAlreadyResolved together with the record as it stands. In the
+	// wins and later ones get CodeAlreadyResolved together with the record as it stands — as does
+	// an expiry whose r.Expiry the inquiry no longer has (extended since: still pending). In the
 	// same transaction it enqueues r.Deliveries and, when the inquiry was parked on by a run (a run
 	// may wait on several inquiries at once), records StateAnswerOf(CapAnswer(answer)) in that
 	// run's answers — the run stays waiting until it is resumed — and enqueues a DeliverResume
@@ -201,9 +206,10 @@ type Store interface {
 	Resolve(ctx context.Context, key string, r Resolution) (*Record, error)
 	// ResolveMany applies each item as Resolve does (conditional update, deliveries, the parked
 	// run's answer and resume, the notification), all in one transaction, and returns the records
-	// this call resolved. An item whose inquiry is no longer pending, or not there, is skipped,
-	// not an error. Rows are locked in key order, whatever the order of items, so two callers
-	// resolving overlapping batches concurrently never deadlock.
+	// this call resolved. An item whose inquiry is no longer pending, or not there, or no longer
+	// expires at its Resolution.Expiry, is skipped, not an error. Rows are locked in key order,
+	// whatever the order of items, so two callers resolving overlapping batches concurrently
+	// never deadlock.
 	ResolveMany(ctx context.Context, items []ResolveItem) ([]*Record, error)
 	// Vote records v in the pending inquiry with key, in place of an earlier vote of the same
 	// person, under the row's lock; decide then says, given the record with its votes, whether

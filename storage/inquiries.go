@@ -556,6 +556,7 @@ func (s *Store) ResolveMany(ctx context.Context, items []inquiry.ResolveItem) ([
 type resolveItem struct {
 	inquiry.ResolveItem
 	answer, failure jsonCol
+	expiry          nullTime // Resolution.Expiry: the expires_at the row must still hold
 }
 
 // resolveMany is the one copy of the resolution logic (see ResolveMany). then runs inside the
@@ -604,7 +605,7 @@ func prepareResolutions(items []inquiry.ResolveItem) ([]resolveItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		sorted = append(sorted, resolveItem{ResolveItem: it, answer: answer, failure: failure})
+		sorted = append(sorted, resolveItem{ResolveItem: it, answer: answer, failure: failure, expiry: atPtr(r.Expiry)})
 	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 	return sorted, nil
@@ -727,8 +728,9 @@ func firstOfEachKey(sorted []resolveItem) []resolveItem {
 	return sorted
 }
 
-// updateResolved moves the pending inquiries of sorted to their resolutions and returns the rows
-// it moved, in key order. On PostgreSQL a batch of more than one first locks its pending rows in
+// updateResolved moves the pending inquiries of sorted to their resolutions (one with an expiry
+// only while its row still expires then: an Extend since wins) and returns the rows it moved, in
+// key order. On PostgreSQL a batch of more than one first locks its pending rows in
 // key order (SELECT … ORDER BY key FOR UPDATE), so that two batches over the same keys never
 // wait on each other in a cycle, then updates exactly the rows it locked with one UPDATE … FROM
 // unnest of arrays; a batch of one is that UPDATE alone, its one row lock taken by it. On SQLite
@@ -739,16 +741,17 @@ func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolv
 		for len(sorted) > 0 {
 			batch := sorted[:min(len(sorted), deliveryBatch)]
 			sorted = sorted[len(batch):]
-			args := make([]any, 0, 5*len(batch))
+			args := make([]any, 0, 6*len(batch))
 			for _, it := range batch {
 				r := &it.Resolution
-				args = append(args, it.Key, string(r.Status), it.answer, it.failure, at(r.At))
+				args = append(args, it.Key, string(r.Status), it.answer, it.failure, at(r.At), it.expiry)
 			}
 			var got []resolvedRow
 			if err := tx.SelectContext(ctx, &got, `UPDATE inquiries
 				SET status = v.column2, answer = v.column3, failure = v.column4, resolved_at = v.column5
-				FROM (VALUES `+strings.Repeat("(?, ?, ?, ?, ?), ", len(batch)-1)+`(?, ?, ?, ?, ?)) AS v
+				FROM (VALUES `+strings.Repeat("(?, ?, ?, ?, ?, ?), ", len(batch)-1)+`(?, ?, ?, ?, ?, ?)) AS v
 				WHERE inquiries.key = v.column1 AND inquiries.status = 'pending'
+					AND (v.column6 IS NULL OR inquiries.expires_at = v.column6)
 				RETURNING `+resolvedTable.cols, args...); err != nil {
 				return nil, err
 			}
@@ -781,11 +784,13 @@ func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolv
 	answers := make([]jsonCol, len(sorted))
 	failures := make([]jsonCol, len(sorted))
 	times := make([]dbTime, len(sorted))
+	expiries := make([]nullTime, len(sorted))
 	for i, it := range sorted {
 		keys[i], statuses[i], answers[i], failures[i], times[i] = it.Key, string(it.Resolution.Status), it.answer, it.failure, at(it.Resolution.At)
+		expiries[i] = it.expiry
 	}
 	if err := s.stmtIn(ctx, tx, resolveQuery).SelectContext(ctx, &rows, pq.StringArray(keys), pq.StringArray(statuses),
-		pq.GenericArray{A: answers}, pq.GenericArray{A: failures}, pq.GenericArray{A: times}); err != nil {
+		pq.GenericArray{A: answers}, pq.GenericArray{A: failures}, pq.GenericArray{A: times}, pq.GenericArray{A: expiries}); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(rows, func(a, b resolvedRow) int { return strings.Compare(a.Key, b.Key) })
@@ -812,12 +817,13 @@ func (s *Store) warmResolve(ctx context.Context, sorted []resolveItem) {
 
 // resolveQuery is updateResolved's UPDATE on PostgreSQL: one text for every batch size, so it is
 // prepared once. The arrays are the keys, statuses, answers and failures (JSON text or NULL) and
-// times of the resolutions; the names given to unnest's columns keep the RETURNING list (the
+// times of the resolutions, and the expiries each must still find (NULL: none, see
+// Resolution.Expiry); the names given to unnest's columns keep the RETURNING list (the
 // inquiry's columns) unambiguous.
 var resolveQuery = `UPDATE inquiries
 	SET status = r.rstatus, answer = r.ranswer::json, failure = r.rfailure::json, resolved_at = r.rat
-	FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) AS r(rkey, rstatus, ranswer, rfailure, rat)
-	WHERE inquiries.key = r.rkey AND inquiries.status = 'pending'
+	FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::timestamptz[]) AS r(rkey, rstatus, ranswer, rfailure, rat, rexp)
+	WHERE inquiries.key = r.rkey AND inquiries.status = 'pending' AND (r.rexp IS NULL OR inquiries.expires_at = r.rexp)
 	RETURNING ` + resolvedTable.cols
 
 // NoteFailure records f on the inquiry unless it has a failure already; nothing else changes.

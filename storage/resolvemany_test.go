@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/storage"
 )
 
 // expiryItem is the expiry of rec at t, with an update delivery, as the service builds it.
@@ -340,5 +341,252 @@ func TestResolveManyRacesResolve(t *testing.T) {
 			t.Logf("round %d: %d expired by the batch, %d answered by people", round, len(batch), people)
 		}
 		requirePending(t, b, 0)
+	})
+}
+
+// TestExpiryLosesToExtend: the sweeper reads an inquiry due (without a lock), an Extend commits
+// a later expiry, and then the sweeper's expiry arrives — in a batch, or alone. The extension
+// wins: the expiry was of an expires_at the inquiry no longer has (Resolution.Expiry), so
+// nothing is resolved, no delivery is enqueued, and Resolve says CodeAlreadyResolved with the
+// record as it stands (still pending), which the service reads as "not due after all". An
+// expiry of the expires_at the row holds still resolves.
+func TestExpiryLosesToExtend(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		read := []*inquiry.Record{
+			create(t, b.store, newRecord("ns", "", "ext1")),
+			create(t, b.store, newRecord("ns", "", "ext2")),
+		}
+		kept := create(t, b.store, newRecord("ns", "", "ext3"))
+		for _, r := range read {
+			_, err := b.store.UpdateDeadlines(ctx, r.Key, func(cur *inquiry.Record) (*time.Time, *inquiry.DeadlineWork) {
+				exp := cur.ExpiresAt.Add(time.Hour)
+				return &exp, &inquiry.DeadlineWork{}
+			})
+			require.NoError(t, err)
+		}
+		expiry := func(rec *inquiry.Record, at time.Time) inquiry.ResolveItem {
+			it := expiryItem(rec, at)
+			it.Resolution.Expiry = rec.ExpiresAt // what the sweeper read
+			return it
+		}
+		at := t0.Add(2 * time.Hour)
+		got, err := b.store.ResolveMany(ctx, []inquiry.ResolveItem{expiry(read[0], at), expiry(read[1], at), expiry(kept, at)})
+		require.NoError(t, err)
+		require.Equal(t, []string{kept.Key}, orderedKeys(got), "only the inquiry that was not extended expires")
+
+		out, err := b.store.Resolve(ctx, read[0].Key, expiry(read[0], at).Resolution)
+		require.Equal(t, inquiry.CodeAlreadyResolved, inquiry.ErrorCode(err))
+		require.Equal(t, inquiry.StatusPending, out.Status)
+		require.Equal(t, read[0].ExpiresAt.Add(time.Hour), *out.ExpiresAt)
+		for _, r := range read {
+			stored, err := b.store.Inquiry(ctx, r.Key)
+			require.NoError(t, err)
+			require.Equal(t, inquiry.StatusPending, stored.Status)
+			ds, err := b.store.ListDeliveries(ctx, r.Key)
+			require.NoError(t, err)
+			require.Empty(t, ds)
+		}
+
+		// The expiry of the extended expiry resolves it.
+		cur, err := b.store.Inquiry(ctx, read[1].Key)
+		require.NoError(t, err)
+		out, err = b.store.Resolve(ctx, cur.Key, expiry(cur, at.Add(time.Hour)).Resolution)
+		require.NoError(t, err)
+		require.Equal(t, inquiry.StatusExpired, out.Status)
+	})
+}
+
+// TestResolutionTextAsSent: answers and failures whose text an array literal must quote —
+// quotes, backslashes, braces, commas, blanks, the word NULL, nothing, characters beyond ASCII,
+// a NUL escaped in JSON, tabs and newlines — are stored exactly as sent by a batch (on PostgreSQL
+// each column one array) and by a lone Resolve, and read back as the resolution returned them.
+func TestResolutionTextAsSent(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		odd := []string{`say "hi"`, `back\slash \"`, `{a,b}`, ` blanks `, `NULL`, `null`, "", "café ⌘ 漢字", "nul \x00 here", `\x00`, "tab\tand\nline", `}"{`}
+		var items []inquiry.ResolveItem
+		var recs []*inquiry.Record
+		for i, text := range odd {
+			rec := create(t, b.store, newRecord("ns", "", fmt.Sprintf("text%d", i)))
+			recs = append(recs, rec)
+			at := t0.Add(time.Duration(i) * time.Second)
+			r := inquiry.Resolution{Status: inquiry.StatusAnswered, At: at, Answer: &inquiry.Answer{InquiryID: rec.ID,
+				Value: inquiry.One("merge"), AnsweredBy: text, Text: text, Source: inquiry.SourcePerson, AnsweredAt: at}}
+			if i%3 == 2 {
+				r = inquiry.Resolution{Status: inquiry.StatusFailed, At: at,
+					Failure: &inquiry.Failure{Code: inquiry.CodeUnavailable, Message: text, Fatal: true}}
+			}
+			items = append(items, inquiry.ResolveItem{Key: rec.Key, Resolution: r})
+		}
+		got, err := b.store.ResolveMany(ctx, items[1:])
+		require.NoError(t, err)
+		require.Len(t, got, len(items)-1)
+		one, err := b.store.Resolve(ctx, items[0].Key, items[0].Resolution)
+		require.NoError(t, err)
+		got = append(got, one)
+		for _, r := range got {
+			stored, err := b.store.Inquiry(ctx, r.Key)
+			require.NoError(t, err)
+			require.Equal(t, r, stored)
+			var want inquiry.Resolution
+			for _, it := range items {
+				if it.Key == r.Key {
+					want = it.Resolution
+				}
+			}
+			require.Equal(t, want.Status, stored.Status)
+			require.Equal(t, want.Answer, stored.Answer, "key %s", r.Key)
+			require.Equal(t, want.Failure, stored.Failure, "key %s", r.Key)
+		}
+	})
+}
+
+// TestResolutionsOnATinyPool: with a pool of two connections and a store that has prepared
+// nothing yet, many resolutions at once — batches over the same keys, people one by one, and
+// claims of the deliveries they enqueue — each needing prepared statements inside its
+// transaction, all finish: no transaction waits on the pool for a statement while holding row
+// locks others wait on.
+func TestResolutionsOnATinyPool(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		s := openBundle(t, b.url).store // a store of its own: nothing prepared yet
+		storage.DB(s).SetMaxOpenConns(2)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		const n = 40
+		var recs []*inquiry.Record
+		for i := range n {
+			recs = append(recs, create(t, s, newRecord("ns", "", fmt.Sprintf("tiny%d", i))))
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 4*n)
+		for w := range 4 {
+			wg.Go(func() {
+				items := make([]inquiry.ResolveItem, n)
+				for i, r := range recs {
+					items[i] = expiryItem(r, t0.Add(time.Duration(w)*time.Minute))
+				}
+				_, err := s.ResolveMany(ctx, items)
+				errs <- err
+			})
+		}
+		for i := range n {
+			wg.Go(func() {
+				_, err := s.Resolve(ctx, recs[i].Key, inquiry.Resolution{Status: inquiry.StatusAnswered,
+					Answer: personAnswer(recs[i].ID, "merge", t0), At: t0,
+					Deliveries: []inquiry.Delivery{{Kind: inquiry.DeliverUpdate, Target: "slack", Lane: "C1"}}})
+				if inquiry.ErrorCode(err) == inquiry.CodeAlreadyResolved {
+					err = nil
+				}
+				errs <- err
+			})
+			if i%8 == 0 {
+				wg.Go(func() {
+					_, err := s.ClaimDeliveriesEach(ctx, t0, time.Minute, []inquiry.DeliveryClaim{{Limit: 5}, {Limit: 5, Kinds: []inquiry.DeliveryKind{inquiry.DeliverUpdate}}})
+					errs <- err
+				})
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+		require.Equal(t, 0, count(t, b, `SELECT count(*) FROM inquiries WHERE status = 'pending' AND id LIKE 'tiny%'`))
+		require.Equal(t, n, count(t, b, `SELECT count(*) FROM deliveries WHERE inquiry_key IN (SELECT key FROM inquiries WHERE id LIKE 'tiny%')`), "one set of deliveries each")
+	})
+}
+
+// TestTwoReplicasRaceAnswerCancelExpiry: two stores on one database (two replicas), and for each
+// inquiry a person's answer on one, a cancel and a sweeper's batch of expiries on the other, all
+// at once. Each inquiry is resolved once: one winner, whose deliveries alone are enqueued and
+// whose resolution alone is on the record; every loser gets CodeAlreadyResolved with the
+// winner's record, never an acknowledgement of its own.
+func TestTwoReplicasRaceAnswerCancelExpiry(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		other := openBundle(t, b.url).store
+		ctx := context.Background()
+		const n = 20
+		var recs []*inquiry.Record
+		for i := range n {
+			recs = append(recs, create(t, b.store, newRecord("ns", "", fmt.Sprintf("trio%d", i))))
+		}
+		before, err := b.store.LastEventID(ctx)
+		require.NoError(t, err)
+		items := make([]inquiry.ResolveItem, n)
+		for i, r := range recs {
+			items[i] = expiryItem(r, t0.Add(time.Hour))
+			items[i].Resolution.Expiry = r.ExpiresAt
+		}
+		answers := make([]*inquiry.Record, n)
+		answerErr := make([]error, n)
+		cancels := make([]*inquiry.Record, n)
+		cancelErr := make([]error, n)
+		var batch []*inquiry.Record
+		var batchErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { batch, batchErr = other.ResolveMany(ctx, items) })
+		for i := range n {
+			wg.Go(func() {
+				answers[i], answerErr[i] = b.store.Resolve(ctx, recs[i].Key, inquiry.Resolution{Status: inquiry.StatusAnswered,
+					Answer: personAnswer(recs[i].ID, "merge", t0), At: t0,
+					Deliveries: []inquiry.Delivery{{Kind: inquiry.DeliverCallback, Target: "https://ci/hook"}}})
+			})
+			wg.Go(func() {
+				cancels[i], cancelErr[i] = other.Resolve(ctx, recs[i].Key, inquiry.Resolution{Status: inquiry.StatusCancelled, At: t0})
+			})
+		}
+		wg.Wait()
+		require.NoError(t, batchErr)
+		byBatch := map[string]bool{}
+		for _, r := range batch {
+			byBatch[r.Key] = true
+		}
+		evs, err := b.store.EventsAfter(ctx, before, "", 1000)
+		require.NoError(t, err)
+		perKey := map[string]int{}
+		for _, e := range evs {
+			perKey[e.InquiryKey]++
+		}
+		for i, r := range recs {
+			stored, err := b.store.Inquiry(ctx, r.Key)
+			require.NoError(t, err)
+			wins := 0
+			for _, o := range []struct {
+				rec *inquiry.Record
+				err error
+			}{{answers[i], answerErr[i]}, {cancels[i], cancelErr[i]}} {
+				if o.err == nil {
+					wins++
+					require.Equal(t, stored, o.rec)
+					continue
+				}
+				require.Equal(t, inquiry.CodeAlreadyResolved, inquiry.ErrorCode(o.err), "%v", o.err)
+				require.Equal(t, stored.Status, o.rec.Status, "a loser sees the winner")
+			}
+			if byBatch[r.Key] {
+				wins++
+				require.Equal(t, inquiry.StatusExpired, stored.Status)
+			}
+			require.Equal(t, 1, wins, "inquiry %s resolved once", r.Key)
+			ds, err := b.store.ListDeliveries(ctx, r.Key)
+			require.NoError(t, err)
+			switch stored.Status {
+			case inquiry.StatusAnswered:
+				require.Len(t, ds, 1)
+				require.Equal(t, inquiry.DeliverCallback, ds[0].Kind)
+			case inquiry.StatusExpired:
+				require.Len(t, ds, 1)
+				require.Equal(t, inquiry.DeliverUpdate, ds[0].Kind)
+			default:
+				require.Equal(t, inquiry.StatusCancelled, stored.Status)
+				require.Empty(t, ds)
+			}
+			require.Equal(t, 1, perKey[r.Key], "one resolution on the record of %s", r.Key)
+		}
 	})
 }
