@@ -144,12 +144,11 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 	return out[0], nil
 }
 
-// ClaimDeliveriesEach makes each of claims as ClaimDeliveries would, one after another, in one
-// transaction: on PostgreSQL under one turn of the advisory lock (BEGIN, the lock, a claim
+// ClaimDeliveriesEach makes each of claims as ClaimDeliveries would, one after another: on
+// PostgreSQL in one transaction, under one turn of the advisory lock (BEGIN, the lock, a claim
 // statement each, COMMIT — where a claim alone is four statements), so that a dispatcher claims
 // its classes of work for the price of about one claim. A claim later in the list sees the leases
-// of those before it; all of them become visible together, at the commit, just before the
-// dispatcher hands them to its lanes. out[i] is what claims[i] claimed, in id order.
+// of those before it. out[i] is what claims[i] claimed, in id order.
 func (s *Store) ClaimDeliveriesEach(ctx context.Context, now time.Time, lease time.Duration, claims []inquiry.DeliveryClaim) ([][]inquiry.Delivery, error) {
 	out := make([][]inquiry.Delivery, len(claims))
 	queries := make([]string, len(claims))
@@ -179,19 +178,10 @@ func (s *Store) ClaimDeliveriesEach(ctx context.Context, now time.Time, lease ti
 			return nil, err
 		}
 	} else {
-		// One transaction here too (it holds the write lock): what it claims becomes visible all
-		// at once, as the caller starts it, and one commit costs one fsync.
-		err := s.inTx(ctx, "claim due deliveries", func(tx *sqlx.Tx) error {
-			for i := range claims {
-				rows[i] = nil
-				if err := tx.SelectContext(ctx, &rows[i], queries[i], args[i]...); err != nil {
-					return err
-				}
+		for i := range claims {
+			if err := s.db.SelectContext(ctx, &rows[i], queries[i], args[i]...); err != nil {
+				return nil, translate(err, "claim due deliveries")
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
 	}
 	for i := range rows {
