@@ -234,36 +234,35 @@ func (p *Dispatcher) Drain(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// claim claims what due work there is room for — each class up to its room, all in one claim of
-// the store's (one transaction, where a claim per class took one each) — and starts it. It
-// returns how many it claimed, the lanes that carry them out, and whether a class took all it
-// asked for (there may be more).
+// claim claims what due work there is room for, one claim per class, and starts each class's
+// work before it claims the next: work claimed becomes visible to the lanes that finish it (a
+// lane that ends looks for its next delivery) only once it has been handed to its lanes, so a
+// claim made for one class never meets a lane of its own work still in flight (on SQLite, where a
+// claim is its own statement, claiming every class first left that window open). It returns how
+// many it claimed, the lanes that carry them out, and whether a class took all it asked for
+// (there may be more).
 func (p *Dispatcher) claim(ctx context.Context) (n int, lanes []*lane, more bool, err error) {
 	p.claiming.Lock()
 	defer p.claiming.Unlock()
-	var claims []DeliveryClaim
-	var of []class
-	p.mu.Lock()
 	for c := range classes {
-		if room := min(p.Batch, p.MaxLanes-p.running[c]); room > 0 { // else: a lane that ends kicks the dispatcher
-			claims, of = append(claims, DeliveryClaim{Limit: room, Kinds: classKinds[c]}), append(of, c)
+		p.mu.Lock()
+		room := min(p.Batch, p.MaxLanes-p.running[c])
+		p.mu.Unlock()
+		if room <= 0 {
+			continue // a lane that ends kicks the dispatcher
 		}
-	}
-	p.mu.Unlock()
-	if len(claims) == 0 {
-		return 0, nil, false, nil
-	}
-	claimed := p.now()
-	got, err := p.Store.ClaimDeliveriesEach(ctx, claimed, p.Lease, claims)
-	if err != nil {
-		return 0, nil, false, err
-	}
-	for i, ds := range got {
+		claimed := p.now()
+		got, cerr := p.Store.ClaimDeliveriesEach(ctx, claimed, p.Lease, []DeliveryClaim{{Limit: room, Kinds: classKinds[c]}})
+		if cerr != nil {
+			err = cerr
+			continue
+		}
+		ds := got[0]
 		n += len(ds)
-		more = more || len(ds) == claims[i].Limit
-		lanes = append(lanes, p.start(ctx, of[i], ds, claimed.Add(p.Lease))...)
+		more = more || len(ds) == room
+		lanes = append(lanes, p.start(ctx, c, ds, claimed.Add(p.Lease))...)
 	}
-	return n, lanes, more, nil
+	return n, lanes, more, err
 }
 
 // start carries out ds, claimed until until: each lane in a goroutine of its own, or, when the lane
