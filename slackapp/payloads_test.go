@@ -25,18 +25,9 @@ import (
 // served. None of them is ours, so each is acked and nothing is recorded.
 func TestRealPayloadsParse(t *testing.T) {
 	b := setup(t)
-	files, err := filepath.Glob("testdata/payloads/*.json")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		require.NoError(t, err)
-		var probe struct {
-			Type       string `json:"type"`
-			EnvelopeID string `json:"envelope_id"`
-		}
-		require.NoError(t, json.Unmarshal(raw, &probe), f)
-		t.Run(filepath.Base(f), func(t *testing.T) {
+	for _, pl := range realPayloads(t) {
+		probe, raw := pl.probe, pl.raw
+		t.Run(pl.name, func(t *testing.T) {
 			switch {
 			case probe.EnvelopeID != "":
 				evt, err := parseEnvelope(raw)
@@ -161,18 +152,9 @@ func TestParseInteractionAsSlackGo(t *testing.T) {
 	b := setup(t)
 	rec := b.ask(mergeQuestion("parse-1"), inquiry.SlackRef{})
 	payloads := map[string][]byte{"our click": b.clickPayload("U0ALICE01", rec, "Merge")}
-	files, err := filepath.Glob("testdata/payloads/*.json")
-	require.NoError(t, err)
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		require.NoError(t, err)
-		var probe struct {
-			Type       string `json:"type"`
-			EnvelopeID string `json:"envelope_id"`
-		}
-		require.NoError(t, json.Unmarshal(raw, &probe), f)
-		if probe.EnvelopeID == "" && probe.Type != "event_callback" && probe.Type != "url_verification" && probe.Type != "message" {
-			payloads[filepath.Base(f)] = raw
+	for _, pl := range realPayloads(t) {
+		if p := pl.probe; p.EnvelopeID == "" && p.Type != "event_callback" && p.Type != "url_verification" && p.Type != "message" {
+			payloads[pl.name] = pl.raw
 		}
 	}
 	require.Greater(t, len(payloads), 10)
@@ -185,4 +167,31 @@ func TestParseInteractionAsSlackGo(t *testing.T) {
 		want.Message, want.OriginalMessage = slack.Message{}, slack.Message{}
 		require.Equal(t, want, got, name)
 	}
+}
+
+// realPayload is one of the real payloads in testdata/payloads, with what says how Slack sends it.
+type realPayload struct {
+	name  string
+	raw   []byte
+	probe struct {
+		Type       string `json:"type"`
+		EnvelopeID string `json:"envelope_id"`
+	}
+}
+
+// realPayloads reads every real payload in testdata/payloads (there are some).
+func realPayloads(t *testing.T) []realPayload {
+	t.Helper()
+	files, err := filepath.Glob("testdata/payloads/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	out := make([]realPayload, 0, len(files))
+	for _, f := range files {
+		pl := realPayload{name: filepath.Base(f)}
+		pl.raw, err = os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(pl.raw, &pl.probe), f)
+		out = append(out, pl)
+	}
+	return out
 }
