@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/inquiry-bot/bot/inquiry"
@@ -28,6 +29,14 @@ type Limits struct {
 	// in the kernel's backlog until one closes, so the process keeps file descriptors for its
 	// database, Slack and callbacks however many clients connect.
 	MaxConns int
+	// MaxArriving caps the connections accepted and not yet settled: a connection settles when
+	// its first request is done (it waits for the next, is parked, or is closed), or arrivalHold
+	// after it was accepted, whichever comes first. Past it, new connections wait in the
+	// kernel's backlog. A burst of clients (ten thousand long-polls dialled at once) then goes
+	// through a few hundred at a time, each costing a goroutine and its buffers only until it
+	// parks, instead of all at once; a slow or long-lived request holds its place no longer than
+	// arrivalHold, so the cap only ever delays an arrival, by at most that.
+	MaxArriving int
 	// HeaderTimeout bounds the reading of a request line and its headers, from their first byte
 	// (on a kept-alive connection too, where net/http's ReadHeaderTimeout only starts once four
 	// bytes have come).
@@ -49,7 +58,11 @@ type Limits struct {
 
 // The defaults of Limits.
 const (
-	DefaultMaxConns       = 4096
+	DefaultMaxConns = 4096
+	// DefaultMaxArriving keeps a burst's requests in flight to a few megabytes (each one a
+	// goroutine and about 20 kB until it is answered or parked) while still taking thousands of
+	// new connections a second at a few milliseconds each.
+	DefaultMaxArriving    = 256
 	DefaultHeaderTimeout  = 10 * time.Second
 	DefaultBodyTimeout    = 10 * time.Second
 	DefaultMaxRequestLine = 8 << 10
@@ -60,6 +73,9 @@ const (
 func (l Limits) withDefaults() Limits {
 	if l.MaxConns <= 0 {
 		l.MaxConns = DefaultMaxConns
+	}
+	if l.MaxArriving <= 0 {
+		l.MaxArriving = DefaultMaxArriving
 	}
 	if l.HeaderTimeout <= 0 {
 		l.HeaderTimeout = DefaultHeaderTimeout
@@ -152,15 +168,25 @@ func Listen(addr string, l Limits) (net.Listener, error) {
 func NewListener(inner net.Listener, l Limits) net.Listener {
 	l = l.withDefaults()
 	return &listener{Listener: inner, lim: l, slots: make(chan struct{}, l.MaxConns), done: make(chan struct{}),
+		arriving: make(chan struct{}, l.MaxArriving), hold: arrivalHold,
 		open: map[*limitedConn]struct{}{}, backc: make(chan struct{}, 1)}
 }
+
+// arrivalHold is the longest a connection holds its place among the arriving (MaxArriving):
+// a request of the API is answered in milliseconds; one still running after this is slow or
+// long-lived (an event stream, a long-poll that cannot park) and must not keep others out.
+const arrivalHold = time.Second
 
 type listener struct {
 	net.Listener
 	lim   Limits
 	slots chan struct{} // one token per open connection
-	done  chan struct{} // closed by Close, to release an Accept waiting for a slot
-	once  sync.Once
+	// arriving holds one token per connection accepted and not yet settled (MaxArriving);
+	// hold is arrivalHold (shorter in tests).
+	arriving chan struct{}
+	hold     time.Duration
+	done     chan struct{} // closed by Close, to release an Accept waiting for a slot
+	once     sync.Once
 
 	mu   sync.Mutex
 	open map[*limitedConn]struct{} // the connections holding a slot
@@ -184,23 +210,56 @@ type listener struct {
 // for one gone idle or closed meanwhile. So at most MaxConns connections are served, and one
 // more is held, unread, until there is room. A connection a parked long-poll hands back
 // (handBack) comes first: it has its slot.
+//
+// A new connection first waits for a place among the arriving (MaxArriving), which it gives
+// back when it settles (settle); a connection handed back has settled already.
 func (l *listener) Accept() (net.Conn, error) {
 	for {
 		if lc := l.takeBack(); lc != nil {
 			return lc, nil
 		}
-		c, err := l.accept()
-		if errors.Is(err, errHandedBack) || errors.Is(err, os.ErrDeadlineExceeded) {
-			continue // woken for a connection handed back (nothing else sets the deadline)
+		err := l.arrive()
+		if errors.Is(err, errHandedBack) {
+			continue
 		}
-		return c, err
+		if err != nil {
+			return nil, err
+		}
+		c, err := l.accept()
+		if err != nil {
+			<-l.arriving
+			if errors.Is(err, errHandedBack) || errors.Is(err, os.ErrDeadlineExceeded) {
+				continue // woken for a connection handed back (nothing else sets the deadline)
+			}
+			return nil, err
+		}
+		c.arrived(l.hold)
+		return c, nil
+	}
+}
+
+// arrive takes a place among the arriving, waiting for one; a connection handed back meanwhile
+// ends the wait (errHandedBack), as Close does (net.ErrClosed).
+func (l *listener) arrive() error {
+	select {
+	case l.arriving <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case l.arriving <- struct{}{}:
+		return nil
+	case <-l.done:
+		return net.ErrClosed
+	case <-l.backc:
+		return errHandedBack
 	}
 }
 
 // errHandedBack ends accept's wait for a slot: a connection was handed back.
 var errHandedBack = errors.New("a connection was handed back")
 
-func (l *listener) accept() (net.Conn, error) {
+func (l *listener) accept() (*limitedConn, error) {
 	if l.waiting == nil {
 		select {
 		case l.slots <- struct{}{}:
@@ -369,6 +428,11 @@ type limitedConn struct {
 	once    sync.Once
 	l       *listener // the listener it came from, to hand it back to (park.go)
 
+	// unsettled: the connection holds a place among the arriving (MaxArriving) until settle
+	// gives it back; settling is the timer of arrivalHold that does it at the latest.
+	unsettled atomic.Bool
+	settling  *time.Timer
+
 	// idleSince is when net/http began to wait for the next request on the connection (zero
 	// while a request is under way); reclaimed marks one closed to make room. Both under mu.
 	idleSince time.Time
@@ -439,6 +503,7 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 			// Between requests with nothing at hand, and not net/http's one-byte background
 			// read (which runs while a request's handler does): it waits for the next request.
 			c.idleSince = time.Now()
+			c.settle()
 		}
 		c.mu.Unlock()
 		n, err := c.Conn.Read(buf)
@@ -628,9 +693,34 @@ func (c *limitedConn) Close() error {
 			c.linger()
 		}
 		err = c.Conn.Close()
+		c.settle()
 		c.release()
 	})
 	return err
+}
+
+// arrived starts the connection's time among the arriving: it holds the place Accept took for
+// it until it settles, hold from now at the latest.
+func (c *limitedConn) arrived(hold time.Duration) {
+	c.unsettled.Store(true)
+	c.settling = time.AfterFunc(hold, func() { c.giveBack() })
+}
+
+// settle gives the connection's place among the arriving back, once: its first request is done
+// (net/http waits for the next), it is parked or closed. Its hold ending does too (giveBack).
+func (c *limitedConn) settle() {
+	if c.giveBack() {
+		c.settling.Stop()
+	}
+}
+
+// giveBack gives the place back unless it was given already, and reports whether it did.
+func (c *limitedConn) giveBack() bool {
+	if !c.unsettled.CompareAndSwap(true, false) {
+		return false
+	}
+	<-c.l.arriving
+	return true
 }
 
 // linger half-closes a connection the listener ended, and reads what the client still sends for

@@ -388,16 +388,7 @@ func TestIdleConnectionsGiveWay(t *testing.T) {
 func TestConnectionCap(t *testing.T) {
 	t.Parallel()
 	const limit, clients = 3, 8
-	var inside, most atomic.Int32
-	release := make(chan struct{})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inside.Add(1)
-		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-		}
-		<-release
-		inside.Add(-1)
-		fmt.Fprint(w, "ok")
-	})
+	h := &heldHandler{release: make(chan struct{})}
 	addr := serveHardened(t, gateway.Limits{MaxConns: limit}, h)
 
 	var wg sync.WaitGroup
@@ -408,16 +399,115 @@ func TestConnectionCap(t *testing.T) {
 			got <- statuses(replies)
 		})
 	}
-	require.Eventually(t, func() bool { return inside.Load() == limit }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return h.inside.Load() == limit }, 10*time.Second, 5*time.Millisecond)
 	// Room for the others to come in, were there no cap.
 	time.Sleep(300 * time.Millisecond)
-	require.EqualValues(t, limit, most.Load(), "connections served at once")
-	close(release)
+	require.EqualValues(t, limit, h.most.Load(), "connections served at once")
+	close(h.release)
 	wg.Wait()
 	close(got)
 	for s := range got {
 		require.Equal(t, []int{200}, s)
 	}
+}
+
+// serveArriving serves h on a hardened listener with room for `arriving` connections between
+// their accept and their first request's end, each holding its place for at most hold.
+func serveArriving(t *testing.T, arriving int, hold time.Duration, h http.Handler) string {
+	t.Helper()
+	l := gateway.Limits{MaxArriving: arriving}
+	ln, err := gateway.Listen("127.0.0.1:0", l)
+	require.NoError(t, err)
+	gateway.SetArrivalHold(ln, hold)
+	srv := gateway.NewHTTPServer(h, l)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return ln.Addr().String()
+}
+
+// heldHandler counts the requests inside it and the most at once; each waits for release.
+type heldHandler struct {
+	inside, most atomic.Int32
+	release      chan struct{}
+}
+
+func (h *heldHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := h.inside.Add(1)
+	for m := h.most.Load(); n > m && !h.most.CompareAndSwap(m, n); m = h.most.Load() {
+	}
+	<-h.release
+	h.inside.Add(-1)
+	fmt.Fprint(w, "ok")
+}
+
+// TestArrivalsCapped: new connections are taken MaxArriving at a time while their first
+// requests run (the rest wait in the kernel's backlog), and every one is served in the end.
+func TestArrivalsCapped(t *testing.T) {
+	t.Parallel()
+	const arriving, clients = 2, 6
+	h := &heldHandler{release: make(chan struct{})}
+	addr := serveArriving(t, arriving, time.Hour, h)
+	var wg sync.WaitGroup
+	got := make(chan []int, clients)
+	for range clients {
+		wg.Go(func() {
+			replies, _ := exchange(t, addr, 20*time.Second, "GET /held HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+			got <- statuses(replies)
+		})
+	}
+	require.Eventually(t, func() bool { return h.inside.Load() == arriving }, 10*time.Second, 5*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // room for the others to come in, were there no cap
+	require.EqualValues(t, arriving, h.most.Load(), "first requests running at once")
+	close(h.release)
+	wg.Wait()
+	close(got)
+	for s := range got {
+		require.Equal(t, []int{200}, s)
+	}
+	require.EqualValues(t, arriving, h.most.Load(), "never more at once")
+}
+
+// TestArrivalHoldEnds: a request that runs long (an event stream) keeps its place among the
+// arriving only for the hold, so long requests never keep new connections out.
+func TestArrivalHoldEnds(t *testing.T) {
+	t.Parallel()
+	const clients = 3
+	h := &heldHandler{release: make(chan struct{})}
+	addr := serveArriving(t, 1, 50*time.Millisecond, h)
+	got := make(chan []int, clients)
+	for range clients {
+		go func() {
+			replies, _ := exchange(t, addr, 20*time.Second, "GET /held HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+			got <- statuses(replies)
+		}()
+	}
+	require.Eventually(t, func() bool { return h.inside.Load() == clients }, 10*time.Second, 5*time.Millisecond,
+		"every long request is let in, one hold after the other")
+	close(h.release)
+	for range clients {
+		require.Equal(t, []int{200}, <-got)
+	}
+}
+
+// TestKeptAliveConnectionSettles: a connection whose first request is answered and that waits
+// for its next gives its place among the arriving back at once, not at the end of its hold.
+func TestKeptAliveConnectionSettles(t *testing.T) {
+	t.Parallel()
+	addr := serveArriving(t, 1, time.Hour, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "ok")
+	}))
+	first, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer first.Close()
+	_, err = io.WriteString(first, "GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
+	require.NoError(t, err)
+	res, err := http.ReadResponse(bufio.NewReader(first), nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.False(t, res.Close, "kept alive")
+
+	replies, _ := exchange(t, addr, 20*time.Second, "GET /second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	require.Equal(t, []int{200}, statuses(replies), "the second client is served while the first stays connected")
 }
 
 // TestConnectionCapSparesNewConnections: at the cap, only a connection that has served a request

@@ -103,6 +103,7 @@ func (s *Server) park(c *gin.Context, rec *inquiry.Record, mark uint64, wait tim
 		ahead, _ = rw.Reader.Peek(n)
 	}
 	lc.parkWith(ahead)
+	lc.settle()      // parked: it waits holding nothing of net/http's, so it is no longer arriving
 	s.parkers.add(p) // before Park, which may answer at once
 	cancel := s.svc.ParkRead(p.ctx, rec, mark, wait, p.answer)
 	p.mu.Lock()

@@ -29,9 +29,19 @@ import (
 // address.
 func serveParked(t *testing.T, b *bundle) string {
 	t.Helper()
-	ln, err := gateway.Listen("127.0.0.1:0", gateway.Limits{})
+	return serveParkedWith(t, b, gateway.Limits{}, 0)
+}
+
+// serveParkedWith is serveParked on a listener of l, whose connections hold their place among
+// the arriving for hold (the default when 0).
+func serveParkedWith(t *testing.T, b *bundle, l gateway.Limits, hold time.Duration) string {
+	t.Helper()
+	ln, err := gateway.Listen("127.0.0.1:0", l)
 	require.NoError(t, err)
-	hs := gateway.NewHTTPServer(b.srv.Handler(), gateway.Limits{})
+	if hold > 0 {
+		gateway.SetArrivalHold(ln, hold)
+	}
+	hs := gateway.NewHTTPServer(b.srv.Handler(), l)
 	done := make(chan struct{})
 	go func() { _ = hs.Serve(ln); close(done) }()
 	t.Cleanup(func() { _ = hs.Close(); <-done })
@@ -380,4 +390,24 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// A parked long-poll is no longer arriving: with room for one arriving connection, held for
+// longer than the test may take, a second client is served while the first waits parked.
+func TestParkedLongPollLeavesRoomForArrivals(t *testing.T) {
+	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher())
+	addr := serveParkedWith(t, b, gateway.Limits{MaxArriving: 1}, time.Hour)
+	key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
+	other := str(b.ask(b.askA, choice("other"), http.StatusCreated)["key"])
+
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = io.WriteString(c, rawGet(addr, "/v1/inquiries/"+key+"?wait=55", b.askA))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return b.srv.Parked() == 1 }, 10*time.Second, 5*time.Millisecond)
+
+	got := getFrom(t, "http://"+addr, "/v1/inquiries/"+other, b.askA)
+	require.Equal(t, http.StatusOK, got.status, "body: %s", got.body)
+	require.Equal(t, 1, b.srv.Parked(), "the first still waits")
 }
