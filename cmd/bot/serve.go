@@ -125,7 +125,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		app, err := slackapp.New(slackapp.Config{
 			BotToken: cfg.SlackBotToken, SigningSecret: cfg.SlackSigningSecret, AppToken: cfg.SlackAppToken,
 			APIURL: cfg.SlackAPIURL, DefaultChannel: cfg.SlackDefaultChannel, Service: svc, Logger: m.Log,
-			HTTPClient: &http.Client{Timeout: 15 * time.Second, Transport: m.Metrics.SlackTransport(http.DefaultTransport)},
+			HTTPClient: &http.Client{Timeout: 15 * time.Second, Transport: m.Metrics.SlackTransport(slackapp.NewHTTPTransport())},
 		})
 		if err != nil {
 			return err // the sentence names the variable to fix
