@@ -34,8 +34,9 @@ type Limits struct {
 	// after it was accepted, whichever comes first. Past it, new connections wait in the
 	// kernel's backlog. A burst of clients (ten thousand long-polls dialled at once) then goes
 	// through a few hundred at a time, each costing a goroutine and its buffers only until it
-	// parks, instead of all at once; a slow or long-lived request holds its place no longer than
-	// arrivalHold, so the cap only ever delays an arrival, by at most that.
+	// parks, instead of all at once. A slow or long-lived request (an event stream) holds its
+	// place no longer than arrivalHold, so at least MaxArriving connections are taken each
+	// arrivalHold whatever their clients do: the cap delays arrivals and refuses none.
 	MaxArriving int
 	// HeaderTimeout bounds the reading of a request line and its headers, from their first byte
 	// (on a kept-alive connection too, where net/http's ReadHeaderTimeout only starts once four
