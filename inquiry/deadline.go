@@ -629,14 +629,12 @@ func (s *Service) deliverRemind(ctx context.Context, d Delivery) error {
 	}
 	if f, ok := r.(ReminderFinder); ok && d.Attempts > 1 {
 		found, err := f.FindReminder(ctx, rec, d.Step)
-		switch {
-		case found:
+		if found {
 			s.logger().InfoContext(ctx, "reminder found posted by an earlier attempt", "key", rec.Key, "number", d.Step, "attempts", d.Attempts)
 			return nil
-		case err != nil && !Fatal(err):
-			return err // cannot tell now: look again later rather than remind twice
-		case err != nil:
-			s.logger().WarnContext(ctx, "cannot look for an earlier post of a reminder; posting it", "key", rec.Key, "err", err)
+		}
+		if err := s.notFound(ctx, "a reminder", rec.Key, err); err != nil {
+			return err
 		}
 	}
 	return r.Remind(ctx, rec, d.Step)
@@ -667,10 +665,9 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 		case found:
 			s.logger().InfoContext(ctx, "escalation found posted by an earlier attempt", "key", rec.Key, "step", d.Step, "attempts", d.Attempts)
 			return s.Store.AddPlacement(ctx, rec.Key, where)
-		case err != nil && !Fatal(err):
+		}
+		if err := s.notFound(ctx, "an escalation", rec.Key, err); err != nil {
 			return err
-		case err != nil:
-			s.logger().WarnContext(ctx, "cannot look for an earlier post of an escalation; posting it", "key", rec.Key, "err", err)
 		}
 	}
 	where, err := e.Escalate(ctx, rec, d.Step)
