@@ -51,12 +51,8 @@ func (b *deadlineBundle) advance(d time.Duration) {
 // untilMessages waits until channel holds n bot messages and returns them.
 func (b *deadlineBundle) untilMessages(channel string, n int) []slackfake.Message {
 	b.t.Helper()
-	var ms []slackfake.Message
-	require.Eventually(b.t, func() bool {
-		ms = b.fake.BotMessages(channel)
-		return len(ms) >= n
-	}, 15*time.Second, 10*time.Millisecond, "channel %s never held %d bot messages", channel, n)
-	return ms
+	return atLeast(b.bundle, n, 15*time.Second, func() []slackfake.Message { return b.fake.BotMessages(channel) },
+		"channel %s never held %d bot messages", channel, n)
 }
 
 func TestReminderInTheThreadAndEscalationUpdatesBothMessages(t *testing.T) {
