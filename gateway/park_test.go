@@ -21,6 +21,7 @@ import (
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/testkit"
 )
 
 // serveParked serves b's handler as `bot serve` does — NewHTTPServer on the gateway's
@@ -340,7 +341,7 @@ func settledGoroutines() int {
 
 // A parked long-poll's request log line says what today's says (but its id and duration), once.
 func TestParkedLongPollLogsItsLine(t *testing.T) {
-	var logged syncBuffer
+	var logged testkit.SyncBuffer
 	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher(), withLog(&logged))
 	addr := serveParked(t, b)
 	key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
@@ -366,22 +367,4 @@ func TestParkedLongPollLogsItsLine(t *testing.T) {
 		delete(m, "time")
 	}
 	require.Equal(t, b1, p)
-}
-
-// syncBuffer is a bytes.Buffer written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
