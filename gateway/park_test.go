@@ -21,6 +21,7 @@ import (
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/testkit"
 )
 
 // serveParked serves b's handler as `bot serve` does — NewHTTPServer on the gateway's
@@ -114,10 +115,16 @@ func requireSameAnswer(t *testing.T, before, parked resp, except ...string) {
 	require.Equal(t, strconv.Itoa(len(parked.body)), parked.header.Get("Content-Length"))
 }
 
+// askingParked is a gateway that asks people, and the address of its listener that parks
+// long-polls.
+func askingParked(t *testing.T) (*bundle, string) {
+	b := setup(t, withPolicy(inquiry.PolicyAsk))
+	return b, serveParked(t, b)
+}
+
 func TestParkedLongPollAnswersAsBefore(t *testing.T) {
 	t.Run("answered while waiting", func(t *testing.T) {
-		b := setup(t, withPolicy(inquiry.PolicyAsk))
-		addr := serveParked(t, b)
+		b, addr := askingParked(t)
 		key := str(b.ask(b.askA, choice("merge"), http.StatusCreated)["key"])
 		before, parked := bothWait(t, b, addr, "/v1/inquiries/"+key+"?wait=30", func() {
 			r := b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": "Merge"})
@@ -128,26 +135,26 @@ func TestParkedLongPollAnswersAsBefore(t *testing.T) {
 		require.Equal(t, 0, b.svc.Hub.Waiters())
 		require.Eventually(t, func() bool { return b.srv.Parked() == 0 }, 5*time.Second, 5*time.Millisecond)
 	})
-	t.Run("timeout", func(t *testing.T) {
-		b := setup(t, withPolicy(inquiry.PolicyAsk))
-		addr := serveParked(t, b)
-		key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
-		before, parked := bothWait(t, b, addr, "/v1/inquiries/"+key+"?wait=1", nil)
-		requireSameAnswer(t, before, parked)
-		require.Equal(t, "pending", parked.json(t)["status"])
-	})
-	t.Run("expiry during the wait", func(t *testing.T) {
-		b := setup(t, withPolicy(inquiry.PolicyAsk))
-		addr := serveParked(t, b)
-		at := time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano)
-		key := str(b.ask(b.askA, confirm("deploy", "expires_at", at, "default", "no"), http.StatusCreated)["key"])
-		before, parked := bothWait(t, b, addr, "/v1/inquiries/"+key+"?wait=40", nil)
-		requireSameAnswer(t, before, parked)
-		require.Equal(t, "expired", parked.json(t)["status"])
-	})
+	// Nothing happens during the wait but its end, or the inquiry's.
+	for _, c := range []struct {
+		name, wait, status string
+		ask                func() map[string]any // called once the gateway is up
+	}{
+		{"timeout", "1", "pending", func() map[string]any { return choice("hold") }},
+		{"expiry during the wait", "40", "expired", func() map[string]any {
+			return confirm("deploy", "expires_at", time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano), "default", "no")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, addr := askingParked(t)
+			key := str(b.ask(b.askA, c.ask(), http.StatusCreated)["key"])
+			before, parked := bothWait(t, b, addr, "/v1/inquiries/"+key+"?wait="+c.wait, nil)
+			requireSameAnswer(t, before, parked)
+			require.Equal(t, c.status, parked.json(t)["status"])
+		})
+	}
 	t.Run("extend during the wait", func(t *testing.T) {
-		b := setup(t, withPolicy(inquiry.PolicyAsk))
-		addr := serveParked(t, b)
+		b, addr := askingParked(t)
 		old := time.Now().Add(time.Second)
 		key := str(b.ask(b.askA, choice("ship", "expires_at", old.UTC().Format(time.RFC3339Nano),
 			"extend", map[string]any{"by": "1h", "max": "1h"}), http.StatusCreated)["key"])
@@ -162,8 +169,7 @@ func TestParkedLongPollAnswersAsBefore(t *testing.T) {
 		require.Equal(t, "answered", parked.json(t)["status"], "the waits outlived the old expiry")
 	})
 	t.Run("shutdown while parked", func(t *testing.T) {
-		b := setup(t, withPolicy(inquiry.PolicyAsk))
-		addr := serveParked(t, b)
+		b, addr := askingParked(t)
 		key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
 		before, parked := bothWait(t, b, addr, "/v1/inquiries/"+key+"?wait=55", func() {
 			b.svc.Hub.Close()
@@ -179,8 +185,7 @@ func TestParkedLongPollAnswersAsBefore(t *testing.T) {
 	})
 	t.Run("an error after the wait", func(t *testing.T) {
 		// The inquiry's store fails for the read after the wait: the same error answer.
-		b := setup(t, withPolicy(inquiry.PolicyAsk))
-		addr := serveParked(t, b)
+		b, addr := askingParked(t)
 		key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
 		before, parked := bothWait(t, b, addr, "/v1/inquiries/"+key+"?wait=30", func() {
 			require.NoError(t, b.store.Close())
@@ -346,7 +351,7 @@ func settledGoroutines() int {
 
 // A parked long-poll's request log line says what today's says (but its id and duration), once.
 func TestParkedLongPollLogsItsLine(t *testing.T) {
-	var logged syncBuffer
+	var logged testkit.SyncBuffer
 	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher(), withLog(&logged))
 	addr := serveParked(t, b)
 	key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
@@ -373,25 +378,6 @@ func TestParkedLongPollLogsItsLine(t *testing.T) {
 	}
 	require.Equal(t, b1, p)
 }
-
-// syncBuffer is a bytes.Buffer written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A parked long-poll is no longer arriving: with room for one arriving connection, held for
 // longer than the test may take, a second client is served while the first waits parked.
 func TestParkedLongPollLeavesRoomForArrivals(t *testing.T) {

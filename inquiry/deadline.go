@@ -599,6 +599,16 @@ type EscalationFinder interface {
 	FindEscalation(ctx context.Context, rec *Record, step int) (where Placement, found bool, err error)
 }
 
+// transportAs is the transport named target as a T; ok is false with no error when it cannot do
+// what T does (there is nothing to deliver then), and with the error when there is no such transport.
+func transportAs[T any](s *Service, target string) (as T, ok bool, err error) {
+	t, err := s.Transports.Lookup(target)
+	if err == nil {
+		as, ok = t.(T)
+	}
+	return as, ok, err
+}
+
 func (s *Service) deliverRemind(ctx context.Context, d Delivery) error {
 	rec, err := s.Store.Inquiry(ctx, d.InquiryKey)
 	if err != nil {
@@ -613,24 +623,18 @@ func (s *Service) deliverRemind(ctx context.Context, d Delivery) error {
 		s.logger().InfoContext(ctx, "reminder dropped: the deadline was extended since", "key", rec.Key, "number", d.Step)
 		return nil
 	}
-	t, err := s.Transports.Lookup(d.Target)
-	if err != nil {
+	r, ok, err := transportAs[Reminder](s, d.Target)
+	if !ok {
 		return err
 	}
-	r, ok := t.(Reminder)
-	if !ok {
-		return nil
-	}
-	if f, ok := t.(ReminderFinder); ok && d.Attempts > 1 {
+	if f, ok := r.(ReminderFinder); ok && d.Attempts > 1 {
 		found, err := f.FindReminder(ctx, rec, d.Step)
-		switch {
-		case found:
+		if found {
 			s.logger().InfoContext(ctx, "reminder found posted by an earlier attempt", "key", rec.Key, "number", d.Step, "attempts", d.Attempts)
 			return nil
-		case err != nil && !Fatal(err):
-			return err // cannot tell now: look again later rather than remind twice
-		case err != nil:
-			s.logger().WarnContext(ctx, "cannot look for an earlier post of a reminder; posting it", "key", rec.Key, "err", err)
+		}
+		if err := s.notFound(ctx, "a reminder", rec.Key, err); err != nil {
+			return err
 		}
 	}
 	return r.Remind(ctx, rec, d.Step)
@@ -649,15 +653,11 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 			return nil // shown by an earlier attempt
 		}
 	}
-	t, err := s.Transports.Lookup(d.Target)
-	if err != nil {
+	e, ok, err := transportAs[Escalator](s, d.Target)
+	if !ok {
 		return err
 	}
-	e, ok := t.(Escalator)
-	if !ok {
-		return nil
-	}
-	if f, ok := t.(EscalationFinder); ok && d.Attempts > 1 {
+	if f, ok := e.(EscalationFinder); ok && d.Attempts > 1 {
 		where, found, err := f.FindEscalation(ctx, rec, d.Step)
 		switch {
 		case found && where.Channel == "":
@@ -665,10 +665,9 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 		case found:
 			s.logger().InfoContext(ctx, "escalation found posted by an earlier attempt", "key", rec.Key, "step", d.Step, "attempts", d.Attempts)
 			return s.Store.AddPlacement(ctx, rec.Key, where)
-		case err != nil && !Fatal(err):
+		}
+		if err := s.notFound(ctx, "an escalation", rec.Key, err); err != nil {
 			return err
-		case err != nil:
-			s.logger().WarnContext(ctx, "cannot look for an earlier post of an escalation; posting it", "key", rec.Key, "err", err)
 		}
 	}
 	where, err := e.Escalate(ctx, rec, d.Step)

@@ -537,14 +537,12 @@ func (s *Service) deliverPost(ctx context.Context, d Delivery) error {
 		// process died, or the connection broke, after the transport took the post.
 		if f, ok := t.(PostFinder); ok {
 			where, found, ferr := f.FindPost(ctx, rec)
-			switch {
-			case found:
+			if found {
 				s.logger().InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "id", where.ID, "attempts", d.Attempts)
 				return s.Store.SetPosted(ctx, rec.Key, where.ref())
-			case ferr != nil && !Fatal(ferr):
-				return ferr // cannot tell now: look again later rather than risk showing it twice
-			case ferr != nil:
-				s.logger().WarnContext(ctx, "cannot look for an earlier post of a question; posting it", "key", rec.Key, "err", ferr)
+			}
+			if ferr := s.notFound(ctx, "a question", rec.Key, ferr); ferr != nil {
+				return ferr
 			}
 		}
 	}
@@ -559,6 +557,17 @@ func (s *Service) deliverPost(ctx context.Context, d Delivery) error {
 		if _, ferr := s.Fail(ctx, rec.Key, err); ferr != nil && ErrorCode(ferr) != CodeAlreadyResolved {
 			return ferr
 		}
+	}
+	return err
+}
+
+// notFound is what a finder's miss of an earlier attempt's post of what (a question, a reminder,
+// an escalation) means for the retry: nil, post it, also when the finder cannot look at all
+// (fatal: warned of); or an error that may pass, to look again later rather than show it twice.
+func (s *Service) notFound(ctx context.Context, what, key string, err error) error {
+	if Fatal(err) {
+		s.logger().WarnContext(ctx, "cannot look for an earlier post of "+what+"; posting it", "key", key, "err", err)
+		return nil
 	}
 	return err
 }

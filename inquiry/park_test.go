@@ -50,6 +50,13 @@ func (r *parkResult) called() bool {
 	}
 }
 
+// park parks on key for wait: the result is what done is called with.
+func park(b *bundle, key string, wait time.Duration) *parkResult {
+	r := newParkResult()
+	b.svc.Park(b.ctx, key, wait, r.done)
+	return r
+}
+
 func pendingInquiry(t *testing.T, b *bundle, in inquiry.Inquiry) *inquiry.Record {
 	t.Helper()
 	rec, _, err := b.svc.Ask(b.ctx, ask(inquiry.PolicyAsk, in))
@@ -61,8 +68,7 @@ func pendingInquiry(t *testing.T, b *bundle, in inquiry.Inquiry) *inquiry.Record
 func TestParkIsWokenByTheAnswerAndHoldsNothingAfter(t *testing.T) {
 	b := setup(t)
 	rec := pendingInquiry(t, b, merge())
-	r := newParkResult()
-	b.svc.Park(b.ctx, rec.Key, 30*time.Second, r.done)
+	r := park(b, rec.Key, 30*time.Second)
 	require.False(t, r.called(), "pending: the park waits")
 	require.Equal(t, 1, b.svc.Hub.Waiters())
 	_, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
@@ -81,20 +87,17 @@ func TestParkOnAResolvedInquiryAnswersBeforeReturning(t *testing.T) {
 	b := setup(t)
 	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: merge()}) // answered by the default
 	require.NoError(t, err)
-	r := newParkResult()
-	b.svc.Park(b.ctx, rec.Key, 30*time.Second, r.done)
+	r := park(b, rec.Key, 30*time.Second)
 	require.True(t, r.called(), "done ran on the caller's goroutine")
 	require.Equal(t, inquiry.StatusAnswered, r.rec.Status)
 	require.Equal(t, 0, b.svc.Hub.Waiters())
 
 	// So does a wait of nothing on a pending one, and an unknown key.
 	p := pendingInquiry(t, b, merge2())
-	r = newParkResult()
-	b.svc.Park(b.ctx, p.Key, 0, r.done)
+	r = park(b, p.Key, 0)
 	require.True(t, r.called())
 	require.Equal(t, inquiry.StatusPending, r.rec.Status)
-	r = newParkResult()
-	b.svc.Park(b.ctx, "inq_nope", time.Minute, r.done)
+	r = park(b, "inq_nope", time.Minute)
 	require.True(t, r.called())
 	require.Equal(t, inquiry.CodeNotFound, inquiry.ErrorCode(r.err))
 	require.Equal(t, 0, b.svc.Hub.Waiters())
@@ -109,8 +112,7 @@ func merge2() inquiry.Inquiry {
 func TestParkReturnsAtTheEndOfItsWait(t *testing.T) {
 	b := setup(t)
 	rec := pendingInquiry(t, b, merge())
-	r := newParkResult()
-	b.svc.Park(b.ctx, rec.Key, 200*time.Millisecond, r.done)
+	r := park(b, rec.Key, 200*time.Millisecond)
 	got, err := r.wait(t, 10*time.Second)
 	require.NoError(t, err)
 	require.Equal(t, inquiry.StatusPending, got.Status, "as it stands")
@@ -125,8 +127,7 @@ func TestParkReadsTheExpiryOfTheServiceClock(t *testing.T) {
 	at := b.clock.Now().Add(time.Hour)
 	in.ExpiresAt = &at
 	rec := pendingInquiry(t, b, in)
-	r := newParkResult()
-	b.svc.Park(b.ctx, rec.Key, 30*time.Second, r.done)
+	r := park(b, rec.Key, 30*time.Second)
 	b.svc.Hub.Wake(rec.Key) // a vote, say: still pending
 	time.Sleep(50 * time.Millisecond)
 	require.False(t, r.called(), "still pending: the park waits on")
@@ -147,8 +148,7 @@ func TestParkFollowsAnExtendedExpiry(t *testing.T) {
 	in.ExpiresAt = &at
 	in.Extend = &inquiry.Extension{By: inquiry.Duration(time.Hour), Max: inquiry.Duration(time.Hour)}
 	rec := pendingInquiry(t, b, in)
-	r := newParkResult()
-	b.svc.Park(b.ctx, rec.Key, 30*time.Second, r.done)
+	r := park(b, rec.Key, 30*time.Second)
 	_, err := b.svc.Extend(b.ctx, rec.Key, 0, "U1")
 	require.NoError(t, err)
 	time.Sleep(600 * time.Millisecond) // past the old expiry, by the wall clock its timer ran on
@@ -172,16 +172,14 @@ func TestParkEndsOnHubCloseAndOnItsContext(t *testing.T) {
 	require.NoError(t, err, "read without the ended context")
 	require.Equal(t, inquiry.StatusPending, got.Status)
 
-	r = newParkResult()
-	b.svc.Park(b.ctx, rec.Key, 30*time.Second, r.done)
+	r = park(b, rec.Key, 30*time.Second)
 	b.svc.Hub.Close()
 	got, err = r.wait(t, 10*time.Second)
 	require.NoError(t, err)
 	require.Equal(t, inquiry.StatusPending, got.Status, "the inquiry as it stands")
 
 	// After Close a park returns at once.
-	r = newParkResult()
-	b.svc.Park(b.ctx, rec.Key, 30*time.Second, r.done)
+	r = park(b, rec.Key, 30*time.Second)
 	require.True(t, r.called())
 	require.Equal(t, 0, b.svc.Hub.Waiters())
 }

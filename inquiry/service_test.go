@@ -151,18 +151,24 @@ func TestAnswerRefusesNoneOfTheOffered(t *testing.T) {
 	require.Equal(t, inquiry.StatusPending, got.Status, "a refused answer changes nothing")
 }
 
+// waitAside waits on key for 30 s on a goroutine of its own: done gives what the wait returned.
+func waitAside(t *testing.T, b *bundle, key string) (done <-chan *inquiry.Record) {
+	c := make(chan *inquiry.Record, 1)
+	go func() {
+		got, err := b.svc.Wait(b.ctx, key, 30*time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		c <- got
+	}()
+	return c
+}
+
 func TestWaitWakesOnAnswer(t *testing.T) {
 	b := setup(t)
 	rec, _, err := b.svc.Ask(b.ctx, ask(inquiry.PolicyAsk, merge()))
 	require.NoError(t, err)
-	done := make(chan *inquiry.Record)
-	go func() {
-		got, err := b.svc.Wait(b.ctx, rec.Key, 30*time.Second)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- got
-	}()
+	done := waitAside(t, b, rec.Key)
 	time.Sleep(50 * time.Millisecond)
 	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
 	require.NoError(t, err)
@@ -1064,14 +1070,7 @@ func TestAWaitFollowsAnExtendedExpiry(t *testing.T) {
 	in.Extend = &inquiry.Extension{By: inquiry.Duration(time.Hour), Max: inquiry.Duration(time.Hour)}
 	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyAsk}})
 	require.NoError(t, err)
-	done := make(chan *inquiry.Record, 1)
-	go func() {
-		got, err := b.svc.Wait(b.ctx, rec.Key, 30*time.Second)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- got
-	}()
+	done := waitAside(t, b, rec.Key)
 	time.Sleep(100 * time.Millisecond)
 	_, err = b.svc.Extend(b.ctx, rec.Key, 0, "U1")
 	require.NoError(t, err)

@@ -78,6 +78,16 @@ func deadlineReplica(t *testing.T, dbURL string, c *testkit.Clock, f *shower) *r
 	return r
 }
 
+// eachDeadlineReplica runs test against each store with a deadlineReplica, its clock at noon on
+// 1 December 2026.
+func eachDeadlineReplica(t *testing.T, test func(t *testing.T, ctx context.Context, c *testkit.Clock, f *shower, r *replica)) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		f := newShower(c.Now)
+		test(t, context.Background(), c, f, deadlineReplica(t, dbURL, c, f))
+	})
+}
+
 // reminded asks a question through the shower that expires in an hour and is reminded of 30
 // and 10 minutes before.
 func reminded(id string, now time.Time) inquiry.AskRequest {
@@ -109,11 +119,7 @@ func eventTypes(t *testing.T, r *replica, key string) []inquiry.EventType {
 }
 
 func TestRemindersAtTheirTimesAndNeverAfterAnAnswer(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, dbURL string) {
-		ctx := context.Background()
-		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
-		f := newShower(c.Now)
-		r := deadlineReplica(t, dbURL, c, f)
+	eachDeadlineReplica(t, func(t *testing.T, ctx context.Context, c *testkit.Clock, f *shower, r *replica) {
 		waits, _, err := r.svc.Ask(ctx, reminded("waits", c.Now()))
 		require.NoError(t, err)
 		require.Equal(t, []inquiry.Duration{inquiry.Duration(30 * time.Minute), inquiry.Duration(10 * time.Minute)}, waits.Remind,
@@ -179,11 +185,7 @@ func TestRemindersAtTheirTimesAndNeverAfterAnAnswer(t *testing.T) {
 // TestRemindersMissedWhileDownAreNotSentInABurst: a sweeper that comes back after two reminders'
 // times sends the later one only.
 func TestRemindersMissedWhileDownAreNotSentInABurst(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, dbURL string) {
-		ctx := context.Background()
-		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
-		f := newShower(c.Now)
-		r := deadlineReplica(t, dbURL, c, f)
+	eachDeadlineReplica(t, func(t *testing.T, ctx context.Context, c *testkit.Clock, f *shower, r *replica) {
 		rec, _, err := r.svc.Ask(ctx, reminded("late", c.Now()))
 		require.NoError(t, err)
 		c.Add(55 * time.Minute)
@@ -197,11 +199,7 @@ func TestRemindersMissedWhileDownAreNotSentInABurst(t *testing.T) {
 }
 
 func TestEscalationChainOfTwoSteps(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, dbURL string) {
-		ctx := context.Background()
-		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
-		f := newShower(c.Now)
-		r := deadlineReplica(t, dbURL, c, f)
+	eachDeadlineReplica(t, func(t *testing.T, ctx context.Context, c *testkit.Clock, f *shower, r *replica) {
 		req := reminded("chain", c.Now())
 		req.Remind = nil
 		req.Escalate = []inquiry.Step{
@@ -246,11 +244,7 @@ func TestEscalationChainOfTwoSteps(t *testing.T) {
 }
 
 func TestExtendMovesTheDeadlineAndTheReminders(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, dbURL string) {
-		ctx := context.Background()
-		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
-		f := newShower(c.Now)
-		r := deadlineReplica(t, dbURL, c, f)
+	eachDeadlineReplica(t, func(t *testing.T, ctx context.Context, c *testkit.Clock, f *shower, r *replica) {
 		req := reminded("more-time", c.Now())
 		req.Remind = []inquiry.Duration{inquiry.Duration(10 * time.Minute)}
 		req.Extend = &inquiry.Extension{By: inquiry.Duration(30 * time.Minute), Max: inquiry.Duration(45 * time.Minute)}
@@ -301,11 +295,7 @@ func TestExtendMovesTheDeadlineAndTheReminders(t *testing.T) {
 // ("40m left" is no reminder); it comes once, at its new time. Before: it was posted at once,
 // and again at the new time.
 func TestExtendWhileAReminderIsQueued(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, dbURL string) {
-		ctx := context.Background()
-		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
-		f := newShower(c.Now)
-		r := deadlineReplica(t, dbURL, c, f)
+	eachDeadlineReplica(t, func(t *testing.T, ctx context.Context, c *testkit.Clock, f *shower, r *replica) {
 		req := reminded("queued", c.Now())
 		req.Remind = []inquiry.Duration{inquiry.Duration(10 * time.Minute)}
 		req.Extend = &inquiry.Extension{By: inquiry.Duration(30 * time.Minute), Max: inquiry.Duration(time.Hour)}
@@ -337,11 +327,7 @@ func TestExtendWhileAReminderIsQueued(t *testing.T) {
 // resolved the inquiry, are not shown: "under a minute left" of a question already expired, or
 // its buttons in one more channel, would be wrong.
 func TestNoReminderOrEscalationPastTheExpiry(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, dbURL string) {
-		ctx := context.Background()
-		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
-		f := newShower(c.Now)
-		r := deadlineReplica(t, dbURL, c, f)
+	eachDeadlineReplica(t, func(t *testing.T, ctx context.Context, c *testkit.Clock, f *shower, r *replica) {
 		req := reminded("late", c.Now())
 		req.Remind = []inquiry.Duration{inquiry.Duration(time.Minute)}
 		req.Escalate = []inquiry.Step{{After: inquiry.Duration(59 * time.Minute), Channel: "C2"}}

@@ -32,6 +32,14 @@ func setupDeadlines(t *testing.T, databaseURL string) *deadlineBundle {
 	return b
 }
 
+// hourQuestion is mergeQuestion(id) expiring an hour from the service clock.
+func (b *deadlineBundle) hourQuestion(id string) inquiry.Inquiry {
+	in := mergeQuestion(id)
+	exp := b.svc.Clock().Add(time.Hour)
+	in.ExpiresAt = &exp
+	return in
+}
+
 // advance moves the service clock forward by d and runs the deadline sweep.
 func (b *deadlineBundle) advance(d time.Duration) {
 	b.t.Helper()
@@ -43,21 +51,15 @@ func (b *deadlineBundle) advance(d time.Duration) {
 // untilMessages waits until channel holds n bot messages and returns them.
 func (b *deadlineBundle) untilMessages(channel string, n int) []slackfake.Message {
 	b.t.Helper()
-	var ms []slackfake.Message
-	require.Eventually(b.t, func() bool {
-		ms = b.fake.BotMessages(channel)
-		return len(ms) >= n
-	}, 15*time.Second, 10*time.Millisecond, "channel %s never held %d bot messages", channel, n)
-	return ms
+	return atLeast(b.bundle, n, 15*time.Second, func() []slackfake.Message { return b.fake.BotMessages(channel) },
+		"channel %s never held %d bot messages", channel, n)
 }
 
 func TestReminderInTheThreadAndEscalationUpdatesBothMessages(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
 		b := setupDeadlines(t, databaseURL)
 		b.fake.AddChannel("C0ONCALL1", "oncall")
-		in := mergeQuestion("escalating")
-		exp := b.svc.Clock().Add(time.Hour)
-		in.ExpiresAt = &exp
+		in := b.hourQuestion("escalating")
 		in.Remind = []inquiry.Duration{inquiry.Duration(30 * time.Minute)}
 		in.RemindDM = true
 		in.Escalate = []inquiry.Step{
@@ -124,9 +126,8 @@ func TestReminderInTheThreadAndEscalationUpdatesBothMessages(t *testing.T) {
 func TestExtendButtonShowsTheNewDeadline(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
 		b := setupDeadlines(t, databaseURL)
-		in := mergeQuestion("more-time")
-		exp := b.svc.Clock().Add(time.Hour)
-		in.ExpiresAt = &exp
+		in := b.hourQuestion("more-time")
+		exp := *in.ExpiresAt
 		in.Extend = &inquiry.Extension{By: inquiry.Duration(30 * time.Minute), Max: inquiry.Duration(30 * time.Minute)}
 		rec := b.ask(in, inquiry.SlackRef{Answerers: []string{"U0ANA0001"}})
 
@@ -160,9 +161,7 @@ func TestEscalationToAChannelTheBotIsNotIn(t *testing.T) {
 	b := setupDeadlines(t, storagetest.SQLiteURL(t))
 	b.fake.AddChannel("C0PRIVATE", "private")
 	b.fake.RemoveBot("C0PRIVATE")
-	in := mergeQuestion("locked-out")
-	exp := b.svc.Clock().Add(time.Hour)
-	in.ExpiresAt = &exp
+	in := b.hourQuestion("locked-out")
 	in.Escalate = []inquiry.Step{{After: inquiry.Duration(10 * time.Minute), Channel: "C0PRIVATE"}}
 	rec := b.ask(in, inquiry.SlackRef{})
 	b.advance(10 * time.Minute)
@@ -178,9 +177,7 @@ func TestEscalationToAChannelTheBotIsNotIn(t *testing.T) {
 func TestReminderAndEscalationFoundAfterALostAnswer(t *testing.T) {
 	b := setupDeadlines(t, storagetest.SQLiteURL(t))
 	b.fake.AddChannel("C0ONCALL1", "oncall")
-	in := mergeQuestion("lost-answers")
-	exp := b.svc.Clock().Add(time.Hour)
-	in.ExpiresAt = &exp
+	in := b.hourQuestion("lost-answers")
 	in.Remind = []inquiry.Duration{inquiry.Duration(50 * time.Minute)}
 	in.Escalate = []inquiry.Step{{After: inquiry.Duration(20 * time.Minute), Channel: "C0ONCALL1"}}
 	rec := b.ask(in, inquiry.SlackRef{})
@@ -227,9 +224,7 @@ func TestThreadReplyInTheEscalatedChannelAnswers(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
 		b := setupDeadlines(t, databaseURL)
 		b.fake.AddChannel("C0ONCALL1", "oncall")
-		in := mergeQuestion("escalated-reply")
-		exp := b.svc.Clock().Add(time.Hour)
-		in.ExpiresAt = &exp
+		in := b.hourQuestion("escalated-reply")
 		in.Escalate = []inquiry.Step{{After: inquiry.Duration(10 * time.Minute), Channel: "C0ONCALL1", Answerers: []string{"U0ONCALL1"}}}
 		rec := b.ask(in, inquiry.SlackRef{Answerers: []string{"U0ANA0001"}})
 
@@ -261,9 +256,7 @@ func TestThreadReplyInTheEscalatedChannelAnswers(t *testing.T) {
 func TestEscalationStepWithoutAChannelCallsOnItsAnswerers(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, databaseURL string) {
 		b := setupDeadlines(t, databaseURL)
-		in := mergeQuestion("call-the-leads")
-		exp := b.svc.Clock().Add(time.Hour)
-		in.ExpiresAt = &exp
+		in := b.hourQuestion("call-the-leads")
 		in.Escalate = []inquiry.Step{
 			{After: inquiry.Duration(10 * time.Minute), Answerers: []string{"S0LEADS01"}, Mention: true},
 			{After: inquiry.Duration(20 * time.Minute), Answerers: []string{"U0QUIET01"}}, // no mention: nothing posted

@@ -21,11 +21,8 @@ const (
 // home waits until user's Home tab has been published at least n times and returns the last.
 func (b *bundle) home(user string, n int) slackfake.Home {
 	b.t.Helper()
-	var hs []slackfake.Home
-	require.Eventually(b.t, func() bool {
-		hs = b.fake.Homes(user)
-		return len(hs) >= n
-	}, 15*time.Second, 10*time.Millisecond, "the Home tab of %s was not published %d times", user, n)
+	hs := atLeast(b, n, 15*time.Second, func() []slackfake.Home { return b.fake.Homes(user) },
+		"the Home tab of %s was not published %d times", user, n)
 	return hs[len(hs)-1]
 }
 

@@ -136,6 +136,18 @@ func (b *bundle) resolved(key string) *inquiry.Record {
 
 // until reads the inquiry until cond holds and returns it as cond saw it; past 15 s the test
 // fails with "inquiry KEY " and never.
+// atLeast waits within limit until list has at least n items and returns them; never (a format
+// and its arguments) says what did not come.
+func atLeast[T any](b *bundle, n int, limit time.Duration, list func() []T, never ...any) []T {
+	b.t.Helper()
+	var got []T
+	require.Eventually(b.t, func() bool {
+		got = list()
+		return len(got) >= n
+	}, limit, 10*time.Millisecond, never...)
+	return got
+}
+
 func (b *bundle) until(key, never string, cond func(*inquiry.Record) bool) *inquiry.Record {
 	b.t.Helper()
 	var rec *inquiry.Record
@@ -161,12 +173,8 @@ func (b *bundle) updated(rec *inquiry.Record) slackfake.Message {
 // ephemeral waits for the n-th (1-based) ephemeral sent to user and returns it.
 func (b *bundle) ephemeral(user string, n int) slackfake.Ephemeral {
 	b.t.Helper()
-	var es []slackfake.Ephemeral
-	require.Eventually(b.t, func() bool {
-		es = b.fake.Ephemerals(user)
-		return len(es) >= n
-	}, 10*time.Second, 10*time.Millisecond, "no ephemeral #%d for %s", n, user)
-	return es[n-1]
+	return atLeast(b, n, 10*time.Second, func() []slackfake.Ephemeral { return b.fake.Ephemerals(user) },
+		"no ephemeral #%d for %s", n, user)[n-1]
 }
 
 // settle waits for background ephemerals, so a test can assert none was sent.

@@ -288,13 +288,9 @@ func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
 		return nil // never shown: the record and the events carry the reminder
 	}
 	text, blocks := blockkit.Reminder(rec, n, a.now())
-	if err := a.ready(ctx, channel); err != nil {
-		return err
-	}
-	if _, _, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
-		slack.MsgOptionBlocks(blocks...), slack.MsgOptionTS(thread), slack.MsgOptionDisableLinkUnfurl(),
+	if err := a.replyInThread(ctx, channel, thread, text, blocks, fmt.Sprintf("post reminder %d of inquiry %s in channel %s", n, rec.Key, channel),
 		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: reminderEvent, EventPayload: map[string]any{"key": rec.Key, "n": n}})); err != nil {
-		return a.failed(fmt.Sprintf("post reminder %d of inquiry %s in channel %s", n, rec.Key, channel), channel, err)
+		return err
 	}
 	a.log.InfoContext(ctx, "reminder posted", "key", rec.Key, "channel", channel, "number", n)
 	if !rec.RemindDM {
@@ -405,13 +401,9 @@ func (a *App) escalateInThread(ctx context.Context, rec *inquiry.Record, step in
 		return nil
 	}
 	text, blocks := blockkit.EscalatedInThread(rec, step, a.now())
-	if err := a.ready(ctx, channel); err != nil {
-		return err
-	}
-	if _, _, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
-		slack.MsgOptionBlocks(blocks...), slack.MsgOptionTS(thread), slack.MsgOptionDisableLinkUnfurl(),
+	if err := a.replyInThread(ctx, channel, thread, text, blocks, fmt.Sprintf("post escalation step %d of inquiry %s in its thread in channel %s", step, rec.Key, channel),
 		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: escalationEvent, EventPayload: map[string]any{"key": rec.Key, "step": step}})); err != nil {
-		return a.failed(fmt.Sprintf("post escalation step %d of inquiry %s in its thread in channel %s", step, rec.Key, channel), channel, err)
+		return err
 	}
 	a.log.InfoContext(ctx, "escalation called on in the thread", "key", rec.Key, "channel", channel, "step", step)
 	return nil
@@ -428,13 +420,19 @@ func (a *App) Notice(ctx context.Context, rec *inquiry.Record) error {
 		return nil
 	}
 	text, blocks := blockkit.Notice(rec)
+	return a.replyInThread(ctx, channel, rec.Slack.ThreadTS, text, blocks, fmt.Sprintf("post the notice of inquiry %s in channel %s", rec.Key, channel))
+}
+
+// replyInThread posts text and blocks in channel's thread in the channel's turn (see ready), with
+// opts (the metadata a retry finds the post by) after them; what names the post when it fails.
+func (a *App) replyInThread(ctx context.Context, channel, thread, text string, blocks []slack.Block, what string, opts ...slack.MsgOption) error {
 	if err := a.ready(ctx, channel); err != nil {
 		return err
 	}
-	_, _, err := a.client.PostMessageContext(ctx, channel, slack.MsgOptionText(text, false),
-		slack.MsgOptionBlocks(blocks...), slack.MsgOptionTS(rec.Slack.ThreadTS), slack.MsgOptionDisableLinkUnfurl())
-	if err != nil {
-		return a.failed(fmt.Sprintf("post the notice of inquiry %s in channel %s", rec.Key, channel), channel, err)
+	opts = append([]slack.MsgOption{slack.MsgOptionText(text, false), slack.MsgOptionBlocks(blocks...),
+		slack.MsgOptionTS(thread), slack.MsgOptionDisableLinkUnfurl()}, opts...)
+	if _, _, err := a.client.PostMessageContext(ctx, channel, opts...); err != nil {
+		return a.failed(what, channel, err)
 	}
 	return nil
 }

@@ -35,8 +35,7 @@ func TestAnsweredBy(t *testing.T) {
 		team.Approval = inquiry.Approval{Approvals: &two}
 		team = create(t, b.store, team)
 		for i, v := range []string{"no", "yes"} {
-			_, err := b.store.Vote(ctx, team.Key, inquiry.Vote{By: "U0ALICE01", Value: inquiry.One(v), At: t0.Add(time.Duration(4+i) * time.Minute), Via: inquiry.ViaSlack},
-				func(*inquiry.Record) (*inquiry.Resolution, []inquiry.Delivery) { return nil, nil })
+			_, err := b.store.Vote(ctx, team.Key, inquiry.Vote{By: "U0ALICE01", Value: inquiry.One(v), At: t0.Add(time.Duration(4+i) * time.Minute), Via: inquiry.ViaSlack}, noDecision)
 			require.NoError(t, err)
 		}
 

@@ -87,13 +87,10 @@ func (s *Store) UpdateDeadlines(ctx context.Context, key string, change func(rec
 	var lost error
 	changed := false
 	err := s.inTx(ctx, "change the deadline", func(tx *sqlx.Tx) error {
-		rec, err := s.inquiryWhere(ctx, tx, "key = ?"+s.forUpdate(), key)
-		if err != nil {
+		rec, resolved, err := s.lockPending(ctx, tx, key)
+		if err != nil || resolved != nil {
+			out, lost = rec, resolved
 			return err
-		}
-		if rec.Status != inquiry.StatusPending {
-			out, lost = rec, inquiry.AlreadyResolved(rec)
-			return nil
 		}
 		expires, w := change(rec)
 		if w == nil {

@@ -64,13 +64,18 @@ const deliveryBatch = 500
 func deliveryArgs(ds []inquiry.Delivery, def deliveryDefaults) []any {
 	args := make([]any, 0, len(newDeliveryTable.names)*len(ds))
 	for _, d := range ds {
-		d = withDefaults(d, def)
-		args = append(args, newDeliveryTable.args(&deliveryRow{Kind: string(d.Kind), InquiryKey: d.InquiryKey,
-			Namespace: d.Namespace, RunID: d.RunID, Target: d.Target, Lane: d.Lane, Status: string(d.Status),
-			Attempts: d.Attempts, NextAttemptAt: at(d.NextAttemptAt), LastError: d.LastError,
-			CreatedAt: at(d.CreatedAt), UpdatedAt: at(d.UpdatedAt), Step: d.Step})...)
+		args = append(args, newDeliveryTable.args(newDeliveryRow(d, def))...)
 	}
 	return args
+}
+
+// newDeliveryRow is the row d is written as, with def's defaults.
+func newDeliveryRow(d inquiry.Delivery, def deliveryDefaults) *deliveryRow {
+	d = withDefaults(d, def)
+	return &deliveryRow{Kind: string(d.Kind), InquiryKey: d.InquiryKey,
+		Namespace: d.Namespace, RunID: d.RunID, Target: d.Target, Lane: d.Lane, Status: string(d.Status),
+		Attempts: d.Attempts, NextAttemptAt: at(d.NextAttemptAt), LastError: d.LastError,
+		CreatedAt: at(d.CreatedAt), UpdatedAt: at(d.UpdatedAt), Step: d.Step}
 }
 
 // insertDeliveries stores ds with multi-row INSERTs (one for the usual handful). An empty status

@@ -43,14 +43,18 @@ func (r *eventRow) event() (inquiry.Event, error) {
 func eventArgs(evs []inquiry.Event) []any {
 	args := make([]any, 0, len(newEventTable.names)*len(evs))
 	for _, e := range evs {
-		data := jsonCol(e.Data)
-		if len(data) == 0 {
-			data = jsonCol(`{}`)
-		}
-		args = append(args, newEventTable.args(&eventRow{InquiryKey: e.InquiryKey, Namespace: e.Namespace,
-			Type: string(e.Type), At: at(e.At), Actor: e.By, Data: data})...)
+		args = append(args, newEventTable.args(newEventRow(e))...)
 	}
 	return args
+}
+
+// newEventRow is the row e is written as: an event without data has the empty object.
+func newEventRow(e inquiry.Event) *eventRow {
+	data := jsonCol(e.Data)
+	if len(data) == 0 {
+		data = jsonCol(`{}`)
+	}
+	return &eventRow{InquiryKey: e.InquiryKey, Namespace: e.Namespace, Type: string(e.Type), At: at(e.At), Actor: e.By, Data: data}
 }
 
 // insertEvents appends evs to the record, in order. Call it last in a transaction: on

@@ -381,15 +381,20 @@ SELECT key FROM ins`
 func (s *Store) insertBatchPG(ctx context.Context, leaders []*createReq) (map[string]bool, error) {
 	const step = "create the inquiries"
 	rows := make([]*inquiryRow, len(leaders))
-	var dargs, eargs []any
+	var drows []*deliveryRow
+	var erows []*eventRow
 	for i, l := range leaders {
 		rows[i] = l.row
-		dargs = append(dargs, deliveryArgs(l.deliveries, l.def)...)
-		eargs = append(eargs, eventArgs(l.evs)...)
+		for _, d := range l.deliveries {
+			drows = append(drows, newDeliveryRow(d, l.def))
+		}
+		for _, e := range l.evs {
+			erows = append(erows, newEventRow(e))
+		}
 	}
 	args := inquiryTable.pgArrays(rows)
-	args = append(args, pgArraysOf(len(newDeliveryTable.names), dargs)...)
-	args = append(args, pgArraysOf(len(newEventTable.names), eargs)...)
+	args = append(args, newDeliveryTable.pgArrays(drows)...)
+	args = append(args, newEventTable.pgArrays(erows)...)
 	st, err := s.prepared(ctx, batchQueryPG)
 	if err != nil {
 		return nil, translate(err, step)
@@ -440,27 +445,6 @@ func (t table[R]) pgArrays(rows []*R) []any {
 			cols[i] = appendArrayItem(cols[i], v.FieldByIndex(f).Addr().Interface())
 		}
 	}
-	return closeArrays(cols)
-}
-
-// pgArraysOf is pgArrays of rows given as their arguments, n a row in column order (what
-// deliveryArgs and eventArgs give).
-func pgArraysOf(n int, args []any) []any {
-	cols := make([][]byte, n)
-	for i := range cols {
-		cols[i] = append(make([]byte, 0, 2+24*len(args)/n), '{')
-	}
-	for j, a := range args {
-		i := j % n
-		if j >= n {
-			cols[i] = append(cols[i], ',')
-		}
-		cols[i] = appendArrayItem(cols[i], a)
-	}
-	return closeArrays(cols)
-}
-
-func closeArrays(cols [][]byte) []any {
 	args := make([]any, len(cols))
 	for i, c := range cols {
 		args[i] = string(append(c, '}'))
@@ -468,7 +452,7 @@ func closeArrays(cols [][]byte) []any {
 	return args
 }
 
-// appendArrayItem appends v, a column's value or a pointer to it, to b as an item of a
+// appendArrayItem appends v, a pointer to a column's value, to b as an item of a
 // PostgreSQL array literal: NULL, or the text the value is sent as alone (driver.Valuer's, a
 // time in timeLayout), double-quoted with its quotes and backslashes escaped. Quoted text is
 // read by the input function of the array's item type, as a lone argument is.
@@ -476,32 +460,18 @@ func appendArrayItem(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case *string:
 		return appendArrayText(b, *v)
-	case string:
-		return appendArrayText(b, v)
 	case *bool:
 		return appendArrayBool(b, *v)
-	case bool:
-		return appendArrayBool(b, v)
 	case *int:
 		return strconv.AppendInt(b, int64(*v), 10)
-	case int:
-		return strconv.AppendInt(b, int64(v), 10)
 	case *int64:
 		return strconv.AppendInt(b, *v, 10)
-	case int64:
-		return strconv.AppendInt(b, v, 10)
 	case *dbTime:
-		return appendArrayTime(b, v.Time)
-	case dbTime:
 		return appendArrayTime(b, v.Time)
 	case *nullTime:
 		return appendArrayNullTime(b, *v)
-	case nullTime:
-		return appendArrayNullTime(b, v)
 	case *jsonCol:
 		return appendArrayJSON(b, *v)
-	case jsonCol:
-		return appendArrayJSON(b, v)
 	}
 	panic(fmt.Sprintf("storage: no array item of a %T", v)) // pgTypes has a type this does not
 }

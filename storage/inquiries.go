@@ -202,15 +202,21 @@ func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveri
 // commit). afterBatch says r's batch failed before: its commit may have gone through all the
 // same (a connection lost at COMMIT), and a row found with r's own key is then r's.
 func (s *Store) createAlone(ctx context.Context, r *createReq, afterBatch bool) (*inquiry.Record, bool, error) {
-	key, err := s.insertInquiry(ctx, r.row, r.deliveries, r.def, r.evs)
-	if err != nil {
-		return nil, false, translate(err, "create the inquiry")
-	}
-	if key != "" {
-		s.recorded()
-		return r.stored, true, nil
+	if rec, created, err := s.insertOwn(ctx, r); created || err != nil {
+		return rec, created, err
 	}
 	return s.resolveTaken(ctx, r, afterBatch)
+}
+
+// insertOwn inserts r in a transaction of its own: created with r's record when it wrote it,
+// neither created nor an error when its (namespace, run_id, id) was taken.
+func (s *Store) insertOwn(ctx context.Context, r *createReq) (rec *inquiry.Record, created bool, err error) {
+	key, err := s.insertInquiry(ctx, r.row, r.deliveries, r.def, r.evs)
+	if err != nil || key == "" {
+		return nil, false, translate(err, "create the inquiry")
+	}
+	s.recorded()
+	return r.stored, true, nil
 }
 
 // resolveTaken answers a create whose (namespace, run_id, id) was taken when it inserted. The
@@ -220,13 +226,8 @@ func (s *Store) createAlone(ctx context.Context, r *createReq, afterBatch bool) 
 func (s *Store) resolveTaken(ctx context.Context, r *createReq, afterBatch bool) (*inquiry.Record, bool, error) {
 	existing, err := s.InquiryByID(ctx, r.in.Namespace, r.in.RunID, r.in.ID)
 	if errors.Is(err, inquiry.ErrNotFound) {
-		key, err := s.insertInquiry(ctx, r.row, r.deliveries, r.def, r.evs)
-		if err != nil {
-			return nil, false, translate(err, "create the inquiry")
-		}
-		if key != "" {
-			s.recorded()
-			return r.stored, true, nil
+		if rec, created, err := s.insertOwn(ctx, r); created || err != nil {
+			return rec, created, err
 		}
 		existing, err = s.InquiryByID(ctx, r.in.Namespace, r.in.RunID, r.in.ID)
 	}

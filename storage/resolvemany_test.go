@@ -89,12 +89,7 @@ func TestResolveMany(t *testing.T) {
 		}
 
 		// The person's answer stands, with no delivery of the batch.
-		stored, err := b.store.Inquiry(ctx, gone.Key)
-		require.NoError(t, err)
-		require.Equal(t, inquiry.StatusAnswered, stored.Status)
-		ds, err := b.store.ListDeliveries(ctx, gone.Key)
-		require.NoError(t, err)
-		require.Empty(t, ds)
+		requireStands(t, b, gone.Key, inquiry.StatusAnswered)
 
 		// Both parked answers landed in the run, which stays waiting.
 		run, err := b.store.Run(ctx, "ns", "run")
@@ -255,13 +250,7 @@ func TestResolveManyWonAndLost(t *testing.T) {
 			require.Equal(t, inquiry.DeliverUpdate, ds[0].Kind)
 		}
 		for key, status := range map[string]inquiry.Status{answered.Key: inquiry.StatusAnswered, cancelled.Key: inquiry.StatusCancelled} {
-			stored, err := b.store.Inquiry(ctx, key)
-			require.NoError(t, err)
-			require.Equal(t, status, stored.Status)
-			require.Equal(t, t0, *stored.ResolvedAt)
-			ds, err := b.store.ListDeliveries(ctx, key)
-			require.NoError(t, err)
-			require.Empty(t, ds)
+			require.Equal(t, t0, *requireStands(t, b, key, status).ResolvedAt)
 		}
 		evs, err := b.store.EventsAfter(ctx, before, "", 100)
 		require.NoError(t, err)
@@ -381,12 +370,7 @@ func TestExpiryLosesToExtend(t *testing.T) {
 		require.Equal(t, inquiry.StatusPending, out.Status)
 		require.Equal(t, read[0].ExpiresAt.Add(time.Hour), *out.ExpiresAt)
 		for _, r := range read {
-			stored, err := b.store.Inquiry(ctx, r.Key)
-			require.NoError(t, err)
-			require.Equal(t, inquiry.StatusPending, stored.Status)
-			ds, err := b.store.ListDeliveries(ctx, r.Key)
-			require.NoError(t, err)
-			require.Empty(t, ds)
+			requireStands(t, b, r.Key, inquiry.StatusPending)
 		}
 
 		// The expiry of the extended expiry resolves it.

@@ -47,6 +47,19 @@ func openBundle(t testing.TB, u string) *bundle {
 	return &bundle{store: s, db: storage.DB(s), url: u}
 }
 
+// requireStands fails the test unless the inquiry with key stands as status with no delivery
+// (what a batch that lost it left), and returns it as stored.
+func requireStands(t *testing.T, b *bundle, key string, status inquiry.Status) *inquiry.Record {
+	t.Helper()
+	stored, err := b.store.Inquiry(context.Background(), key)
+	require.NoError(t, err)
+	require.Equal(t, status, stored.Status)
+	ds, err := b.store.ListDeliveries(context.Background(), key)
+	require.NoError(t, err)
+	require.Empty(t, ds)
+	return stored
+}
+
 // nextKey makes keys distinct across the tests of a run.
 var keyMu sync.Mutex
 var keySeq int

@@ -20,13 +20,10 @@ func (s *Store) Vote(ctx context.Context, key string, v inquiry.Vote,
 	var out *inquiry.Record
 	var lost error
 	err := s.inTx(ctx, "record the vote", func(tx *sqlx.Tx) error {
-		rec, err := s.inquiryWhere(ctx, tx, "key = ?"+s.forUpdate(), key)
-		if err != nil {
+		rec, resolved, err := s.lockPending(ctx, tx, key)
+		if err != nil || resolved != nil {
+			out, lost = rec, resolved
 			return err
-		}
-		if rec.Status != inquiry.StatusPending {
-			out, lost = rec, inquiry.AlreadyResolved(rec)
-			return nil
 		}
 		rec.Votes = inquiry.WithVote(rec.Votes, v)
 		votes, err := jsonText(rec.Votes)
@@ -63,4 +60,14 @@ func (s *Store) Vote(ctx context.Context, key string, v inquiry.Vote,
 		s.recorded()
 	}
 	return out, lost
+}
+
+// lockPending reads the inquiry with key under its row's lock (FOR UPDATE on PostgreSQL;
+// SQLite's one writer) for a change only a pending inquiry takes: resolved is
+// CodeAlreadyResolved, with the record, when it is no longer pending.
+func (s *Store) lockPending(ctx context.Context, tx *sqlx.Tx, key string) (rec *inquiry.Record, resolved, err error) {
+	if rec, err = s.inquiryWhere(ctx, tx, "key = ?"+s.forUpdate(), key); err == nil && rec.Status != inquiry.StatusPending {
+		resolved = inquiry.AlreadyResolved(rec)
+	}
+	return rec, resolved, err
 }

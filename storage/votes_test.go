@@ -17,27 +17,11 @@ import (
 func TestExpiryTakesTheVotesOfTheLockedRow(t *testing.T) {
 	each(t, func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		rec := newRecord("ns", "", "three")
-		three := 3
-		rec.Approvals = &three
-		rec = create(t, b.store, rec)
-		none := func(*inquiry.Record) (*inquiry.Resolution, []inquiry.Delivery) { return nil, nil }
-		vote := func(by string, at time.Time) inquiry.Vote {
-			return inquiry.Vote{By: by, Value: inquiry.One("merge"), At: at, Via: inquiry.ViaAPI}
-		}
-		_, err := b.store.Vote(ctx, rec.Key, vote("U1", t0), none)
-		require.NoError(t, err)
-		read, err := b.store.Inquiry(ctx, rec.Key) // what the sweeper read
-		require.NoError(t, err)
-		require.Len(t, read.Votes, 1)
-		_, err = b.store.Vote(ctx, rec.Key, vote("U2", t0.Add(time.Second)), none) // then a vote
-		require.NoError(t, err)
-
-		a := inquiry.Answer{InquiryID: read.ID, Value: read.Default, Source: inquiry.SourceExpired, AnsweredAt: t0.Add(time.Hour), Votes: read.Votes}
-		got, err := b.store.Resolve(ctx, rec.Key, inquiry.Resolution{Status: inquiry.StatusExpired, Answer: &a, At: t0.Add(time.Hour)})
+		read, a := readBeforeAVote(t, b, "three")
+		got, err := b.store.Resolve(ctx, read.Key, inquiry.Resolution{Status: inquiry.StatusExpired, Answer: &a, At: t0.Add(time.Hour)})
 		require.NoError(t, err)
 		require.Equal(t, []string{"U1", "U2"}, inquiry.Voters(got.Answer.Votes, "merge"))
-		again, err := b.store.Inquiry(ctx, rec.Key)
+		again, err := b.store.Inquiry(ctx, read.Key)
 		require.NoError(t, err)
 		require.Equal(t, []string{"U1", "U2"}, inquiry.Voters(again.Answer.Votes, "merge"), "as stored")
 	})
@@ -50,27 +34,13 @@ func TestExpiryTakesTheVotesOfTheLockedRow(t *testing.T) {
 func TestBatchExpiryTakesTheVotesOfTheLockedRow(t *testing.T) {
 	each(t, func(t *testing.T, b *bundle) {
 		ctx := context.Background()
-		none := func(*inquiry.Record) (*inquiry.Resolution, []inquiry.Delivery) { return nil, nil }
-		vote := func(by string, at time.Time) inquiry.Vote {
-			return inquiry.Vote{By: by, Value: inquiry.One("merge"), At: at, Via: inquiry.ViaAPI}
-		}
 		var items []inquiry.ResolveItem
 		var keys []string
 		for _, id := range []string{"batch-three-a", "batch-three-b"} {
-			rec := newRecord("ns", "", id)
-			three := 3
-			rec.Approvals = &three
-			rec = create(t, b.store, rec)
-			_, err := b.store.Vote(ctx, rec.Key, vote("U1", t0), none)
-			require.NoError(t, err)
-			read, err := b.store.Inquiry(ctx, rec.Key) // what the sweeper read
-			require.NoError(t, err)
-			_, err = b.store.Vote(ctx, rec.Key, vote("U2", t0.Add(time.Second)), none) // then a vote
-			require.NoError(t, err)
-			a := inquiry.Answer{InquiryID: read.ID, Value: read.Default, Source: inquiry.SourceExpired, AnsweredAt: t0.Add(time.Hour), Votes: read.Votes}
-			items = append(items, inquiry.ResolveItem{Key: rec.Key, Resolution: inquiry.Resolution{Status: inquiry.StatusExpired,
+			read, a := readBeforeAVote(t, b, id)
+			items = append(items, inquiry.ResolveItem{Key: read.Key, Resolution: inquiry.Resolution{Status: inquiry.StatusExpired,
 				Answer: &a, At: t0.Add(time.Hour), Expiry: read.ExpiresAt}})
-			keys = append(keys, rec.Key)
+			keys = append(keys, read.Key)
 		}
 		got, err := b.store.ResolveMany(ctx, items)
 		require.NoError(t, err)
@@ -82,4 +52,30 @@ func TestBatchExpiryTakesTheVotesOfTheLockedRow(t *testing.T) {
 			require.Equal(t, []string{"U1", "U2"}, inquiry.Voters(again.Answer.Votes, "merge"), "as stored")
 		}
 	})
+}
+
+// noDecision is a decide of Vote that resolves nothing and enqueues nothing.
+func noDecision(*inquiry.Record) (*inquiry.Resolution, []inquiry.Delivery) { return nil, nil }
+
+// readBeforeAVote creates an inquiry that three approvals resolve, with U1's vote, reads it as
+// the sweeper does, and then records U2's vote: it returns what was read (one vote) and the
+// expired answer the sweeper builds from that read.
+func readBeforeAVote(t *testing.T, b *bundle, id string) (*inquiry.Record, inquiry.Answer) {
+	t.Helper()
+	ctx := context.Background()
+	rec := newRecord("ns", "", id)
+	three := 3
+	rec.Approvals = &three
+	rec = create(t, b.store, rec)
+	vote := func(by string, at time.Time) inquiry.Vote {
+		return inquiry.Vote{By: by, Value: inquiry.One("merge"), At: at, Via: inquiry.ViaAPI}
+	}
+	_, err := b.store.Vote(ctx, rec.Key, vote("U1", t0), noDecision)
+	require.NoError(t, err)
+	read, err := b.store.Inquiry(ctx, rec.Key) // what the sweeper read
+	require.NoError(t, err)
+	require.Len(t, read.Votes, 1)
+	_, err = b.store.Vote(ctx, rec.Key, vote("U2", t0.Add(time.Second)), noDecision) // then a vote
+	require.NoError(t, err)
+	return read, inquiry.Answer{InquiryID: read.ID, Value: read.Default, Source: inquiry.SourceExpired, AnsweredAt: t0.Add(time.Hour), Votes: read.Votes}
 }

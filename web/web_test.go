@@ -172,6 +172,15 @@ type page struct {
 	header http.Header
 }
 
+// requireOwnHeaders fails the test unless p carries the page's security headers: its CSP, no
+// referrer, no framing.
+func (p page) requireOwnHeaders(t *testing.T, msgAndArgs ...any) {
+	t.Helper()
+	require.Contains(t, p.header.Get("Content-Security-Policy"), "default-src 'none'", msgAndArgs...)
+	require.Equal(t, "no-referrer", p.header.Get("Referrer-Policy"), msgAndArgs...)
+	require.Equal(t, "DENY", p.header.Get("X-Frame-Options"), msgAndArgs...)
+}
+
 // open GETs a link (relative or absolute).
 func (b *bundle) open(link string) page {
 	b.t.Helper()
@@ -534,9 +543,7 @@ func TestEveryMethodIsThePagesOwn(t *testing.T) {
 			require.NoError(t, err)
 			p := readPage(t, resp)
 			what := c.method + " " + strings.ReplaceAll(c.path, tok, "<token>")
-			require.Contains(t, p.header.Get("Content-Security-Policy"), "default-src 'none'", what)
-			require.Equal(t, "no-referrer", p.header.Get("Referrer-Policy"), what)
-			require.Equal(t, "DENY", p.header.Get("X-Frame-Options"), what)
+			p.requireOwnHeaders(t, what)
 			require.NotContains(t, p.body, mac, what)
 			if c.method == "HEAD" {
 				require.Equal(t, http.StatusOK, p.status, what)
@@ -580,9 +587,7 @@ func TestAddressLimitRefusedOnThePage(t *testing.T) {
 		p := b.openPast(q.Links.Answer, 2)
 		require.Equal(t, http.StatusTooManyRequests, p.status)
 		require.Contains(t, p.header.Get("Content-Type"), "text/html")
-		require.Contains(t, p.header.Get("Content-Security-Policy"), "default-src 'none'")
-		require.Equal(t, "no-referrer", p.header.Get("Referrer-Policy"))
-		require.Equal(t, "DENY", p.header.Get("X-Frame-Options"))
+		p.requireOwnHeaders(t)
 		require.NotEmpty(t, p.header.Get("Retry-After"))
 		require.Contains(t, p.body, "Too many tries")
 		require.NotContains(t, p.body, "Merge now?", "a refusal shows nothing of the question")

@@ -69,16 +69,17 @@ var full = params{
 	benchtime: "1s",
 }
 
-var quick = params{
-	createRounds: 1, createWarm: time.Second, createDur: 4 * time.Second, clients: 32,
-	clicks: 600, clickRate: 200,
-	fastClickRate: 1000, fastClickDur: 3 * time.Second,
-	follow: 10_000, followAnswers: 300, followRate: 100,
-	wakeN:      60,
-	waiters:    10_000,
-	sweepSmall: 10_000, sweepBig: 100_000, expireN: 10_000, sweepReps: 5,
-	benchtime: "200ms",
-}
+// quick is full with fewer rounds, less work and shorter runs: the rates, the clients, the
+// waiters and the small sweeps stay as they are.
+var quick = func() params {
+	p := full
+	p.createRounds, p.createWarm, p.createDur = 1, time.Second, 4*time.Second
+	p.clicks, p.fastClickDur = 600, 3*time.Second
+	p.follow, p.followAnswers = 10_000, 300
+	p.wakeN, p.sweepBig, p.sweepReps = 60, 100_000, 5
+	p.benchtime = "200ms"
+	return p
+}()
 
 type bench struct {
 	ctx    context.Context
