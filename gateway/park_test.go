@@ -378,6 +378,7 @@ func TestParkedLongPollLogsItsLine(t *testing.T) {
 	}
 	require.Equal(t, b1, p)
 }
+
 // A parked long-poll is no longer arriving: with room for one arriving connection, held for
 // longer than the test may take, a second client is served while the first waits parked.
 func TestParkedLongPollLeavesRoomForArrivals(t *testing.T) {
