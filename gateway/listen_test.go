@@ -390,7 +390,14 @@ func TestConnectionCap(t *testing.T) {
 	const limit, clients = 3, 8
 	h := &heldHandler{release: make(chan struct{})}
 	addr := serveHardened(t, gateway.Limits{MaxConns: limit}, h)
+	requireServedAtMost(t, addr, h, limit, clients, "connections served at once")
+}
 
+// requireServedAtMost sends clients requests to h at addr at once, each on its own connection,
+// and requires that exactly limit are inside h together while it holds them (for long enough
+// for the others to come in, were there no cap), then that each is served once h lets them go.
+func requireServedAtMost(t *testing.T, addr string, h *heldHandler, limit, clients int, what string) {
+	t.Helper()
 	var wg sync.WaitGroup
 	got := make(chan []int, clients)
 	for range clients {
@@ -399,16 +406,16 @@ func TestConnectionCap(t *testing.T) {
 			got <- statuses(replies)
 		})
 	}
-	require.Eventually(t, func() bool { return h.inside.Load() == limit }, 10*time.Second, 5*time.Millisecond)
-	// Room for the others to come in, were there no cap.
+	require.Eventually(t, func() bool { return h.inside.Load() == int32(limit) }, 10*time.Second, 5*time.Millisecond)
 	time.Sleep(300 * time.Millisecond)
-	require.EqualValues(t, limit, h.most.Load(), "connections served at once")
+	require.EqualValues(t, limit, h.most.Load(), what)
 	close(h.release)
 	wg.Wait()
 	close(got)
 	for s := range got {
 		require.Equal(t, []int{200}, s)
 	}
+	require.EqualValues(t, limit, h.most.Load(), "never more at once: %s", what)
 }
 
 // serveArriving serves h on a hardened listener with room for `arriving` connections between
@@ -447,24 +454,7 @@ func TestArrivalsCapped(t *testing.T) {
 	const arriving, clients = 2, 6
 	h := &heldHandler{release: make(chan struct{})}
 	addr := serveArriving(t, arriving, time.Hour, h)
-	var wg sync.WaitGroup
-	got := make(chan []int, clients)
-	for range clients {
-		wg.Go(func() {
-			replies, _ := exchange(t, addr, 20*time.Second, "GET /held HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-			got <- statuses(replies)
-		})
-	}
-	require.Eventually(t, func() bool { return h.inside.Load() == arriving }, 10*time.Second, 5*time.Millisecond)
-	time.Sleep(300 * time.Millisecond) // room for the others to come in, were there no cap
-	require.EqualValues(t, arriving, h.most.Load(), "first requests running at once")
-	close(h.release)
-	wg.Wait()
-	close(got)
-	for s := range got {
-		require.Equal(t, []int{200}, s)
-	}
-	require.EqualValues(t, arriving, h.most.Load(), "never more at once")
+	requireServedAtMost(t, addr, h, arriving, clients, "first requests running at once")
 }
 
 // TestArrivalHoldEnds: a request that runs long (an event stream) keeps its place among the
