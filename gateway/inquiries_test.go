@@ -192,10 +192,14 @@ func TestRefusals(t *testing.T) {
 		b.requireNothingStored()
 
 		// Query parameters.
-		b.do("GET", "/v1/inquiries?status=done", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		e := b.do("GET", "/v1/inquiries?status=done", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		require.Equal(t, `status "done" is not one of pending, answered, expired, cancelled or failed: use one of them, or leave it out for all`, e["message"])
+		require.Equal(t, "status", e["field"])
 		b.do("GET", "/v1/inquiries?limit=0", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
 		b.do("GET", "/v1/inquiries?limit=x", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
-		b.do("GET", "/v1/runs?status=sleeping", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		e = b.do("GET", "/v1/runs?status=sleeping", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
+		require.Equal(t, `status "sleeping" is not one of running, waiting, completed, failed or abandoned: use one of them, or leave it out for all`, e["message"])
+		require.Equal(t, "status", e["field"])
 	})
 }
 

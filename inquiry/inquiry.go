@@ -437,6 +437,14 @@ func (s Status) Valid() bool {
 	return slices.Contains([]Status{StatusPending, StatusAnswered, StatusExpired, StatusCancelled, StatusFailed}, s)
 }
 
+// CheckFilter refuses a status to list by that is no status; "" (every status) passes.
+func (s Status) CheckFilter() error {
+	if s == "" || s.Valid() {
+		return nil
+	}
+	return FieldErrorf(CodeBadRequest, "status", "status %q is not one of pending, answered, expired, cancelled or failed: use one of them, or leave it out for all", string(s))
+}
+
 // Resolved reports whether s is final.
 func (s Status) Resolved() bool { return s != StatusPending && s.Valid() }
 

@@ -59,6 +59,9 @@ func (s *Service) ListRuns(ctx context.Context, namespace string, status RunStat
 	if err != nil {
 		return nil, err
 	}
+	if err := status.CheckFilter(); err != nil {
+		return nil, err
+	}
 	if !tok.IsAdmin() {
 		namespace = tok.Namespace
 	}

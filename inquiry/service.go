@@ -301,6 +301,9 @@ func (s *Service) current(ctx context.Context, rec *Record) (*Record, error) {
 //
 // A caller in ctx lists its own namespace, or every one for Token.SeesAll.
 func (s *Service) List(ctx context.Context, f ListFilter) ([]*Record, string, error) {
+	if err := f.Status.CheckFilter(); err != nil {
+		return nil, "", err
+	}
 	f.RunID = Canon(f.RunID)
 	if tok := CallerFrom(ctx); tok != nil && !tok.SeesAll() {
 		f.Namespace = tok.Namespace

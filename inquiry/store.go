@@ -23,6 +23,14 @@ func (s RunStatus) Valid() bool {
 	return slices.Contains([]RunStatus{RunRunning, RunWaiting, RunCompleted, RunFailed, RunAbandoned}, s)
 }
 
+// CheckFilter refuses a run status to list by that is no run status; "" (every status) passes.
+func (s RunStatus) CheckFilter() error {
+	if s == "" || s.Valid() {
+		return nil
+	}
+	return FieldErrorf(CodeBadRequest, "status", "status %q is not one of running, waiting, completed, failed or abandoned: use one of them, or leave it out for all", string(s))
+}
+
 // Finished reports whether the run is over.
 func (s RunStatus) Finished() bool {
 	return s == RunCompleted || s == RunFailed || s == RunAbandoned

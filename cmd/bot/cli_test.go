@@ -336,6 +336,10 @@ func TestRuns(t *testing.T) {
 	if r := ship.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "yes" {
 		t.Fatalf("bot ask --run:\n%s", r)
 	}
+	if r := b.bot(t, b.asker, "runs", "--status", "sleeping"); r.code != exitUsage ||
+		!strings.Contains(r.stderr, `--status "sleeping" is not one of running, waiting, completed, failed or abandoned: use one of them, or leave it out for all`) {
+		t.Errorf("bot runs --status sleeping:\n%s", r)
+	}
 	r := b.bot(t, b.asker, "runs", "--json", "--status", "running")
 	var out struct {
 		Runs []client.Run `json:"runs"`

@@ -34,8 +34,8 @@ func runRuns(ctx context.Context, e *env) error {
 		return exitf(exitUsage, "bot runs takes no arguments")
 	}
 	st := inquiry.RunStatus(strings.TrimSpace(*status))
-	if st != "" && !st.Valid() {
-		return exitf(exitUsage, "--status %q is not one of running, waiting, completed, failed or abandoned", *status)
+	if err := st.CheckFilter(); err != nil {
+		return exitf(exitUsage, "--%s", inquiry.ErrorMessage(err))
 	}
 	c, err := newClient(e)
 	if err != nil {
