@@ -131,13 +131,20 @@ func (r loadResult) rate() float64 { return float64(r.ok) / r.elapsed.Seconds() 
 // cost as little CPU as it can on a machine it shares with the bot and PostgreSQL, as pgbench
 // does on its side.
 func createLoad(ctx context.Context, bot *botProc, token string, clients int, warm, d time.Duration, prefix string) loadResult {
+	head := "POST /v1/inquiries HTTP/1.1\r\nHost: " + bot.addr + "\r\nAuthorization: Bearer " + token +
+		"\r\nContent-Type: application/json\r\nContent-Length: "
+	return closedLoop(ctx, bot, clients, warm, d, head, func(n int64) []byte { return loadBody(prefix, n) }, http.StatusCreated)
+}
+
+// closedLoop is createLoad's loop for any request: each client sends head, the length of
+// body(n) and the body, on its own kept-alive connection, and the next when the answer (want)
+// has come.
+func closedLoop(ctx context.Context, bot *botProc, clients int, warm, d time.Duration, head string, body func(n int64) []byte, want int) loadResult {
 	var seq, ok, failed atomic.Int64
 	var firstErr atomic.Value
 	const maxOps = 5_000_000
 	var measuring atomic.Bool
 	lats := make([][]time.Duration, clients)
-	head := "POST /v1/inquiries HTTP/1.1\r\nHost: " + bot.addr + "\r\nAuthorization: Bearer " + token +
-		"\r\nContent-Type: application/json\r\nContent-Length: "
 	run := func(ctx context.Context, i int) {
 		var rc *rawConn
 		defer func() {
@@ -157,9 +164,9 @@ func createLoad(ctx context.Context, bot *botProc, token string, clients int, wa
 			}
 			if err == nil {
 				var st int
-				st, err = rc.do(head, loadBody(prefix, n))
-				if err == nil && st != http.StatusCreated {
-					err = fmt.Errorf("create: %d", st)
+				st, err = rc.do(head, body(n))
+				if err == nil && st != want {
+					err = fmt.Errorf("status %d, not %d", st, want)
 				}
 				if err != nil {
 					rc.close()

@@ -91,6 +91,10 @@ func (b *bench) createPostgres() {
 			bestPgb = pgb
 		}
 	}
+	floor, ok := b.healthzFloor(n, what)
+	if !ok {
+		return
+	}
 	bestTPS := bestPgb.tps
 	r := best.rate() / bestTPS
 	b.add(row{n: n, what: what,
@@ -103,6 +107,26 @@ func (b *bench) createPostgres() {
 		"bot": best.cpu.bot, "postgres": best.cpu.postgres, "client": best.cpu.self, "others": best.cpu.others}))
 	b.note("row 1 CPU per insert by pgbench: %s", bestPgb.cpu.perOp(int64(bestPgb.txns), map[string]time.Duration{
 		"postgres": bestPgb.cpu.postgres, "pgbench": bestPgb.pgbench, "others": bestPgb.cpu.others}))
+	b.note("row 1 floor of any request through the gateway: GET /healthz (no database, no token), the same %d clients closed loop on the same bot: %s requests/s (p50 %s, p99 %s); CPU per request: %s",
+		b.p.clients, thousands(int(floor.rate())), ms(percentile(floor.latencies, 50)), ms(percentile(floor.latencies, 99)),
+		floor.cpu.perOp(floor.ok, map[string]time.Duration{"bot": floor.cpu.bot, "postgres": floor.cpu.postgres, "client": floor.cpu.self, "others": floor.cpu.others}))
+}
+
+// healthzFloor is row 1's floor: the bot's cost of an HTTP request that does nothing, GET
+// /healthz from the same closed loop, on a bot as row 1 runs it.
+func (b *bench) healthzFloor(n, what string) (loadResult, bool) {
+	bot, _, ok := b.botOnNewDatabase(n, what, "create", "create-pg-floor")
+	if !ok {
+		return loadResult{}, false
+	}
+	defer bot.stop()
+	head := "GET /healthz HTTP/1.1\r\nHost: " + bot.addr + "\r\nContent-Length: "
+	res := closedLoop(b.ctx, bot, b.p.clients, b.p.createWarm, b.p.createDur, head, func(int64) []byte { return nil }, http.StatusOK)
+	if res.failed > 0 {
+		b.note("row 1 floor: %d requests failed (first: %s)", res.failed, res.firstErr)
+	}
+	progress("  floor: GET /healthz %.0f requests/s", res.rate())
+	return res, true
 }
 
 // 2. The same create load on the embedded SQLite default.
