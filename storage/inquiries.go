@@ -880,6 +880,9 @@ func (s *Store) warmResolve(ctx context.Context, sorted []resolveItem) {
 	s.warm(ctx, resolveQuery(everyRead(firstOfEachKey(sorted))), notifyQuery, queryInquiry)
 	s.warmRows(ctx, insertDeliveriesQuery, n)
 	s.warmRows(ctx, insertEventsQuery, len(sorted))
+	if len(sorted) > maxPreparedRows {
+		s.warm(ctx, insertEventsArrays)
+	}
 }
 
 // resolveQuery is updateResolved's UPDATE on PostgreSQL, returning every column or (slim) only
