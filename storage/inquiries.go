@@ -793,11 +793,12 @@ func firstOfEachKey(sorted []resolveItem) []resolveItem {
 
 // updateResolved moves the pending inquiries of sorted to their resolutions (one with an expiry
 // only while its row still expires then: an Extend since wins) and returns the rows it moved, in
-// key order: every column, or with slim the key, changingCols and parked_run only (resolvedFrom). On PostgreSQL a batch of more than one first locks its pending rows in
-// key order (SELECT … ORDER BY key FOR UPDATE), so that two batches over the same keys never
-// wait on each other in a cycle, then updates exactly the rows it locked with one UPDATE … FROM
-// unnest of arrays; a batch of one is that UPDATE alone, its one row lock taken by it. On SQLite
-// (one writer: no row locks) it is UPDATE … FROM a VALUES list, one per deliveryBatch items.
+// key order: every column, or with slim only the key, changingCols and parked_run (for
+// resolvedFrom). On PostgreSQL a batch of more than one first locks its pending rows in key order
+// (SELECT … ORDER BY key FOR UPDATE), so that two batches over the same keys never wait on each
+// other in a cycle, then updates exactly the rows it locked with one UPDATE … FROM unnest of
+// arrays; a batch of one is that UPDATE alone, its one row lock taken by it. On SQLite (one
+// writer: no row locks) it is UPDATE … FROM a VALUES list, one per deliveryBatch items.
 func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem, slim bool) ([]resolvedRow, error) {
 	var rows []resolvedRow
 	returning := resolvedTable.cols
