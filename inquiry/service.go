@@ -478,7 +478,9 @@ func (s *Service) Expire(ctx context.Context, rec *Record) (*Record, error) {
 
 // ExpireMany expires recs as Expire does, in one transaction (Store.ResolveMany), and returns how
 // many it resolved; an inquiry no longer pending (another replica or a person was first) is
-// skipped. Each one resolved wakes its waiters and is observed as Expire's would be.
+// skipped. Each one resolved wakes its waiters and is observed as Expire's would be. recs are
+// records as read from the store (DueInquiries), unchanged: each goes with its expiry as
+// ResolveItem.Read, so the store need not read back what an inquiry never changes.
 func (s *Service) ExpireMany(ctx context.Context, recs []*Record) (int, error) {
 	if len(recs) == 0 {
 		return 0, nil
@@ -486,7 +488,7 @@ func (s *Service) ExpireMany(ctx context.Context, recs []*Record) (int, error) {
 	now := s.Clock()
 	items := make([]ResolveItem, len(recs))
 	for i, rec := range recs {
-		items[i] = ResolveItem{Key: rec.Key, Resolution: s.withDeliveries(rec, s.expiry(rec, now))}
+		items[i] = ResolveItem{Key: rec.Key, Resolution: s.withDeliveries(rec, s.expiry(rec, now)), Read: rec}
 	}
 	out, err := s.Store.ResolveMany(ctx, items)
 	if err != nil {

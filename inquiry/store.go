@@ -185,6 +185,11 @@ type DeliveryClaim struct {
 type ResolveItem struct {
 	Key        string
 	Resolution Resolution
+	// Read, when not nil, is the record of Key as the caller read it from this store (without a
+	// lock: it may be stale), unchanged. The store may take from it what an inquiry never changes
+	// once created (its question, options, default, asker…) instead of reading that back; the
+	// record returned is the same either way. The sweeper's expiries carry the due read's record.
+	Read *Record
 }
 
 // Store is the persistence contract. Every method is one transaction; methods that claim work

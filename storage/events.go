@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/inquiry-bot/bot/inquiry"
 )
@@ -82,12 +83,41 @@ func insertEventsQuery(n int) string {
 // warmRows(…, insertEventsQuery, n) prepared it before the transaction (see stmtIn): the one
 // event of an answer or of a delivery's end is the usual case, and parsing and planning the
 // INSERT costs PostgreSQL about as much as running it. Call it last, as insertEvents.
+//
+// On PostgreSQL more events than maxPreparedRows (a sweep's batch) go in as one array a column
+// (insertEventsArrays): one prepared text for every count, where a VALUES list of hundreds of
+// rows would be parsed and planned again each time, its thousands of arguments converted one by one.
 func (s *Store) insertEventsTx(ctx context.Context, tx *sqlx.Tx, evs []inquiry.Event) error {
+	if s.postgres() && len(evs) > maxPreparedRows {
+		_, err := s.stmtIn(ctx, tx, insertEventsArrays).ExecContext(ctx, eventArrays(evs)...)
+		return err
+	}
 	if len(evs) == 0 || len(evs) > deliveryBatch {
 		return s.insertEvents(ctx, tx, evs)
 	}
 	_, err := s.stmtIn(ctx, tx, insertEventsQuery(len(evs))).ExecContext(ctx, eventArgs(evs)...)
 	return err
+}
+
+// insertEventsArrays inserts the events given as one array a column (eventArrays), in the
+// arrays' order — so numbered by the trigger in that order, as a VALUES list of them would be.
+const insertEventsArrays = `INSERT INTO events (inquiry_key, namespace, type, at, actor, data)
+	SELECT e.k, e.ns, e.t, e.at, e.actor, e.data::json
+	FROM unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[]) WITH ORDINALITY AS e(k, ns, t, at, actor, data, n)
+	ORDER BY e.n`
+
+// eventArrays are the arguments of insertEventsArrays: the columns of eventArgs, one array each.
+func eventArrays(evs []inquiry.Event) []any {
+	keys, namespaces, types, actors := make([]string, len(evs)), make([]string, len(evs)), make([]string, len(evs)), make([]string, len(evs))
+	ats, data := make([]dbTime, len(evs)), make([]jsonCol, len(evs))
+	for i, e := range evs {
+		keys[i], namespaces[i], types[i], ats[i], actors[i], data[i] = e.InquiryKey, e.Namespace, string(e.Type), at(e.At), e.By, jsonCol(e.Data)
+		if len(data[i]) == 0 {
+			data[i] = jsonCol(`{}`)
+		}
+	}
+	return []any{pq.StringArray(keys), pq.StringArray(namespaces), pq.StringArray(types), pq.GenericArray{A: ats},
+		pq.StringArray(actors), pq.GenericArray{A: data}}
 }
 
 // InquiryEvents returns the events of the inquiry with key, oldest first.

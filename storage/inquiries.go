@@ -120,38 +120,64 @@ func votesOrEmpty(votes []inquiry.Vote) []inquiry.Vote {
 }
 
 // record decodes the row. Creating and reading both go through it, so a record reads back
-// exactly as CreateInquiry returned it.
+// exactly as CreateInquiry returned it. It decodes the columns an inquiry keeps from its INSERT
+// on, then the others (changing).
 func (r *inquiryRow) record() (*inquiry.Record, error) {
 	rec := &inquiry.Record{
 		Key: r.Key,
 		Inquiry: inquiry.Inquiry{
 			ID: r.ID, RunID: r.RunID, Kind: inquiry.Kind(r.Kind), Question: r.Question,
 			Context: r.Context, Multiple: r.Multiple, AllowText: r.AllowText,
-			ExpiresAt: r.ExpiresAt.Ptr(),
 		},
 		Namespace:   r.Namespace,
 		Config:      inquiry.Config{Policy: inquiry.Policy(r.Policy), Transport: r.Transport},
-		Status:      inquiry.Status(r.Status),
-		Slack:       inquiry.SlackRef{Channel: r.SlackChannel, ThreadTS: r.SlackThreadTS, TS: r.SlackTS, Permalink: r.SlackPermalink},
 		CallbackURL: r.CallbackURL,
 		CreatedAt:   r.CreatedAt.Time,
-		ResolvedAt:  r.ResolvedAt.Ptr(),
 		AskedBy:     r.AskedBy,
-		Progress: inquiry.Progress{Reminders: r.Reminders, RemindStep: r.RemindStep, Escalation: r.Escalation,
-			ExtendedBy: inquiry.Duration(r.ExtendedBy), Next: r.NextDeadlineAt.Ptr()},
 	}
+	if err := cmp.Or(fromJSON(r.Options, &rec.Options, "options"), fromJSON(r.Default, &rec.Default, "default"),
+		fromJSON(r.Approval, &rec.Approval, "approval"), fromJSON(r.Deadlines, &rec.Deadlines, "deadlines"),
+		fromJSON(r.Email, &rec.Email, "email")); err != nil {
+		return nil, err
+	}
+	if err := r.changing(rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// The columns of an inquiry's row that may hold other values than its INSERT wrote:
+// resolutionCols, which a resolution's UPDATE sets, and changingCols (with parked_run, a
+// resolvedRow's), which other UPDATEs set while it is pending. Every other column is written by
+// the INSERT only, so a resolution reads back only changingCols and takes the rest from the
+// record its caller read (resolvedFrom). TestChangingColumns holds every UPDATE of inquiries in
+// this package to these lists.
+var (
+	resolutionCols = []string{"status", "answer", "failure", "resolved_at"}
+	changingCols   = []string{"expires_at", "slack_channel", "slack_thread_ts", "slack_ts", "slack_permalink",
+		"slack_answerers", "votes", "reminders", "remind_step", "escalation", "extended_by", "next_deadline_at", "placements"}
+)
+
+// changing decodes into rec the columns of resolutionCols and changingCols, setting every field
+// they fill whatever rec held before.
+func (r *inquiryRow) changing(rec *inquiry.Record) error {
+	rec.ExpiresAt = r.ExpiresAt.Ptr()
+	rec.Status = inquiry.Status(r.Status)
+	rec.Slack = inquiry.SlackRef{Channel: r.SlackChannel, ThreadTS: r.SlackThreadTS, TS: r.SlackTS, Permalink: r.SlackPermalink}
+	rec.ResolvedAt = r.ResolvedAt.Ptr()
+	rec.Progress = inquiry.Progress{Reminders: r.Reminders, RemindStep: r.RemindStep, Escalation: r.Escalation,
+		ExtendedBy: inquiry.Duration(r.ExtendedBy), Next: r.NextDeadlineAt.Ptr()}
+	rec.Answer, rec.Failure, rec.Votes, rec.Placements = nil, nil, nil, nil
 	if r.Answer != nil {
 		rec.Answer = new(inquiry.Answer)
 	}
 	if r.Failure != nil {
 		rec.Failure = new(inquiry.Failure)
 	}
-	if err := cmp.Or(fromJSON(r.Options, &rec.Options, "options"), fromJSON(r.Default, &rec.Default, "default"),
-		fromJSON(r.SlackAnswerers, &rec.Slack.Answerers, "answerers"), fromJSON(r.Answer, rec.Answer, "answer"),
-		fromJSON(r.Failure, rec.Failure, "failure"), fromJSON(r.Approval, &rec.Approval, "approval"),
-		fromJSON(r.Votes, &rec.Votes, "votes"), fromJSON(r.Deadlines, &rec.Deadlines, "deadlines"),
-		fromJSON(r.Placements, &rec.Placements, "placements"), fromJSON(r.Email, &rec.Email, "email")); err != nil {
-		return nil, err
+	if err := cmp.Or(fromJSON(r.SlackAnswerers, &rec.Slack.Answerers, "answerers"), fromJSON(r.Answer, rec.Answer, "answer"),
+		fromJSON(r.Failure, rec.Failure, "failure"), fromJSON(r.Votes, &rec.Votes, "votes"),
+		fromJSON(r.Placements, &rec.Placements, "placements")); err != nil {
+		return err
 	}
 	if rec.Answer != nil {
 		rec.Answer.AnsweredAt = norm(rec.Answer.AnsweredAt)
@@ -162,7 +188,24 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 	if len(rec.Placements) == 0 {
 		rec.Placements = nil
 	}
-	return rec, nil
+	return nil
+}
+
+// resolvedFrom is the record of r, a row it.Resolution resolved, read back by updateResolved with
+// the columns of changingCols only: resolutionCols are the resolution's own values as it sent
+// them (the text of its answer and failure, its time as stored), and every other column is as
+// its INSERT wrote it, so as it.Read holds it. The same decoding as record's, so the same record
+// as a read of the row would return. It shares with it.Read what never changes (options,
+// default…); it.Read itself is left as it was.
+func (r *resolvedRow) resolvedFrom(it *resolveItem) (*inquiry.Record, error) {
+	r.Status, r.Answer, r.Failure = string(it.Resolution.Status), it.answer, it.failure
+	r.ResolvedAt = atPtr(&it.Resolution.At)
+	rec := *it.Read
+	rec.Links = nil // never stored
+	if err := r.changing(&rec); err != nil {
+		return nil, err
+	}
+	return &rec, nil
 }
 
 // CreateInquiry stores rec with its deliveries atomically: one INSERT … ON CONFLICT DO NOTHING
@@ -606,6 +649,9 @@ func prepareResolutions(items []inquiry.ResolveItem) ([]resolveItem, error) {
 		if err != nil {
 			return nil, err
 		}
+		if it.Read != nil && it.Read.Key != it.Key {
+			it.Read = nil // not this inquiry's: read the row back whole
+		}
 		sorted = append(sorted, resolveItem{ResolveItem: it, answer: answer, failure: failure, expiry: atPtr(r.Expiry)})
 	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
@@ -630,7 +676,8 @@ func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem
 	for i := range sorted {
 		items[sorted[i].Key] = &sorted[i]
 	}
-	rows, err := s.updateResolved(ctx, tx, sorted)
+	slim := everyRead(sorted)
+	rows, err := s.updateResolved(ctx, tx, sorted, slim)
 	if err != nil {
 		return nil, err
 	}
@@ -643,7 +690,12 @@ func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem
 		row := &rows[i]
 		it := items[row.Key]
 		r := it.Resolution
-		rec, err := row.record()
+		var rec *inquiry.Record
+		if slim {
+			rec, err = row.resolvedFrom(it)
+		} else {
+			rec, err = row.record()
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -711,6 +763,17 @@ func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem
 	return won, nil
 }
 
+// everyRead reports whether every item carries the record its caller read (ResolveItem.Read),
+// so that their UPDATE need return only changingCols.
+func everyRead(sorted []resolveItem) bool {
+	for i := range sorted {
+		if sorted[i].Read == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // firstOfEachKey drops from sorted (in key order, stably) every item but the first of its key:
 // the later ones would find the inquiry resolved by it, as they did when each item was its own
 // UPDATE, and one UPDATE … FROM must not meet a row twice.
@@ -731,13 +794,18 @@ func firstOfEachKey(sorted []resolveItem) []resolveItem {
 
 // updateResolved moves the pending inquiries of sorted to their resolutions (one with an expiry
 // only while its row still expires then: an Extend since wins) and returns the rows it moved, in
-// key order. On PostgreSQL a batch of more than one first locks its pending rows in
-// key order (SELECT … ORDER BY key FOR UPDATE), so that two batches over the same keys never
-// wait on each other in a cycle, then updates exactly the rows it locked with one UPDATE … FROM
-// unnest of arrays; a batch of one is that UPDATE alone, its one row lock taken by it. On SQLite
-// (one writer: no row locks) it is UPDATE … FROM a VALUES list, one per deliveryBatch items.
-func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem) ([]resolvedRow, error) {
+// key order: every column, or with slim only the key, changingCols and parked_run (for
+// resolvedFrom). On PostgreSQL a batch of more than one first locks its pending rows in key order
+// (SELECT … ORDER BY key FOR UPDATE), so that two batches over the same keys never wait on each
+// other in a cycle, then updates exactly the rows it locked with one UPDATE … FROM unnest of
+// arrays; a batch of one is that UPDATE alone, its one row lock taken by it. On SQLite (one
+// writer: no row locks) it is UPDATE … FROM a VALUES list, one per deliveryBatch items.
+func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem, slim bool) ([]resolvedRow, error) {
 	var rows []resolvedRow
+	returning := resolvedTable.cols
+	if slim {
+		returning = slimCols
+	}
 	if !s.postgres() {
 		for len(sorted) > 0 {
 			batch := sorted[:min(len(sorted), deliveryBatch)]
@@ -753,7 +821,7 @@ func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolv
 				FROM (VALUES `+strings.Repeat("(?, ?, ?, ?, ?, ?), ", len(batch)-1)+`(?, ?, ?, ?, ?, ?)) AS v
 				WHERE inquiries.key = v.column1 AND inquiries.status = 'pending'
 					AND (v.column6 IS NULL OR inquiries.expires_at = v.column6)
-				RETURNING `+resolvedTable.cols, args...); err != nil {
+				RETURNING `+returning, args...); err != nil {
 				return nil, err
 			}
 			rows = append(rows, got...)
@@ -790,7 +858,7 @@ func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolv
 		keys[i], statuses[i], answers[i], failures[i], times[i] = it.Key, string(it.Resolution.Status), it.answer, it.failure, at(it.Resolution.At)
 		expiries[i] = it.expiry
 	}
-	if err := s.stmtIn(ctx, tx, resolveQuery).SelectContext(ctx, &rows, pq.StringArray(keys), pq.StringArray(statuses),
+	if err := s.stmtIn(ctx, tx, resolveQuery(slim)).SelectContext(ctx, &rows, pq.StringArray(keys), pq.StringArray(statuses),
 		pq.GenericArray{A: answers}, pq.GenericArray{A: failures}, pq.GenericArray{A: times}, pq.GenericArray{A: expiries}); err != nil {
 		return nil, err
 	}
@@ -811,21 +879,36 @@ func (s *Store) warmResolve(ctx context.Context, sorted []resolveItem) {
 	for _, it := range sorted {
 		n += len(it.Resolution.Deliveries)
 	}
-	s.warm(ctx, resolveQuery, notifyQuery, queryInquiry)
+	s.warm(ctx, resolveQuery(everyRead(firstOfEachKey(sorted))), notifyQuery, queryInquiry)
 	s.warmRows(ctx, insertDeliveriesQuery, n)
 	s.warmRows(ctx, insertEventsQuery, len(sorted))
+	if len(sorted) > maxPreparedRows {
+		s.warm(ctx, insertEventsArrays)
+	}
 }
 
-// resolveQuery is updateResolved's UPDATE on PostgreSQL: one text for every batch size, so it is
-// prepared once. The arrays are the keys, statuses, answers and failures (JSON text or NULL) and
-// times of the resolutions, and the expiries each must still find (NULL: none, see
-// Resolution.Expiry); the names given to unnest's columns keep the RETURNING list (the
-// inquiry's columns) unambiguous.
-var resolveQuery = `UPDATE inquiries
+// resolveQuery is updateResolved's UPDATE on PostgreSQL, returning every column or (slim) only
+// slimCols: one text for every batch size, so each is prepared once. The arrays are the keys,
+// statuses, answers and failures (JSON text or NULL) and times of the resolutions, and the
+// expiries each must still find (NULL: none, see Resolution.Expiry); the names given to unnest's
+// columns keep the RETURNING list (the inquiry's columns) unambiguous.
+func resolveQuery(slim bool) string {
+	if slim {
+		return resolveQuerySlim
+	}
+	return resolveQueryFull
+}
+
+var resolveQueryFull, resolveQuerySlim = resolveUpdate + resolvedTable.cols, resolveUpdate + slimCols
+
+const resolveUpdate = `UPDATE inquiries
 	SET status = r.rstatus, answer = r.ranswer::json, failure = r.rfailure::json, resolved_at = r.rat
 	FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::timestamptz[]) AS r(rkey, rstatus, ranswer, rfailure, rat, rexp)
 	WHERE inquiries.key = r.rkey AND inquiries.status = 'pending' AND (r.rexp IS NULL OR inquiries.expires_at = r.rexp)
-	RETURNING ` + resolvedTable.cols
+	RETURNING `
+
+// slimCols is what a resolution returns when its caller holds the record (resolvedFrom).
+var slimCols = "key, " + strings.Join(changingCols, ", ") + ", parked_run"
 
 // NoteFailure records f on the inquiry unless it has a failure already; nothing else changes.
 func (s *Store) NoteFailure(ctx context.Context, key string, f inquiry.Failure) error {

@@ -574,3 +574,172 @@ func TestTwoReplicasRaceAnswerCancelExpiry(t *testing.T) {
 		}
 	})
 }
+
+// sweeperExpiry is the expiry of rec at at as the service builds it (Service.expiry): the
+// default or a decline, the votes read, the expiry it was decided on, and rec as the read.
+func sweeperExpiry(rec *inquiry.Record, at time.Time) inquiry.ResolveItem {
+	a := inquiry.DefaultAnswerFor(&rec.Inquiry)
+	a.Source, a.AnsweredAt, a.Votes = inquiry.SourceExpired, at, rec.Votes
+	return inquiry.ResolveItem{Key: rec.Key, Read: rec, Resolution: inquiry.Resolution{Status: inquiry.StatusExpired,
+		Answer: &a, At: at, Expiry: rec.ExpiresAt, Deliveries: []inquiry.Delivery{{Kind: inquiry.DeliverUpdate, Target: "slack", Lane: "C1"}}}}
+}
+
+// TestResolveManyWithTheRecordRead: a batch whose items carry the record their caller read
+// (ResolveItem.Read, as the sweeper's expiries do) returns, for each inquiry it resolved, exactly
+// the record a fresh read returns — whatever the inquiry is (a default, a decline, approvals,
+// email, deadlines, an asker), whatever changed on its row between the read and the batch (a
+// post, a vote, a failure noted, reminders, an escalation's placement, a run parked on it), and
+// whatever it resolved to (expired, failed, answered, cancelled). What it must skip it skips (an
+// Extend since, a person first), the records read are left as they were, and a Read of another
+// inquiry is not used.
+func TestResolveManyWithTheRecordRead(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		putRun(t, b, "ns", "run", "https://ci/resume", t0)
+		two, three := 2, 3
+		recs := map[string]*inquiry.Record{}
+		add := func(id string, change func(r *inquiry.Record)) {
+			r := newRecord("ns", "", id)
+			if change != nil {
+				change(r)
+			}
+			recs[id] = create(t, b.store, r)
+		}
+		for _, id := range []string{"plain", "posted", "noted", "placed", "parked", "extended", "gone", "failed", "answered", "cancelled"} {
+			add(id, nil)
+		}
+		add("decline", func(r *inquiry.Record) {
+			r.Kind, r.Options, r.Default, r.AllowText = inquiry.KindText, nil, inquiry.Value{}, true
+			r.Config.Transport, r.CallbackURL, r.Slack = inquiry.TransportInbox, "", inquiry.SlackRef{}
+		})
+		add("approvals", func(r *inquiry.Record) {
+			r.Kind, r.Options, r.Default = inquiry.KindConfirm, nil, inquiry.One("no")
+			r.Approvals, r.RequestedBy, r.AskedBy = &two, []string{"U9"}, "ci-token"
+			r.Email = &inquiry.EmailTarget{To: []string{"ops@example.com"}}
+			r.Remind = []inquiry.Duration{inquiry.Duration(time.Hour)}
+		})
+		add("voted", func(r *inquiry.Record) { r.Approvals = &three })
+		add("progressed", func(r *inquiry.Record) { r.Remind = []inquiry.Duration{inquiry.Duration(time.Hour)} })
+		none := func(*inquiry.Record) (*inquiry.Resolution, []inquiry.Delivery) { return nil, nil }
+		vote := func(by string, at time.Time) inquiry.Vote {
+			return inquiry.Vote{By: by, Value: inquiry.One("merge"), At: at, Via: inquiry.ViaAPI}
+		}
+		_, err := b.store.Vote(ctx, recs["voted"].Key, vote("U1", t0), none)
+		require.NoError(t, err)
+
+		// The sweeper's read, twice: one to resolve with, one to hold it to.
+		now := t0.Add(3 * time.Hour)
+		read, err := b.store.DueInquiries(ctx, now, 100)
+		require.NoError(t, err)
+		kept, err := b.store.DueInquiries(ctx, now, 100)
+		require.NoError(t, err)
+		require.Len(t, read, len(recs))
+		require.Equal(t, kept, read)
+		byID := map[string]*inquiry.Record{}
+		for _, r := range read {
+			byID[r.ID] = r
+		}
+
+		// What changes on the rows after the read.
+		require.NoError(t, b.store.SetPosted(ctx, byID["posted"].Key, inquiry.SlackRef{Channel: "C2", TS: "1700000000.000100",
+			ThreadTS: "1700000000.000001", Permalink: "https://slack/p", Answerers: []string{"U7"}}))
+		_, err = b.store.Vote(ctx, byID["voted"].Key, vote("U2", t0.Add(time.Second)), none)
+		require.NoError(t, err)
+		require.NoError(t, b.store.NoteFailure(ctx, byID["noted"].Key, inquiry.Failure{Code: inquiry.CodeUnavailable, Message: "slack is down"}))
+		next := t0.Add(90 * time.Minute)
+		_, err = b.store.UpdateDeadlines(ctx, byID["progressed"].Key, func(*inquiry.Record) (*time.Time, *inquiry.DeadlineWork) {
+			return nil, &inquiry.DeadlineWork{Progress: inquiry.Progress{Reminders: 1, RemindStep: 1, Next: &next}}
+		})
+		require.NoError(t, err)
+		require.NoError(t, b.store.AddPlacement(ctx, byID["placed"].Key, inquiry.Placement{Step: 1, Channel: "C3", TS: "1700000000.000200"}))
+		_, _, err = b.store.ParkRun(ctx, "ns", "run", byID["parked"].Key, t0.Add(time.Minute))
+		require.NoError(t, err)
+		later := t0.Add(5 * time.Hour)
+		_, err = b.store.UpdateDeadlines(ctx, byID["extended"].Key, func(*inquiry.Record) (*time.Time, *inquiry.DeadlineWork) {
+			return &later, &inquiry.DeadlineWork{Progress: inquiry.Progress{ExtendedBy: inquiry.Duration(3 * time.Hour)}}
+		})
+		require.NoError(t, err)
+		_, err = b.store.Resolve(ctx, byID["gone"].Key, inquiry.Resolution{Status: inquiry.StatusAnswered,
+			Answer: personAnswer("gone", "merge", t0), At: t0})
+		require.NoError(t, err)
+
+		at := now.Add(time.Second)
+		var items []inquiry.ResolveItem
+		for _, r := range read {
+			it := sweeperExpiry(r, at)
+			switch r.ID {
+			case "failed":
+				it.Resolution = inquiry.Resolution{Status: inquiry.StatusFailed, At: at,
+					Failure: &inquiry.Failure{Code: inquiry.CodeUnavailable, Message: `the "slack" transport is off`, Fatal: true}}
+			case "answered":
+				it.Resolution = inquiry.Resolution{Status: inquiry.StatusAnswered, Answer: personAnswer("answered", "merge", at), At: at}
+			case "cancelled":
+				it.Resolution = inquiry.Resolution{Status: inquiry.StatusCancelled, At: at}
+			}
+			items = append(items, it)
+		}
+		rand.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+		got, err := b.store.ResolveMany(ctx, items)
+		require.NoError(t, err)
+		require.Len(t, got, len(recs)-2, "all but the extended and the gone")
+		gotByID := map[string]*inquiry.Record{}
+		for _, r := range got {
+			gotByID[r.ID] = r
+			stored, err := b.store.Inquiry(ctx, r.Key)
+			require.NoError(t, err)
+			require.Equal(t, stored, r, "inquiry %s", r.ID)
+		}
+		require.Equal(t, kept, read, "the records read are left as they were")
+		require.NotContains(t, gotByID, "extended")
+		require.NotContains(t, gotByID, "gone")
+		require.Equal(t, "1700000000.000100", gotByID["posted"].Slack.TS)
+		require.Equal(t, []string{"U7"}, gotByID["posted"].Slack.Answerers)
+		require.Equal(t, []string{"U1", "U2"}, inquiry.Voters(gotByID["voted"].Answer.Votes, "merge"))
+		require.Nil(t, gotByID["noted"].Failure, "an expiry records no failure")
+		require.Equal(t, 1, gotByID["progressed"].Reminders)
+		require.Len(t, gotByID["placed"].Placements, 1)
+		require.True(t, gotByID["decline"].Answer.Declined)
+		require.Equal(t, inquiry.StatusFailed, gotByID["failed"].Status)
+		require.Equal(t, `the "slack" transport is off`, gotByID["failed"].Failure.Message)
+		require.Equal(t, inquiry.StatusCancelled, gotByID["cancelled"].Status)
+		run, err := b.store.Run(ctx, "ns", "run")
+		require.NoError(t, err)
+		require.Contains(t, run.Answers, byID["parked"].ID, "the parked run has the answer")
+		ext, err := b.store.Inquiry(ctx, byID["extended"].Key)
+		require.NoError(t, err)
+		require.Equal(t, inquiry.StatusPending, ext.Status)
+
+		// The batch's events (more than a prepared VALUES list holds), in key order, each what
+		// the record as stored says.
+		evs, err := b.store.EventsAfter(ctx, 0, "ns", 1000)
+		require.NoError(t, err)
+		var batchEvs []inquiry.Event
+		for _, e := range evs {
+			if e.At.Equal(at) {
+				batchEvs = append(batchEvs, e)
+			}
+		}
+		require.Len(t, batchEvs, len(got))
+		for i, e := range batchEvs {
+			require.Equal(t, got[i].Key, e.InquiryKey, "event %d in key order", i)
+			want, ok := inquiry.ResolvedEvent(got[i], nil)
+			require.True(t, ok)
+			e.ID = 0
+			require.Equal(t, want, e)
+		}
+
+		// A Read of another inquiry is not taken for this one's.
+		x := create(t, b.store, newRecord("ns", "", "x"))
+		y := create(t, b.store, newRecord("ns", "", "y"))
+		y.Question = "not what x asked"
+		got, err = b.store.ResolveMany(ctx, []inquiry.ResolveItem{{Key: x.Key, Read: y,
+			Resolution: inquiry.Resolution{Status: inquiry.StatusCancelled, At: at}}})
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		require.Equal(t, "Merge now?", got[0].Question)
+		stored, err := b.store.Inquiry(ctx, x.Key)
+		require.NoError(t, err)
+		require.Equal(t, stored, got[0])
+	})
+}
