@@ -29,14 +29,16 @@ type Limits struct {
 	// in the kernel's backlog until one closes, so the process keeps file descriptors for its
 	// database, Slack and callbacks however many clients connect.
 	MaxConns int
-	// MaxArriving caps the connections accepted and not yet settled: a connection settles when
-	// its first request is done (it waits for the next, is parked, or is closed), or arrivalHold
-	// after it was accepted, whichever comes first. Past it, new connections wait in the
-	// kernel's backlog. A burst of clients (ten thousand long-polls dialled at once) then goes
-	// through a few hundred at a time, each costing a goroutine and its buffers only until it
-	// parks, instead of all at once. A slow or long-lived request (an event stream) holds its
-	// place no longer than arrivalHold, so at least MaxArriving connections are taken each
-	// arrivalHold whatever their clients do: the cap delays arrivals and refuses none.
+	// MaxArriving caps the connections accepted and not yet settled (BOT_MAX_ARRIVING): a
+	// connection settles when its first request is done (it waits for the next, is parked, or
+	// is closed), when it has sent nothing more of that request's head for firstReadGrace (its
+	// client is slow, not in flight), or arrivalHold after its accept (a long request: an event
+	// stream), whichever comes first. Past the cap, new connections wait in the kernel's listen
+	// backlog (and, past that, the kernel drops their handshakes and their clients retry). A
+	// burst of clients (ten thousand long-polls dialled at once) then goes through a few hundred
+	// at a time, each costing a goroutine and its buffers only until it parks, instead of all at
+	// once. Only a connection's first request is counted: later ones on kept-alive connections,
+	// and on connections handed back after a park, are not. 0 takes the default; below 0, no cap.
 	MaxArriving int
 	// HeaderTimeout bounds the reading of a request line and its headers, from their first byte
 	// (on a kept-alive connection too, where net/http's ReadHeaderTimeout only starts once four
@@ -72,29 +74,26 @@ const (
 )
 
 func (l Limits) withDefaults() Limits {
-	if l.MaxConns <= 0 {
-		l.MaxConns = DefaultMaxConns
+	orDefault(&l.MaxConns, DefaultMaxConns)
+	if l.MaxArriving == 0 {
+		l.MaxArriving = DefaultMaxArriving // below 0: no cap
 	}
-	if l.MaxArriving <= 0 {
-		l.MaxArriving = DefaultMaxArriving
-	}
-	if l.HeaderTimeout <= 0 {
-		l.HeaderTimeout = DefaultHeaderTimeout
-	}
-	if l.BodyTimeout <= 0 {
-		l.BodyTimeout = DefaultBodyTimeout
-	}
-	if l.MaxRequestLine <= 0 {
-		l.MaxRequestLine = DefaultMaxRequestLine
-	}
-	if l.MaxHeaderBytes <= 0 {
-		l.MaxHeaderBytes = DefaultMaxHeaderBytes
-	}
+	orDefault(&l.HeaderTimeout, DefaultHeaderTimeout)
+	orDefault(&l.BodyTimeout, DefaultBodyTimeout)
+	orDefault(&l.MaxRequestLine, DefaultMaxRequestLine)
+	orDefault(&l.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	l.MaxHeaderBytes = max(l.MaxHeaderBytes, l.MaxRequestLine+2)
 	if l.Logger == nil {
 		l.Logger = slog.Default()
 	}
 	return l
+}
+
+// orDefault sets *v to def when it is zero or less (a Limits field left out).
+func orDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // NewHTTPServer returns the server of handler h: net/http's own timeouts, with the header limit
@@ -168,9 +167,12 @@ func Listen(addr string, l Limits) (net.Listener, error) {
 // being HTTP/1.1 when they are handed back (handBack).
 func NewListener(inner net.Listener, l Limits) net.Listener {
 	l = l.withDefaults()
-	return &listener{Listener: inner, lim: l, slots: make(chan struct{}, l.MaxConns), done: make(chan struct{}),
-		arriving: make(chan struct{}, l.MaxArriving), hold: arrivalHold,
-		open: map[*limitedConn]struct{}{}, backc: make(chan struct{}, 1)}
+	ln := &listener{Listener: inner, lim: l, slots: make(chan struct{}, l.MaxConns), done: make(chan struct{}),
+		hold: arrivalHold, open: map[*limitedConn]struct{}{}, backc: make(chan struct{}, 1)}
+	if l.MaxArriving > 0 {
+		ln.arriving = make(chan struct{}, l.MaxArriving)
+	}
+	return ln
 }
 
 // arrivalHold is the longest a connection holds its place among the arriving (MaxArriving):
@@ -178,12 +180,16 @@ func NewListener(inner net.Listener, l Limits) net.Listener {
 // long-lived (an event stream, a long-poll that cannot park) and must not keep others out.
 const arrivalHold = time.Second
 
+// firstReadGrace is how long a connection holding a place among the arriving waits for more of
+// its first request's head before it gives the place back: the client is slow, not in flight.
+const firstReadGrace = 20 * time.Millisecond
+
 type listener struct {
 	net.Listener
 	lim   Limits
 	slots chan struct{} // one token per open connection
-	// arriving holds one token per connection accepted and not yet settled (MaxArriving);
-	// hold is arrivalHold (shorter in tests).
+	// arriving holds one token per connection accepted and not yet settled (MaxArriving; nil
+	// for no cap); hold is arrivalHold (shorter in tests).
 	arriving chan struct{}
 	hold     time.Duration
 	done     chan struct{} // closed by Close, to release an Accept waiting for a slot
@@ -228,20 +234,32 @@ func (l *listener) Accept() (net.Conn, error) {
 		}
 		c, err := l.accept()
 		if err != nil {
-			<-l.arriving
+			l.leave()
 			if errors.Is(err, errHandedBack) || errors.Is(err, os.ErrDeadlineExceeded) {
 				continue // woken for a connection handed back (nothing else sets the deadline)
 			}
 			return nil, err
 		}
-		c.arrived(l.hold)
+		if l.arriving != nil {
+			c.arrived(l.hold)
+		}
 		return c, nil
+	}
+}
+
+// leave gives back the place arrive took, for a connection that did not come.
+func (l *listener) leave() {
+	if l.arriving != nil {
+		<-l.arriving
 	}
 }
 
 // arrive takes a place among the arriving, waiting for one; a connection handed back meanwhile
 // ends the wait (errHandedBack), as Close does (net.ErrClosed).
 func (l *listener) arrive() error {
+	if l.arriving == nil {
+		return nil // no cap
+	}
 	select {
 	case l.arriving <- struct{}{}:
 		return nil
@@ -506,9 +524,24 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 			c.idleSince = time.Now()
 			c.settle()
 		}
+		grace := false
+		if !c.served && c.f.state <= stHead && c.unsettled.Load() {
+			// Nothing of a first request in hand: wait for it only a moment holding a place
+			// among the arriving. A request sent with the connection (a burst's) is here by
+			// then; a client that sends nothing, or a byte at a time, must not keep a place
+			// that others doing work would use: past the grace it settles and reads on.
+			if d := time.Now().Add(firstReadGrace); c.applied.IsZero() || d.Before(c.applied) {
+				_ = c.Conn.SetReadDeadline(d)
+				c.applied, grace = d, true
+			}
+		}
 		c.mu.Unlock()
 		n, err := c.Conn.Read(buf)
 		c.mu.Lock()
+		if grace && n == 0 && isTimeout(err) {
+			c.settle()
+			continue // with the deadline of net/http and the framer again
+		}
 		c.idleSince = time.Time{}
 		now := time.Now()
 		if &buf[0] == &c.one[0] {
@@ -685,6 +718,7 @@ func (c *limitedConn) Close() error {
 		}
 		_, cut := c.err.(*deadlineError) // net/http has answered the request whose read was cut
 		c.mu.Unlock()
+		c.settle() // done with the request: the refusal's write and linger hold no place
 		if answer != nil {
 			_ = c.Conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
 			_, werr := c.Conn.Write(answer)
@@ -694,7 +728,6 @@ func (c *limitedConn) Close() error {
 			c.linger()
 		}
 		err = c.Conn.Close()
-		c.settle()
 		c.release()
 	})
 	return err

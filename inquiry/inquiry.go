@@ -432,17 +432,26 @@ const (
 	StatusFailed    Status = "failed"
 )
 
+// statuses are the inquiry statuses, in the order sentences name them.
+var statuses = []Status{StatusPending, StatusAnswered, StatusExpired, StatusCancelled, StatusFailed}
+
 // Valid reports whether s is a known status.
-func (s Status) Valid() bool {
-	return slices.Contains([]Status{StatusPending, StatusAnswered, StatusExpired, StatusCancelled, StatusFailed}, s)
-}
+func (s Status) Valid() bool { return slices.Contains(statuses, s) }
 
 // CheckFilter refuses a status to list by that is no status; "" (every status) passes.
-func (s Status) CheckFilter() error {
-	if s == "" || s.Valid() {
+func (s Status) CheckFilter() error { return checkFilter(s, statuses) }
+
+// checkFilter refuses s, a status to list by, unless it is one of all or "" (every status).
+func checkFilter[S ~string](s S, all []S) error {
+	if s == "" || slices.Contains(all, s) {
 		return nil
 	}
-	return FieldErrorf(CodeBadRequest, "status", "status %q is not one of pending, answered, expired, cancelled or failed: use one of them, or leave it out for all", string(s))
+	names := make([]string, len(all))
+	for i, v := range all {
+		names[i] = string(v)
+	}
+	return FieldErrorf(CodeBadRequest, "status", "status %q is not one of %s or %s: use one of them, or leave it out for all",
+		string(s), strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // Resolved reports whether s is final.

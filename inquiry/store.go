@@ -18,18 +18,14 @@ const (
 	RunAbandoned RunStatus = "abandoned"
 )
 
+// runStatuses are the run statuses, in the order sentences name them.
+var runStatuses = []RunStatus{RunRunning, RunWaiting, RunCompleted, RunFailed, RunAbandoned}
+
 // Valid reports whether s is a known run status.
-func (s RunStatus) Valid() bool {
-	return slices.Contains([]RunStatus{RunRunning, RunWaiting, RunCompleted, RunFailed, RunAbandoned}, s)
-}
+func (s RunStatus) Valid() bool { return slices.Contains(runStatuses, s) }
 
 // CheckFilter refuses a run status to list by that is no run status; "" (every status) passes.
-func (s RunStatus) CheckFilter() error {
-	if s == "" || s.Valid() {
-		return nil
-	}
-	return FieldErrorf(CodeBadRequest, "status", "status %q is not one of running, waiting, completed, failed or abandoned: use one of them, or leave it out for all", string(s))
-}
+func (s RunStatus) CheckFilter() error { return checkFilter(s, runStatuses) }
 
 // Finished reports whether the run is over.
 func (s RunStatus) Finished() bool {

@@ -179,7 +179,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 	}
 
 	// The limits of DESIGN §17 that sit below every route: connections, heads, bodies, framing.
-	limits := gateway.Limits{MaxConns: cfg.MaxConns, BodyTimeout: cfg.BodyTimeout, Logger: m.Log}
+	limits := gateway.Limits{MaxConns: cfg.MaxConns, MaxArriving: cfg.MaxArriving, BodyTimeout: cfg.BodyTimeout, Logger: m.Log}
 	m.listener, err = gateway.Listen(cfg.Addr, limits)
 	if err != nil {
 		return fmt.Errorf("listen on BOT_ADDR %s: %w", cfg.Addr, err)
