@@ -181,12 +181,7 @@ func run() int {
 	}
 	defer b.pg.dropAll()
 
-	b0, a0 := machineCPU()
-	time.Sleep(time.Second)
-	b1, a1 := machineCPU()
-	if a1 > a0 {
-		b.busyBefore = float64(b1-b0) / float64(a1-a0)
-	}
+	b.busyBefore = busyFor(time.Second)
 	if b.busyBefore > 0.2 {
 		progress("warning: the machine was %.0f%% busy before the run: the figures will suffer", b.busyBefore*100)
 	}
@@ -216,6 +211,7 @@ func run() int {
 			break
 		}
 		if selected(s.n) {
+			b.settle(s.n)
 			s.f()
 		}
 	}
@@ -286,4 +282,32 @@ func cpuModel() string {
 		}
 	}
 	return "unknown CPU"
+}
+
+// busyFor is the share of the machine's CPU time that was busy during the next d.
+func busyFor(d time.Duration) float64 {
+	b0, a0 := machineCPU()
+	time.Sleep(d)
+	b1, a1 := machineCPU()
+	if a1 <= a0 {
+		return 0
+	}
+	return float64(b1-b0) / float64(a1-a0)
+}
+
+// settle waits, before row n, until the machine is quiet (under a tenth busy over a second),
+// for at most settleFor: a row measures its own load, not what the row before left running
+// (PostgreSQL vacuuming and checkpointing after row 1's floods, a bot still stopping). The wait
+// is noted when it was needed.
+func (b *bench) settle(n string) {
+	const quiet, settleFor = 0.1, 60 * time.Second
+	start := time.Now()
+	busy := busyFor(time.Second)
+	for busy >= quiet && time.Since(start) < settleFor {
+		busy = busyFor(time.Second)
+	}
+	if waited := time.Since(start); waited > 1500*time.Millisecond {
+		progress("  (row %s waited %s for the machine to settle: %.0f%% busy in the last second)", n, waited.Round(time.Second), busy*100)
+		b.note("row %s started after %s waiting for the machine to settle (%.0f%% busy in the second before it)", n, waited.Round(time.Second), busy*100)
+	}
 }
