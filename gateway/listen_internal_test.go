@@ -1,12 +1,17 @@
 package gateway
 
 import (
+	"bytes"
+	"context"
 	"io"
+	"log/slog"
 	"net"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
 )
 
 // TestBackgroundReadHoldsNoBuffer: while net/http's one-byte background read waits on a
@@ -54,4 +59,30 @@ func TestBackgroundReadHoldsNoBuffer(t *testing.T) {
 		rest += string(buf[:n])
 	}
 	require.Equal(t, second[1:], rest, "the pipelined request follows its first byte, judged whole")
+}
+
+// TestParkedAnswerPanicIsRecovered: a fault while a parked long-poll is answered (here the
+// service missing when the answer asks whether the hub is closing) does not end the process, as
+// gin's recovery keeps a fault on the goroutine path from doing: the waiter slot is given back
+// once, the connection closed, and the long-poll no longer counted as parked.
+func TestParkedAnswerPanicIsRecovered(t *testing.T) {
+	t.Parallel()
+	lim := Limits{}.withDefaults()
+	server, client := net.Pipe()
+	t.Cleanup(func() { server.Close(); client.Close() })
+	var log bytes.Buffer
+	s := &Server{log: slog.New(slog.NewTextHandler(&log, nil))}
+	released := 0
+	p := &parked{s: s, conn: &limitedConn{Conn: server, lim: &lim, f: framer{lim: &lim}, release: func() {}},
+		key: "inq_x", ctx: context.Background(), release: func() { released++ }}
+	s.parkers.add(p)
+
+	done := make(chan struct{})
+	go func() { defer close(done); p.answer(nil, inquiry.Errorf(inquiry.CodeNotFound, "no such inquiry: check the key")) }()
+	_, err := client.Read(make([]byte, 1))
+	require.ErrorIs(t, err, io.EOF, "the connection is closed")
+	<-done
+	require.Equal(t, 1, released, "the waiter slot is given back once")
+	require.Zero(t, s.Parked())
+	require.Contains(t, log.String(), "panic answering a parked long-poll")
 }

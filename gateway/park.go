@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -124,6 +126,21 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 	gone := p.gone
 	p.mu.Unlock()
 	defer p.s.parkers.remove(p) // once the response is written: WaitParked waits for that
+	released := false
+	defer func() {
+		// A fault while answering (presenting the inquiry, writing) must not end the process:
+		// on the goroutine path gin's recovery (Server.recovery) keeps it alive, and here no
+		// net/http goroutine would. Logged with its stack, the waiter slot given back, the
+		// connection closed: its client sees the connection end, not a half response.
+		if r := recover(); r != nil {
+			p.s.log.ErrorContext(p.ctx, "panic answering a parked long-poll", "request_id", p.line.id,
+				"inquiry", p.key, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			if !released {
+				p.release()
+			}
+			_ = p.conn.Close()
+		}
+	}()
 	if gone && rec == nil && errors.Is(err, context.Canceled) {
 		// Ended by the prober: the inquiry as it stands, as net/http's background read seeing
 		// the client go made today's wait read it (for the log line, and a client that only
@@ -138,6 +155,7 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 	// As the handler's deferred release ran before net/http flushed its answer: a caller that
 	// has the answer may wait again at once.
 	p.release()
+	released = true
 	closing := p.close || isClosed(p.s.svc.Hub.Closing()) || !p.conn.l.canHandBack()
 	if closing {
 		header.Set("Connection", "close")
