@@ -78,7 +78,10 @@ func TestParkedAnswerPanicIsRecovered(t *testing.T) {
 	s.parkers.add(p)
 
 	done := make(chan struct{})
-	go func() { defer close(done); p.answer(nil, inquiry.Errorf(inquiry.CodeNotFound, "no such inquiry: check the key")) }()
+	go func() {
+		defer close(done)
+		p.answer(nil, inquiry.Errorf(inquiry.CodeNotFound, "no such inquiry: check the key"))
+	}()
 	_, err := client.Read(make([]byte, 1))
 	require.ErrorIs(t, err, io.EOF, "the connection is closed")
 	<-done
