@@ -78,21 +78,15 @@ func TestSilentConnectionsKeepNoOneOut(t *testing.T) {
 // once, beside four connections still open.
 func TestSilentConnectionsKeepNoOneOutAtDefaultHold(t *testing.T) {
 	t.Parallel()
-	l := gateway.Limits{MaxArriving: 1, HeaderTimeout: 2 * time.Second}
-	ln, err := gateway.Listen("127.0.0.1:0", l)
-	require.NoError(t, err)
-	srv := gateway.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	addr := serveHardened(t, gateway.Limits{MaxArriving: 1, HeaderTimeout: 2 * time.Second}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "ok")
-	}), l)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	addr := ln.Addr().String()
+	}))
 	silent := dialSilent(t, addr, 4)
 
 	replies, _ := exchange(t, addr, 20*time.Second, "GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 	require.Equal(t, []int{200}, statuses(replies))
 	require.NoError(t, silent[0].SetReadDeadline(time.Now().Add(50*time.Millisecond)))
-	_, err = silent[0].Read(make([]byte, 1))
+	_, err := silent[0].Read(make([]byte, 1))
 	require.True(t, errors.Is(err, os.ErrDeadlineExceeded),
 		"the first silent connection was closed by its header timeout (%v) before the whole request behind it was served", err)
 }

@@ -422,13 +422,7 @@ func requireServedAtMost(t *testing.T, addr string, h *heldHandler, limit, clien
 // their accept and their first request's end, each holding its place for at most hold.
 func serveArriving(t *testing.T, arriving int, hold time.Duration, h http.Handler) string {
 	t.Helper()
-	l := gateway.Limits{MaxArriving: arriving}
-	ln, err := gateway.Listen("127.0.0.1:0", l)
-	require.NoError(t, err)
-	gateway.SetArrivalHold(ln, hold)
-	srv := gateway.NewHTTPServer(h, l)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	ln, _, _ := serveArrivingWith(t, gateway.Limits{MaxArriving: arriving}, hold, h)
 	return ln.Addr().String()
 }
 
