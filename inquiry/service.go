@@ -336,7 +336,7 @@ const expireBatch = 500
 
 // expireDue expires one batch of the inquiries whose expiry passed, as the sweeper does.
 func (s *Service) expireDue(ctx context.Context) error {
-	due, err := s.Store.DueInquiries(ctx, s.Clock(), expireBatch)
+	due, err := s.Store.DueInquiries(ctx, s.Clock(), nil, expireBatch)
 	if err != nil {
 		return err
 	}

@@ -464,7 +464,7 @@ func TestExpiryIsExactWhereverItIsLookedAt(t *testing.T) {
 						t.Error(err)
 					}
 				case 2:
-					due, err := b.store.DueInquiries(b.ctx, b.clock.Now(), 10)
+					due, err := b.store.DueInquiries(b.ctx, b.clock.Now(), nil, 10)
 					if err == nil {
 						_, err = b.svc.ExpireMany(b.ctx, due)
 					}
@@ -1098,7 +1098,7 @@ func TestAnExpiryReadBeforeAnExtendLosesToIt(t *testing.T) {
 	in.Extend = &inquiry.Extension{By: inquiry.Duration(time.Hour), Max: inquiry.Duration(time.Hour)}
 	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyAsk}})
 	require.NoError(t, err)
-	due, err := b.store.DueInquiries(b.ctx, b.clock.Now().Add(2*time.Minute), 10) // the sweeper's clock
+	due, err := b.store.DueInquiries(b.ctx, b.clock.Now().Add(2*time.Minute), nil, 10) // the sweeper's clock
 	require.NoError(t, err)
 	require.Len(t, due, 1)
 	ext, err := b.svc.Extend(b.ctx, rec.Key, 0, "U1")

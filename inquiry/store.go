@@ -232,10 +232,13 @@ type Store interface {
 	// why); it changes nothing else. A missing inquiry is not an error.
 	NoteFailure(ctx context.Context, key string, f Failure) error
 	// DueInquiries claims up to limit pending inquiries whose expiry is at or before now, oldest
-	// expiry first. It must cost the same with a million pending rows as with ten (an index on
-	// the expiry of pending rows). Claiming is advisory: the caller resolves each with Resolve,
-	// whose conditional update keeps two sweepers from resolving one inquiry twice.
-	DueInquiries(ctx context.Context, now time.Time, limit int) ([]*Record, error)
+	// expiry first (ties by key), and after the record after when it is not nil: the last of the
+	// previous page, whose expiry and key are a keyset cursor, so that a reader can take the next
+	// page while the previous one is still being resolved. It must cost the same with a million
+	// pending rows as with ten (an index on the expiry of pending rows). Claiming is advisory:
+	// the caller resolves each with Resolve, whose conditional update keeps two sweepers from
+	// resolving one inquiry twice.
+	DueInquiries(ctx context.Context, now time.Time, after *Record, limit int) ([]*Record, error)
 	// ClaimDeadlines claims up to limit pending inquiries whose next reminder or escalation step
 	// is due at or before now (oldest first; SKIP LOCKED or a conditional update, so concurrent
 	// claimers never take one inquiry twice), and for each applies plan's work in the same

@@ -108,6 +108,50 @@ func TestExpiry(t *testing.T) {
 	})
 }
 
+// TestExpiryInConcurrentBatches expires more due inquiries than several batches hold, some of
+// them at the same instant, with batches resolved at once (Workers) and each read after the
+// last one of the batch before: every due inquiry is expired exactly once, with one expired
+// event, and the one not yet due is left alone.
+func TestExpiryInConcurrentBatches(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		r := newReplica(t, dbURL, c)
+		r.sched.Batch, r.sched.Workers = 4, 3
+		var due []string
+		for i := range 23 {
+			rec, _, err := r.svc.Ask(ctx, choice(fmt.Sprintf("q%d", i), c.Now().Add(time.Duration(i/5+1)*time.Second), "hold"))
+			require.NoError(t, err)
+			due = append(due, rec.Key)
+		}
+		later, _, err := r.svc.Ask(ctx, choice("later", c.Now().Add(time.Hour), "hold"))
+		require.NoError(t, err)
+
+		c.Add(time.Minute)
+		st := r.sched.Sweep(ctx)
+		require.Equal(t, 23, st.Expired)
+		require.Zero(t, st.Errors)
+		for _, k := range due {
+			got, err := r.svc.Get(ctx, k)
+			require.NoError(t, err)
+			require.Equal(t, inquiry.StatusExpired, got.Status)
+			evs, err := r.store.InquiryEvents(ctx, k)
+			require.NoError(t, err)
+			n := 0
+			for _, e := range evs {
+				if e.Type == inquiry.EventExpired {
+					n++
+				}
+			}
+			require.Equal(t, 1, n, "one expired event for %s", k)
+		}
+		got, err := r.svc.Get(ctx, later.Key)
+		require.NoError(t, err)
+		require.Equal(t, inquiry.StatusPending, got.Status)
+		require.Zero(t, r.sched.Sweep(ctx).Expired, "nothing is left to expire")
+	})
+}
+
 func TestStaleRunsNeverTouchWaitingOnes(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()

@@ -19,6 +19,11 @@ func ExplainDue(ctx context.Context, s *Store, now time.Time, limit int) (string
 	return explain(ctx, s, queryDue, at(now), limit)
 }
 
+// ExplainDueAfter returns the plan of the query DueInquiries runs after a cursor.
+func ExplainDueAfter(ctx context.Context, s *Store, now, exp time.Time, key string, limit int) (string, error) {
+	return explain(ctx, s, queryDueAfter, at(now), at(exp), at(exp), key, limit)
+}
+
 // explain returns the plan of query with args, one line a row, in the dialect's own words.
 func explain(ctx context.Context, s *Store, query string, args ...any) (string, error) {
 	prefix := "EXPLAIN QUERY PLAN "

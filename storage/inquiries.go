@@ -985,22 +985,35 @@ func (s *Store) oneRow(res sql.Result, err error, step, missing string) error {
 	return nil
 }
 
-// queryDue finds due inquiries. It names status = 'pending' literally so both planners use the
-// partial index inquiries_due, which holds pending rows only, ordered by expiry: the cost is that
-// of the rows returned, not of the rows pending.
-var queryDue = `SELECT ` + inquiryTable.cols + ` FROM inquiries
+// queryDue finds due inquiries, and queryDueAfter those after a cursor (an expiry and a key).
+// Both name status = 'pending' literally so both planners use the partial index inquiries_due,
+// which holds pending rows only, ordered by expiry: the cost is that of the rows returned, not
+// of the rows pending. The cursor's expiry bounds the index range; its key breaks ties.
+var (
+	queryDue = `SELECT ` + inquiryTable.cols + ` FROM inquiries
 	WHERE status = 'pending' AND expires_at <= ?
-	ORDER BY expires_at LIMIT ?`
+	ORDER BY expires_at, key LIMIT ?`
+	queryDueAfter = `SELECT ` + inquiryTable.cols + ` FROM inquiries
+	WHERE status = 'pending' AND expires_at <= ? AND expires_at >= ? AND (expires_at > ? OR key > ?)
+	ORDER BY expires_at, key LIMIT ?`
+)
 
 // DueInquiries returns up to limit pending inquiries whose expiry is at or before now, oldest
-// expiry first. The claim is advisory: Resolve's conditional update is the guard against two
+// expiry first (ties by key), after the record after when it is not nil (one with no expiry is
+// no cursor). The claim is advisory: Resolve's conditional update is the guard against two
 // sweepers resolving one inquiry.
-func (s *Store) DueInquiries(ctx context.Context, now time.Time, limit int) ([]*inquiry.Record, error) {
+func (s *Store) DueInquiries(ctx context.Context, now time.Time, after *inquiry.Record, limit int) ([]*inquiry.Record, error) {
 	if limit <= 0 {
 		limit = defaultListLimit
 	}
 	var rows []inquiryRow
-	err := s.db.SelectContext(ctx, &rows, s.q(queryDue), at(now), limit)
+	var err error
+	if after == nil || after.ExpiresAt == nil {
+		err = s.db.SelectContext(ctx, &rows, s.q(queryDue), at(now), limit)
+	} else {
+		exp := at(*after.ExpiresAt)
+		err = s.db.SelectContext(ctx, &rows, s.q(queryDueAfter), at(now), exp, exp, after.Key, limit)
+	}
 	recs, err := decode(rows, err, (*inquiryRow).record)
 	return recs, translate(err, "find due inquiries")
 }

@@ -1,9 +1,12 @@
 package storage_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -456,7 +459,7 @@ func TestDueInquiries(t *testing.T) {
 		require.NoError(t, err)
 
 		ids := func(now time.Time, limit int) []string {
-			recs, err := b.store.DueInquiries(ctx, now, limit)
+			recs, err := b.store.DueInquiries(ctx, now, nil, limit)
 			require.NoError(t, err)
 			return idsOf(recs)
 		}
@@ -466,6 +469,58 @@ func TestDueInquiries(t *testing.T) {
 		require.Equal(t, []string{"two-hours-ago", "an-hour-ago"}, ids(t0.Add(-time.Second), 10))
 		require.Equal(t, []string{"two-hours-ago", "an-hour-ago", "a-microsecond-ago", "at-t0", "later"}, ids(t0.Add(time.Second), 10))
 		require.Empty(t, ids(t0.Add(-4*time.Hour), 10))
+	})
+}
+
+// TestDueInquiriesAfterACursor pages through the due inquiries as the sweeper does, each page
+// after the last record of the one before: every due inquiry once, in (expiry, key) order,
+// including several that expire at the same instant, which the key orders.
+func TestDueInquiriesAfterACursor(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ctx := context.Background()
+		var want []string
+		for i := range 7 {
+			rec := newRecord("ns", "", fmt.Sprintf("due-%d", i))
+			exp := t0.Add(-time.Duration(i/3) * time.Minute) // three at t0, three a minute ago, one two minutes ago
+			rec.ExpiresAt = &exp
+			want = append(want, create(t, b.store, rec).Key)
+		}
+		later := newRecord("ns", "", "later")
+		exp := t0.Add(time.Minute)
+		later.ExpiresAt = &exp
+		create(t, b.store, later)
+		byDue := map[string]time.Time{}
+		for _, k := range want {
+			rec, err := b.store.Inquiry(ctx, k)
+			require.NoError(t, err)
+			byDue[k] = *rec.ExpiresAt
+		}
+		slices.SortFunc(want, func(a, c string) int {
+			return cmp.Or(byDue[a].Compare(byDue[c]), strings.Compare(a, c))
+		})
+
+		var got []string
+		var after *inquiry.Record
+		for range 10 {
+			page, err := b.store.DueInquiries(ctx, t0, after, 2)
+			require.NoError(t, err)
+			for _, rec := range page {
+				got = append(got, rec.Key)
+			}
+			if len(page) < 2 {
+				break
+			}
+			after = page[len(page)-1]
+		}
+		require.Equal(t, want, got, "every due inquiry once, in (expiry, key) order, and not the one due later")
+
+		// A page taken while the one before is being resolved does not hold its inquiries.
+		first, err := b.store.DueInquiries(ctx, t0, nil, 3)
+		require.NoError(t, err)
+		next, err := b.store.DueInquiries(ctx, t0, first[2], 3)
+		require.NoError(t, err)
+		require.Equal(t, want[3:6], orderedKeys(next))
 	})
 }
 
@@ -501,8 +556,19 @@ func TestDueInquiriesUsesPartialIndex(t *testing.T) {
 			require.NotContains(t, plan, "SCAN inquiries\n")
 			require.NotContains(t, plan, "TEMP B-TREE", "no sort: the index gives the order")
 		}
+		after, err := storage.ExplainDueAfter(ctx, b.store, t0.Add(10*time.Second), t0.Add(5*time.Second), "bulk_5", 100)
+		require.NoError(t, err)
+		t.Logf("plan after a cursor:\n%s", after)
+		require.Contains(t, after, "inquiries_due")
+		if b.postgres() {
+			require.NotContains(t, after, "Seq Scan")
+			require.NotContains(t, after, "Sort", "no sort: the index gives the order")
+		} else {
+			require.NotContains(t, after, "SCAN inquiries\n")
+			require.NotContains(t, after, "TEMP B-TREE", "no sort: the index gives the order")
+		}
 		// And the query finds the ten due rows, in order.
-		due, err := b.store.DueInquiries(ctx, t0.Add(10*time.Second), 100)
+		due, err := b.store.DueInquiries(ctx, t0.Add(10*time.Second), nil, 100)
 		require.NoError(t, err)
 		require.Len(t, due, 10)
 		require.Equal(t, "q1", due[0].ID)

@@ -630,9 +630,9 @@ func TestResolveManyWithTheRecordRead(t *testing.T) {
 
 		// The sweeper's read, twice: one to resolve with, one to hold it to.
 		now := t0.Add(3 * time.Hour)
-		read, err := b.store.DueInquiries(ctx, now, 100)
+		read, err := b.store.DueInquiries(ctx, now, nil, 100)
 		require.NoError(t, err)
-		kept, err := b.store.DueInquiries(ctx, now, 100)
+		kept, err := b.store.DueInquiries(ctx, now, nil, 100)
 		require.NoError(t, err)
 		require.Len(t, read, len(recs))
 		require.Equal(t, kept, read)

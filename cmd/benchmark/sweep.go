@@ -81,7 +81,7 @@ func measureSweeps(ctx context.Context, dbURL string, small, big, expireN, reps 
 				return 0, 0, fmt.Errorf("an idle sweep did something: %+v", s)
 			}
 			t := time.Now()
-			rows, err := st.DueInquiries(ctx, svc.Clock(), 500)
+			rows, err := st.DueInquiries(ctx, svc.Clock(), nil, 500)
 			d := time.Since(t)
 			if err != nil {
 				return 0, 0, err
@@ -146,7 +146,7 @@ func measureSweeps(ctx context.Context, dbURL string, small, big, expireN, reps 
 	}
 	t := time.Now()
 	for range expireN/500 + 2 { // bounded: batches of 500
-		due, err := st.DueInquiries(ctx, svc.Clock(), 500)
+		due, err := st.DueInquiries(ctx, svc.Clock(), nil, 500)
 		if err != nil {
 			return res, err
 		}
