@@ -31,12 +31,6 @@ type InquiryList struct {
 	NextCursor string            `json:"next_cursor"`
 }
 
-// Page sizes of lists.
-const (
-	DefaultListLimit = 50
-	MaxListLimit     = 500
-)
-
 // serveAsk is the ask both ask endpoints share: it decodes the body, runs check on it (nil:
 // none), holds a long-poll slot for the ask's wait, and checks what only the HTTP edge can, the
 // callback URL, whose guard needs the network, before anything is stored. Every other rule (the
@@ -141,17 +135,8 @@ func (s *Server) listInquiries(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-func queryLimit(c *gin.Context) (int, error) {
-	raw := c.Query("limit")
-	if raw == "" {
-		return DefaultListLimit, nil
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 1 || n > MaxListLimit {
-		return 0, inquiry.FieldErrorf(inquiry.CodeBadRequest, "limit", "limit %q is not a whole number from 1 to %d: use one, or leave it out for %d", raw, MaxListLimit, DefaultListLimit)
-	}
-	return n, nil
-}
+// queryLimit is the limit of a list's query (inquiry.ParseListLimit).
+func queryLimit(c *gin.Context) (int, error) { return inquiry.ParseListLimit(c.Query("limit")) }
 
 // answerInquiry records a person's (or their tool's) answer; the token's name is who answered.
 func (s *Server) answerInquiry(c *gin.Context) {

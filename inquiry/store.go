@@ -3,6 +3,7 @@ package inquiry
 import (
 	"context"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -152,8 +153,28 @@ type ListFilter struct {
 	Status    Status // "" means any
 	RunID     string
 	Channel   string // the Slack channel it was posted to; "" means any
-	Limit     int
+	Limit     int    // 0: DefaultListLimit; MaxListLimit at the most
 	Cursor    string // opaque, from the previous page
+}
+
+// Page sizes of the lists of inquiries and runs: what a page holds when the caller names no
+// limit, and the most a caller may ask for (a store clamps to it too).
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+// ParseListLimit reads a list's limit as a caller wrote it ("" for none): a whole number from 1
+// to MaxListLimit, or DefaultListLimit when it is left out.
+func ParseListLimit(raw string) (int, error) {
+	if raw == "" {
+		return DefaultListLimit, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > MaxListLimit {
+		return 0, FieldErrorf(CodeBadRequest, "limit", "limit %q is not a whole number from 1 to %d: use one, or leave it out for %d", raw, MaxListLimit, DefaultListLimit)
+	}
+	return n, nil
 }
 
 // Resolution is how an inquiry leaves pending.

@@ -318,3 +318,18 @@ func FuzzValidate(f *testing.F) {
 		_ = inquiry.Render(in)
 	})
 }
+
+// TestParseListLimit: a list's limit is a whole number from 1 to MaxListLimit, the default when
+// left out, and anything else is refused with one sentence naming the range and the default.
+func TestParseListLimit(t *testing.T) {
+	for raw, want := range map[string]int{"": inquiry.DefaultListLimit, "1": 1, "500": inquiry.MaxListLimit, "37": 37} {
+		n, err := inquiry.ParseListLimit(raw)
+		require.NoError(t, err, raw)
+		require.Equal(t, want, n, raw)
+	}
+	for _, raw := range []string{"0", "-1", "501", "ten", "1.5", " 5", "99999999999999999999"} {
+		_, err := inquiry.ParseListLimit(raw)
+		require.Equal(t, inquiry.CodeBadRequest, inquiry.ErrorCode(err), raw)
+		require.Equal(t, fmt.Sprintf("limit %q is not a whole number from 1 to 500: use one, or leave it out for 50", raw), inquiry.ErrorMessage(err))
+	}
+}

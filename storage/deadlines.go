@@ -28,7 +28,7 @@ const setProgress = `UPDATE inquiries SET reminders = ?, remind_step = ?, escala
 // transaction holds the one write lock. Either way a reminder is enqueued once.
 func (s *Store) ClaimDeadlines(ctx context.Context, now time.Time, limit int, plan func(rec *inquiry.Record) inquiry.DeadlineWork) (int, error) {
 	if limit <= 0 {
-		limit = defaultListLimit
+		limit = inquiry.DefaultListLimit
 	}
 	query := queryDeadlinesDue
 	if s.postgres() {

@@ -201,7 +201,7 @@ func (s *Store) ClaimDeliveriesEach(ctx context.Context, now time.Time, lease ti
 func (s *Store) claimQuery(now time.Time, lease time.Duration, c inquiry.DeliveryClaim) (string, []any) {
 	limit := c.Limit
 	if limit <= 0 {
-		limit = defaultListLimit
+		limit = inquiry.DefaultListLimit
 	}
 	kindArgs := make([]any, len(c.Kinds))
 	for i, k := range c.Kinds {

@@ -463,20 +463,14 @@ func inquiryOf(row *inquiryRow, err error) (*inquiry.Record, error) {
 	return row.record()
 }
 
-// Page sizes of ListInquiries.
-const (
-	defaultListLimit = 50
-	maxListLimit     = 500
-)
-
 // ListInquiries lists newest first — (created_at, key) descending — and pages with a keyset
 // cursor, so a page costs the same however deep it is.
 func (s *Store) ListInquiries(ctx context.Context, f inquiry.ListFilter) ([]*inquiry.Record, string, error) {
 	limit := f.Limit
 	if limit <= 0 {
-		limit = defaultListLimit
+		limit = inquiry.DefaultListLimit
 	}
-	limit = min(limit, maxListLimit)
+	limit = min(limit, inquiry.MaxListLimit)
 	var where []string
 	var args []any
 	if f.Namespace != "" {
@@ -1004,7 +998,7 @@ var (
 // sweepers resolving one inquiry.
 func (s *Store) DueInquiries(ctx context.Context, now time.Time, after *inquiry.Record, limit int) ([]*inquiry.Record, error) {
 	if limit <= 0 {
-		limit = defaultListLimit
+		limit = inquiry.DefaultListLimit
 	}
 	var rows []inquiryRow
 	var err error

@@ -152,20 +152,20 @@ func (s *Store) Run(ctx context.Context, namespace, id string) (*inquiry.Run, er
 }
 
 // ListRuns lists a namespace's runs ("" for every namespace), most recently updated first: at
-// most limit runs (defaultListLimit when 0, maxListLimit at most), and no more than
+// most limit runs (inquiry.DefaultListLimit when 0, inquiry.MaxListLimit at most), and no more than
 // inquiry.MaxRunPageBytes of state — the stored config and answers, as inquiry.RunStateBytes
 // counts them — always the first run whatever its size. Rows are read one at a time, so a page
 // of large runs never holds more than that in memory, and none past the page is read.
 func (s *Store) ListRuns(ctx context.Context, namespace string, status inquiry.RunStatus, limit int) ([]*inquiry.Run, error) {
 	const step = "list runs"
 	if limit <= 0 {
-		limit = defaultListLimit
+		limit = inquiry.DefaultListLimit
 	}
-	limit = min(limit, maxListLimit)
+	limit = min(limit, inquiry.MaxListLimit)
 	query := `SELECT ` + runTable.cols + ` FROM runs WHERE (? = '' OR namespace = ?) AND (? = '' OR status = ?)
 		ORDER BY updated_at DESC, namespace, id LIMIT ?`
 	// A page that ends early cancels the query before closing its rows: lib/pq would otherwise
-	// read every row left to the end, up to maxListLimit runs of a MiB each.
+	// read every row left to the end, up to inquiry.MaxListLimit runs of a MiB each.
 	qctx, cancel := context.WithCancel(ctx)
 	rows, err := s.db.QueryxContext(qctx, s.q(query), namespace, namespace, string(status), string(status), limit)
 	if err != nil {
