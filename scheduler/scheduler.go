@@ -14,6 +14,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -144,7 +145,7 @@ func (s *Scheduler) observe(job string, n int, d time.Duration, err error) {
 // (the UPDATE, the events' INSERT, the commit), so while one batch waits on the database the next
 // is read and another built (row 6c of cmd/benchmark). The batches hold disjoint rows, so they
 // never wait on one another's locks. An inquiry that could not be resolved is left behind by the
-// cursor, for the next sweep.
+// cursor, for the next sweep; a batch none of whose inquiries could be resolved ends the sweep.
 func (s *Scheduler) expire(ctx context.Context) (expired, errs int) {
 	start := time.Now()
 	batch := cmp.Or(max(s.Batch, 0), 500)
@@ -154,11 +155,21 @@ func (s *Scheduler) expire(ctx context.Context) (expired, errs int) {
 		mu      sync.Mutex
 		wg      sync.WaitGroup
 		batches = make(chan []*inquiry.Record) // the reader is at most one batch ahead
+		// failing is set by a batch that could not expire any of its inquiries one by one
+		// either (the database refuses writes: a failover, a full disk): the sweep ends there
+		// rather than trying every due inquiry of the backlog, each with its own failure.
+		failing atomic.Bool
 	)
 	for range workers {
 		wg.Go(func() {
 			for due := range batches {
-				n, e := s.expireBatch(ctx, due)
+				if failing.Load() {
+					continue // drained, not tried: the next sweep reads them again
+				}
+				n, e, moved := s.expireBatch(ctx, due)
+				if !moved && e > 0 {
+					failing.Store(true)
+				}
 				mu.Lock()
 				expired, errs = expired+n, errs+e
 				mu.Unlock()
@@ -167,7 +178,7 @@ func (s *Scheduler) expire(ctx context.Context) (expired, errs int) {
 	}
 	readErrs := 0
 	var after *inquiry.Record
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && !failing.Load() {
 		due, err := s.Service.Store.DueInquiries(ctx, s.Service.Clock(), after, batch)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -196,30 +207,32 @@ const defaultExpireWorkers = 2
 
 // expireBatch expires due in one transaction, or, if the batch fails as a whole, its inquiries
 // one by one, so that one that cannot be resolved does not hold the others back. It returns how
-// many it expired and how many failed.
-func (s *Scheduler) expireBatch(ctx context.Context, due []*inquiry.Record) (expired, errs int) {
+// many it expired, how many failed, and whether any of them moved (expired, or resolved first
+// by someone else).
+func (s *Scheduler) expireBatch(ctx context.Context, due []*inquiry.Record) (expired, errs int, moved bool) {
 	n, err := s.Service.ExpireMany(ctx, due)
 	if err == nil {
-		return n, 0
+		return n, 0, true
 	}
 	if ctx.Err() != nil {
-		return 0, 1
+		return 0, 1, false
 	}
 	s.log().Warn("expire inquiries", "count", len(due), "err", err)
 	for _, rec := range due {
 		if ctx.Err() != nil {
-			return expired, errs + 1
+			return expired, errs + 1, moved
 		}
 		_, err := s.Service.Expire(ctx, rec)
 		switch inquiry.ErrorCode(err) {
 		case "":
 			expired++
+			moved = true
 		case inquiry.CodeAlreadyResolved, inquiry.CodeNotFound:
-			// another replica (or a person) was first
+			moved = true // another replica (or a person) was first
 		default:
 			errs++
 			s.log().Warn("expire inquiry", "key", rec.Key, "err", err)
 		}
 	}
-	return expired, errs
+	return expired, errs, moved
 }

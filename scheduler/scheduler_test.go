@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,6 +151,54 @@ func TestExpiryInConcurrentBatches(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, inquiry.StatusPending, got.Status)
 		require.Zero(t, r.sched.Sweep(ctx).Expired, "nothing is left to expire")
+	})
+}
+
+// refusingWrites is a store whose resolutions all fail, as a database that refuses writes
+// (a failover in progress, a full disk) does; it counts the attempts.
+type refusingWrites struct {
+	inquiry.Store
+	attempts atomic.Int64
+}
+
+var errRefused = errors.New("the database refuses writes")
+
+func (r *refusingWrites) ResolveMany(context.Context, []inquiry.ResolveItem) ([]*inquiry.Record, error) {
+	r.attempts.Add(1)
+	return nil, errRefused
+}
+
+func (r *refusingWrites) Resolve(context.Context, string, inquiry.Resolution) (*inquiry.Record, error) {
+	r.attempts.Add(1)
+	return nil, errRefused
+}
+
+// TestExpiryEndsWhenNothingCanBeResolved: when every write fails, the sweep stops after the
+// batches already under way (each tried whole, then one by one) instead of trying every due
+// inquiry of the backlog with its own failure; the next sweep, with writes back, expires them all.
+func TestExpiryEndsWhenNothingCanBeResolved(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, dbURL string) {
+		ctx := context.Background()
+		c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+		r := newReplica(t, dbURL, c)
+		for i := range 40 {
+			_, _, err := r.svc.Ask(ctx, choice(fmt.Sprintf("q%d", i), c.Now().Add(time.Second), "hold"))
+			require.NoError(t, err)
+		}
+		c.Add(time.Minute)
+
+		refusing := &refusingWrites{Store: r.store}
+		svc := inquiry.NewService(refusing, inquiry.NewRegistry())
+		svc.Now, svc.Log = c.Now, quiet
+		sched := &scheduler.Scheduler{Service: svc, Schedule: "@every 1s", Batch: 4, Workers: 2, Log: quiet}
+		st := sched.Sweep(ctx)
+		require.Zero(t, st.Expired)
+		require.NotZero(t, st.Errors)
+		// At most the two batches under way and the one handed out as the first failed, each
+		// tried once whole and then item by item: 3 × (1 + 4); the backlog is 10 batches (50).
+		require.LessOrEqual(t, refusing.attempts.Load(), int64(3*(1+4)), "the sweep tried the whole backlog")
+
+		require.Equal(t, 40, r.sched.Sweep(ctx).Expired, "with writes back, the next sweep expires them all")
 	})
 }
 

@@ -21,7 +21,7 @@ func ExplainDue(ctx context.Context, s *Store, now time.Time, limit int) (string
 
 // ExplainDueAfter returns the plan of the query DueInquiries runs after a cursor.
 func ExplainDueAfter(ctx context.Context, s *Store, now, exp time.Time, key string, limit int) (string, error) {
-	return explain(ctx, s, queryDueAfter, at(now), at(exp), at(exp), key, limit)
+	return explain(ctx, s, queryDueAfter, at(now), at(exp), key, limit)
 }
 
 // explain returns the plan of query with args, one line a row, in the dialect's own words.

@@ -981,14 +981,16 @@ func (s *Store) oneRow(res sql.Result, err error, step, missing string) error {
 
 // queryDue finds due inquiries, and queryDueAfter those after a cursor (an expiry and a key).
 // Both name status = 'pending' literally so both planners use the partial index inquiries_due,
-// which holds pending rows only, ordered by expiry: the cost is that of the rows returned, not
-// of the rows pending. The cursor's expiry bounds the index range; its key breaks ties.
+// which holds pending rows only, ordered by (expiry, key): the cost is that of the rows
+// returned, not of the rows pending. The cursor is a row comparison, which both planners read
+// as the start of that index range, so a page deep inside many inquiries sharing one expiry
+// costs its own rows, not the ones before it.
 var (
 	queryDue = `SELECT ` + inquiryTable.cols + ` FROM inquiries
 	WHERE status = 'pending' AND expires_at <= ?
 	ORDER BY expires_at, key LIMIT ?`
 	queryDueAfter = `SELECT ` + inquiryTable.cols + ` FROM inquiries
-	WHERE status = 'pending' AND expires_at <= ? AND expires_at >= ? AND (expires_at > ? OR key > ?)
+	WHERE status = 'pending' AND expires_at <= ? AND (expires_at, key) > (?, ?)
 	ORDER BY expires_at, key LIMIT ?`
 )
 
@@ -1006,7 +1008,7 @@ func (s *Store) DueInquiries(ctx context.Context, now time.Time, after *inquiry.
 		err = s.db.SelectContext(ctx, &rows, s.q(queryDue), at(now), limit)
 	} else {
 		exp := at(*after.ExpiresAt)
-		err = s.db.SelectContext(ctx, &rows, s.q(queryDueAfter), at(now), exp, exp, after.Key, limit)
+		err = s.db.SelectContext(ctx, &rows, s.q(queryDueAfter), at(now), exp, after.Key, limit)
 	}
 	recs, err := decode(rows, err, (*inquiryRow).record)
 	return recs, translate(err, "find due inquiries")
