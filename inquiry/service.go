@@ -245,6 +245,11 @@ func (s *Service) delivery(rec *Record, kind DeliveryKind, target string, now ti
 	}
 	if kind == DeliverPost || kind == DeliverUpdate || kind == DeliverTally || kind == DeliverNotice || kind == DeliverRemind || kind == DeliverRefresh {
 		d.Lane = rec.Slack.Channel // one channel's messages go out in order
+		if d.Lane == "" {
+			// No channel (email): the inquiry's own messages still go out in order, so that
+			// its outcome never runs before the question it updates has been recorded as sent.
+			d.Lane = rec.Key
+		}
 	}
 	return d
 }
