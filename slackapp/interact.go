@@ -73,18 +73,22 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 	if !ok {
 		return
 	}
+	done := a.settled.turn(ctx, key) // the clicks of one inquiry take turns: the first decides
 	rec, say := a.mayAnswer(ctx, key, user)
 	if say != "" {
+		done()
 		a.tell(whereOf(ic, rec), user, say)
 		return
 	}
 	if inquiry.NeedsReason(&rec.Inquiry, reply.Value.First(), reply.Declined) {
 		// The answer must say why: the reason modal, the answer preselected, instead of
-		// recording a click that would be refused.
+		// recording a click that would be refused. Opening it decides nothing: no turn held.
+		done()
 		a.open(ctx, ic, rec, blockkit.ReasonModal(rec, reply.Value))
 		return
 	}
 	a.answer(ctx, rec, reply, user, whereOf(ic, rec))
+	done()
 	if ic.Container.Type == "view" && ic.View.Type == slack.VTHomeTab {
 		// Clicked in the Home tab: it shows the vote at once (a resolution refreshes it too).
 		a.refreshHome(user)
@@ -153,13 +157,17 @@ func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Rec
 		a.log.WarnContext(ctx, "slack payload names no user: nothing answered", "key", key)
 		return nil, sayNobody
 	}
-	rec, err := a.svc.Get(ctx, key)
-	if err != nil {
-		if inquiry.ErrorCode(err) == inquiry.CodeNotFound {
-			return nil, sayGone
+	rec, ok := a.settled.get(key, a.now())
+	if !ok {
+		var err error
+		if rec, err = a.svc.Get(ctx, key); err != nil {
+			if inquiry.ErrorCode(err) == inquiry.CodeNotFound {
+				return nil, sayGone
+			}
+			a.log.WarnContext(ctx, "load inquiry for an answer", "key", key, "err", err)
+			return nil, sayTryAgain
 		}
-		a.log.WarnContext(ctx, "load inquiry for an answer", "key", key, "err", err)
-		return nil, sayTryAgain
+		a.settled.put(rec, a.now())
 	}
 	if refusal := a.refusal(ctx, rec, user); refusal != "" {
 		return rec, refusal
@@ -174,6 +182,7 @@ func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Rec
 // them when it was not taken. The message update is the dispatcher's, enqueued by the service.
 func (a *App) answer(ctx context.Context, rec *inquiry.Record, reply inquiry.Reply, user string, at where) {
 	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, user) // rec: mayAnswer's read, not read again
+	a.settled.put(out, a.now())
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in slack", "key", rec.Key, "user", user)
@@ -207,6 +216,7 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayLostForm})
 	}
 	user := ic.User.ID
+	defer a.settled.turn(ctx, key)()
 	rec, say := a.mayAnswer(ctx, key, user)
 	if say != "" {
 		if rec == nil && say == sayTryAgain {
@@ -217,6 +227,7 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		return nil
 	}
 	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, user) // rec: mayAnswer's read
+	a.settled.put(out, a.now())
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in a slack modal", "key", key, "user", user)
