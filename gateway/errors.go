@@ -32,7 +32,12 @@ var statusOf = map[inquiry.Code]int{
 	inquiry.CodeRateLimited:          http.StatusTooManyRequests,
 	inquiry.CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
 	inquiry.CodeGone:                 http.StatusGone,
+	inquiry.CodeClientGone:           statusClientClosedRequest,
 }
+
+// statusClientClosedRequest is the status of a request whose client went away first: not in
+// net/http, the one nginx and the proxies after it log for it.
+const statusClientClosedRequest = 499
 
 // StatusOf returns the HTTP status for an error code (500 for a code it does not know).
 func StatusOf(code inquiry.Code) int {
@@ -105,6 +110,11 @@ func (s *Server) abort(c *gin.Context, err error) {
 // logs what abort logs, and returns the body's detail, the status and the Retry-After ("" for
 // none).
 func (s *Server) errorAnswer(ctx context.Context, id string, err error) (ErrorDetail, int, string) {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) && inquiry.ErrorCode(err) == inquiry.CodeInternal {
+		// The request's own context ended it: net/http cancels it when the client closes the
+		// connection, or only its side of it. No fault here, and no ERROR line.
+		err = inquiry.ClientGone(err)
+	}
 	d := errorDetail(err)
 	retryAfter := ""
 	switch d.Code {

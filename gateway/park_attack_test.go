@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -257,4 +258,44 @@ func TestParkedReadPanicAnsweredAsBefore(t *testing.T) {
 	})
 	requireSameAnswer(t, before, parked)
 	require.Equal(t, http.StatusInternalServerError, parked.status)
+}
+
+// A client that closes its side of the connection right after its request (printf … | nc -N
+// does) may be told its answer or, when the server noticed first, that it left (499
+// client_closed_request, with a sentence) — never 500 and an ERROR line for a fault of its own,
+// on either path of a long-poll and on a plain read.
+func TestHalfClosedAtOnceIsNoServerError(t *testing.T) {
+	var mu sync.Mutex
+	var logs strings.Builder
+	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher(), withLog(&lockedWriter{mu: &mu, w: &logs}))
+	parked := serveParked(t, b)
+	plain := serveUnparked(t, b)
+	key := str(b.ask(b.askA, choice("hold"), http.StatusCreated)["key"])
+	requests := map[string]string{
+		"read":      rawGet("x", "/v1/inquiries/"+key, b.askA),
+		"long-poll": rawGet("x", "/v1/inquiries/"+key+"?wait=1", b.askA),
+		"list":      rawGet("x", "/v1/inquiries", b.askA),
+	}
+	gone := 0
+	for name, req := range requests {
+		for where, addr := range map[string]string{"parked": parked, "plain": plain} {
+			for range 5 {
+				got := script(t, addr, 6*time.Second, step{write: req, half: true})
+				head, body, _ := strings.Cut(got, "\r\n\r\n")
+				switch {
+				case strings.HasPrefix(head, "HTTP/1.1 200 OK"):
+				case strings.HasPrefix(head, "HTTP/1.1 499 "):
+					gone++
+					require.Contains(t, body, `"code":"client_closed_request"`, "%s on %s", name, where)
+					require.Contains(t, body, "keep the connection open", "%s on %s", name, where)
+				default:
+					t.Fatalf("%s on %s, half-closed at once: %q", name, where, got)
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d told the client left", gone, 5*2*len(requests))
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotContains(t, logs.String(), `"level":"ERROR"`)
 }

@@ -32,7 +32,18 @@ const (
 	// CodeCallbackFailed is no error of a request: it is the failure an answered inquiry records
 	// when its callback (or its run's resume) was given up, so the asker can see why.
 	CodeCallbackFailed Code = "callback_failed"
+	// CodeClientGone is a request whose client went away before its answer was ready (it
+	// closed the connection, or only its side of it): no fault of the server's. The gateway
+	// answers it 499, the status proxies give it, for the client that still reads.
+	CodeClientGone Code = "client_closed_request"
 )
+
+// ClientGone is err, met because the request's client went away (its context was canceled),
+// as the error the client is told of.
+func ClientGone(err error) error {
+	return &Error{Code: CodeClientGone, Err: err,
+		Message: "the client closed its side of the connection before the answer was ready, so the request was given up: keep the connection open until the answer is read"}
+}
 
 // Error is the one error vocabulary: a code, one sentence a model or a person can act on, and
 // the field it concerns when there is one.

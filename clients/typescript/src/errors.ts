@@ -23,6 +23,7 @@ export type ErrorCode =
   | "internal"
   | "rate_limited"
   | "unsupported_media_type"
+  | "client_closed_request"
   | "callback_failed"
   // Codes of this client's own, never sent by the server:
   | "transport" // the gateway could not be reached, or answered with something not the API's

@@ -703,7 +703,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "unauthenticated" | "forbidden" | "not_found" | "id_conflict" | "already_resolved" | "inquiry_declined" | "too_large" | "invalid_inquiry" | "invalid_answer" | "inquiry_unavailable" | "storage_unavailable" | "internal" | "rate_limited" | "unsupported_media_type";
+                code: "bad_request" | "unauthenticated" | "forbidden" | "not_found" | "id_conflict" | "already_resolved" | "inquiry_declined" | "too_large" | "invalid_inquiry" | "invalid_answer" | "inquiry_unavailable" | "storage_unavailable" | "internal" | "rate_limited" | "unsupported_media_type" | "client_closed_request";
                 /** @description One sentence a model or a person can act on. */
                 message: string;
                 /** @description True only for inquiry_unavailable; stop every retry. */
