@@ -167,6 +167,11 @@ func parseInteraction(body []byte) (slack.InteractionCallback, error) {
 	if err := json.Unmarshal([]byte(payload), &p); err != nil {
 		return ic, fmt.Errorf("parse interaction payload: %w", err)
 	}
+	if p.Actions != nil {
+		if err := readActions(p.Actions, &ic.ActionCallback); err != nil {
+			return ic, fmt.Errorf("parse interaction payload: %w", err)
+		}
+	}
 	// What slack.InteractionCallback.UnmarshalJSON does after the fields: the state, by type.
 	switch ic.Type {
 	case slack.InteractionTypeBlockActions:
@@ -190,10 +195,44 @@ type interactionFields slack.InteractionCallback
 // nothing here reads it — the action, the user, the container and the view say all the app
 // needs — and decoding its blocks into slack-go's types was the largest part of the CPU a click
 // cost the app (cmd/benchmark, row 3c). Its fields shadow the embedded ones of the same names.
+//
+// The actions are kept raw too, for readActions.
 type interactionPayload struct {
 	Message         json.RawMessage `json:"message"`
 	OriginalMessage json.RawMessage `json:"original_message"`
+	Actions         json.RawMessage `json:"actions"`
 	*interactionFields
+}
+
+// readActions is slack.ActionCallbacks.UnmarshalJSON, which decodes each action three times (a
+// raw list, a map of every value, the action), with the map's values left undecoded: an action
+// that has a string block_id is a block action, any other an attachment's.
+func readActions(data json.RawMessage, a *slack.ActionCallbacks) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*a = slack.ActionCallbacks{}
+	for _, r := range raw {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(r, &fields); err != nil {
+			return err
+		}
+		if id := fields["block_id"]; len(id) > 0 && id[0] == '"' {
+			act := &slack.BlockAction{}
+			if err := json.Unmarshal(r, act); err != nil {
+				return err
+			}
+			a.BlockActions = append(a.BlockActions, act)
+			continue
+		}
+		act := &slack.AttachmentAction{}
+		if err := json.Unmarshal(r, act); err != nil {
+			return err
+		}
+		a.AttachmentActions = append(a.AttachmentActions, act)
+	}
+	return nil
 }
 
 func (a *App) serveEvents(w http.ResponseWriter, r *http.Request) {

@@ -158,6 +158,18 @@ func TestParseInteractionAsSlackGo(t *testing.T) {
 		}
 	}
 	require.Greater(t, len(payloads), 10)
+	// How actions are told apart (a string block_id makes a block action), on shapes Slack
+	// sends rarely: a legacy attachment's action, a block_id that is no string, none at all.
+	for name, actions := range map[string]string{
+		"attachment action":   `[{"name": "merge", "type": "button", "value": "merge"}]`,
+		"block_id not string": `[{"block_id": 7, "action_id": "a", "type": "button"}]`,
+		"block and attachment": `[{"block_id": "b", "action_id": "a", "type": "button", "value": "v"},
+			{"name": "n", "type": "select", "selected_options": [{"value": "x"}]}]`,
+		"no actions":   `[]`,
+		"null actions": `null`,
+	} {
+		payloads[name] = []byte(`{"type": "interactive_message", "callback_id": "c", "user": {"id": "U0ALICE01"}, "actions": ` + actions + `}`)
+	}
 	for name, raw := range payloads {
 		var want slack.InteractionCallback
 		require.NoError(t, json.Unmarshal(raw, &want), name)
