@@ -11,24 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 )
-
-// countingTokens counts the store's token reads.
-type countingTokens struct {
-	inquiry.Store
-	reads atomic.Int64
-}
-
-func (c *countingTokens) Token(ctx context.Context, id string) (*inquiry.Token, error) {
-	c.reads.Add(1)
-	return c.Store.Token(ctx, id)
-}
 
 // TestTokenReadOncePerTTL: the service trusts a token it read for inquiry.TokenTTL, so a busy
 // token costs a store read a TTL, not one a request — made-up tokens too.
 func TestTokenReadOncePerTTL(t *testing.T) {
 	each(t, func(t *testing.T, db string) {
-		counting := &countingTokens{}
+		counting := &storagetest.Counting{}
 		b := setup(t, withDB(db), withStore(func(s inquiry.Store) inquiry.Store { counting.Store = s; return counting }))
 		const requests = 50
 		start := time.Now()
@@ -41,19 +31,19 @@ func TestTokenReadOncePerTTL(t *testing.T) {
 		}
 		// At most one read a TTL of each token's, however long the requests took.
 		ttls := int64(time.Since(start)/inquiry.TokenTTL) + 1
-		require.LessOrEqual(t, counting.reads.Load(), 2*ttls, "token reads for %d requests", 2*requests)
+		require.LessOrEqual(t, counting.Tokens.Load(), 2*ttls, "token reads for %d requests", 2*requests)
 	})
 }
 
 // gatedTokens holds every token read until open is closed, counting them.
 type gatedTokens struct {
-	countingTokens
+	storagetest.Counting
 	open chan struct{}
 }
 
 func (g *gatedTokens) Token(ctx context.Context, id string) (*inquiry.Token, error) {
 	<-g.open
-	return g.countingTokens.Token(ctx, id)
+	return g.Counting.Token(ctx, id)
 }
 
 // TestConcurrentTokenMissesShareOneRead: requests that arrive together with a token not yet read
@@ -74,7 +64,7 @@ func TestConcurrentTokenMissesShareOneRead(t *testing.T) {
 		for _, st := range statuses {
 			require.Equal(t, http.StatusOK, st)
 		}
-		require.LessOrEqual(t, gated.reads.Load(), int64(2), "token reads for %d concurrent requests", requests)
+		require.LessOrEqual(t, gated.Tokens.Load(), int64(2), "token reads for %d concurrent requests", requests)
 	})
 }
 

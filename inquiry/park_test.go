@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 // parkResult is what a Park's done was called with, and how often.
@@ -233,21 +234,10 @@ func TestParkCallsDoneOnce(t *testing.T) {
 	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 0 }, 10*time.Second, 10*time.Millisecond)
 }
 
-// readCounter counts the store's reads of an inquiry by key.
-type readCounter struct {
-	inquiry.Store
-	reads atomic.Int32
-}
-
-func (c *readCounter) Inquiry(ctx context.Context, key string) (*inquiry.Record, error) {
-	c.reads.Add(1)
-	return c.Store.Inquiry(ctx, key)
-}
-
 func TestParkReadTrustsTheCallersReadWhileNothingWasWoken(t *testing.T) {
 	b := setup(t)
 	rec := pendingInquiry(t, b, merge())
-	counter := &readCounter{Store: b.svc.Store}
+	counter := &storagetest.Counting{Store: b.svc.Store}
 	b.svc.Store = counter
 	mark := b.svc.WakeMark()
 	got, err := b.svc.Get(b.ctx, rec.Key)
@@ -255,7 +245,7 @@ func TestParkReadTrustsTheCallersReadWhileNothingWasWoken(t *testing.T) {
 	r := newParkResult()
 	b.svc.ParkRead(b.ctx, got, mark, 30*time.Second, r.done)
 	require.False(t, r.called(), "pending: the park waits")
-	require.EqualValues(t, 1, counter.reads.Load(), "the caller's read is the park's first: one read in all")
+	require.EqualValues(t, 1, counter.Inquiries.Load(), "the caller's read is the park's first: one read in all")
 	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
 	require.NoError(t, err)
 	got, err = r.wait(t, 10*time.Second)
