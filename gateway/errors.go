@@ -110,10 +110,17 @@ func (s *Server) abort(c *gin.Context, err error) {
 // logs what abort logs, and returns the body's detail, the status and the Retry-After ("" for
 // none).
 func (s *Server) errorAnswer(ctx context.Context, id string, err error) (ErrorDetail, int, string) {
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) && inquiry.ErrorCode(err) == inquiry.CodeInternal {
+	if errors.Is(ctx.Err(), context.Canceled) {
 		// The request's own context ended it: net/http cancels it when the client closes the
-		// connection, or only its side of it. No fault here, and no ERROR line.
-		err = inquiry.ClientGone(err)
+		// connection, or only its side of it. A store call it cut short fails as the driver
+		// words it (context.Canceled; PostgreSQL's "canceling statement due to user request";
+		// a dial "operation was canceled", which reads as unavailable): no fault here, not
+		// logged as one.
+		switch inquiry.ErrorCode(err) {
+		case inquiry.CodeInternal, inquiry.CodeStorageUnavailable:
+			s.log.InfoContext(ctx, "request given up: its client went away", "request_id", id, "err", err)
+			err = inquiry.ClientGone(err)
+		}
 	}
 	d := errorDetail(err)
 	retryAfter := ""

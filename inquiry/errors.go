@@ -39,10 +39,11 @@ const (
 )
 
 // ClientGone is err, met because the request's client went away (its context was canceled),
-// as the error the client is told of.
+// as the error the client is told of. A write may have been done all the same (a create taken
+// into a batch commits with it), so the sentence says how to find out; repeating it is safe.
 func ClientGone(err error) error {
 	return &Error{Code: CodeClientGone, Err: err,
-		Message: "the client closed its side of the connection before the answer was ready, so the request was given up: keep the connection open until the answer is read"}
+		Message: "the client closed its side of the connection before the answer was ready, so it is not known whether the request took effect: keep the connection open until the answer is read, and send the same request again (an ask with the same id is taken once, a second answer is refused as already_resolved)"}
 }
 
 // Error is the one error vocabulary: a code, one sentence a model or a person can act on, and

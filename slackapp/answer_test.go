@@ -3,6 +3,7 @@ package slackapp
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -274,6 +275,24 @@ func TestOutsideAnswerersRefused(t *testing.T) {
 	got := b.resolved(rec.Key)
 	require.Equal(t, "U0CAROL01", got.Answer.AnsweredBy)
 	require.Len(t, b.fake.Calls("usergroups.users.list"), 1, "group members are cached")
+}
+
+// TestSlowGroupLookupHoldsNoOtherClick: clicks on one message while Slack is slow to name a
+// user group's members (each lookup waits out its timeout) are each acked in about one lookup's
+// time, not one after another: nothing a click asks Slack is done in the inquiry's turn, which
+// only the recording of an answer takes. (Found by a review: with the turn taken around the
+// permission check, the second and third of three clicks missed Slack's three seconds.)
+func TestSlowGroupLookupHoldsNoOtherClick(t *testing.T) {
+	b := setup(t)
+	b.fake.AddUserGroup("S0ONCALL1", "U0CAROL01", "U0DAVE001", "U0ERIN001")
+	rec := b.ask(mergeQuestion("slow-group"), inquiry.SlackRef{Answerers: []string{"S0ONCALL1"}})
+	b.fake.SetLatency(2 * time.Second)
+	var wg sync.WaitGroup
+	for _, u := range []string{"U0CAROL01", "U0DAVE001", "U0ERIN001"} {
+		wg.Go(func() { _, _ = b.fake.Click(u, rec.Slack.Channel, rec.Slack.TS, "Merge") })
+	}
+	wg.Wait()
+	require.Empty(t, b.fake.FailedInteractions(), "every click acked within Slack's three seconds")
 }
 
 func TestListedUserMayAnswer(t *testing.T) {

@@ -73,22 +73,18 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 	if !ok {
 		return
 	}
-	done := a.settled.turn(ctx, key) // the clicks of one inquiry take turns: the first decides
 	rec, say := a.mayAnswer(ctx, key, user)
 	if say != "" {
-		done()
 		a.tell(whereOf(ic, rec), user, say)
 		return
 	}
 	if inquiry.NeedsReason(&rec.Inquiry, reply.Value.First(), reply.Declined) {
 		// The answer must say why: the reason modal, the answer preselected, instead of
-		// recording a click that would be refused. Opening it decides nothing: no turn held.
-		done()
+		// recording a click that would be refused.
 		a.open(ctx, ic, rec, blockkit.ReasonModal(rec, reply.Value))
 		return
 	}
 	a.answer(ctx, rec, reply, user, whereOf(ic, rec))
-	done()
 	if ic.Container.Type == "view" && ic.View.Type == slack.VTHomeTab {
 		// Clicked in the Home tab: it shows the vote at once (a resolution refreshes it too).
 		a.refreshHome(user)
@@ -157,6 +153,7 @@ func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Rec
 		a.log.WarnContext(ctx, "slack payload names no user: nothing answered", "key", key)
 		return nil, sayNobody
 	}
+	a.settled.await(ctx, key) // an answer being recorded here: its outcome, not a read
 	rec, ok := a.settled.get(key, a.now())
 	if !ok {
 		var err error
@@ -178,11 +175,23 @@ func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Rec
 	return rec, ""
 }
 
+// record records a person's reply to rec (mayAnswer's read, not read again) through the
+// service, in the inquiry's turn: when an answer recorded in the turn before decided it, that
+// is the outcome, without a vain attempt.
+func (a *App) record(ctx context.Context, rec *inquiry.Record, reply inquiry.Reply, user string) (*inquiry.Record, error) {
+	defer a.settled.turn(ctx, rec.Key)()
+	if done, ok := a.settled.get(rec.Key, a.now()); ok {
+		return done, inquiry.AlreadyResolved(done)
+	}
+	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, user)
+	a.settled.put(out, a.now())
+	return out, err
+}
+
 // answer records a person's reply through the service (the first answer wins there) and tells
 // them when it was not taken. The message update is the dispatcher's, enqueued by the service.
 func (a *App) answer(ctx context.Context, rec *inquiry.Record, reply inquiry.Reply, user string, at where) {
-	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, user) // rec: mayAnswer's read, not read again
-	a.settled.put(out, a.now())
+	out, err := a.record(ctx, rec, reply, user)
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in slack", "key", rec.Key, "user", user)
@@ -216,7 +225,6 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayLostForm})
 	}
 	user := ic.User.ID
-	defer a.settled.turn(ctx, key)()
 	rec, say := a.mayAnswer(ctx, key, user)
 	if say != "" {
 		if rec == nil && say == sayTryAgain {
@@ -226,8 +234,7 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		a.tell(whereOf(ic, rec), user, say)
 		return nil
 	}
-	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, user) // rec: mayAnswer's read
-	a.settled.put(out, a.now())
+	out, err := a.record(ctx, rec, reply, user)
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in a slack modal", "key", key, "user", user)
