@@ -30,7 +30,7 @@ type flight struct {
 	done    chan struct{}
 	rec     *Record
 	err     error
-	waiting int // answers waiting for it (under answering.mu)
+	waiting int // answers (and Recorded) waiting for it (under answering.mu)
 }
 
 // begin returns the answer in flight for key, or registers f as it when there is none (lead
@@ -83,4 +83,30 @@ func (s *Service) resolveAnswer(ctx context.Context, rec *Record, r Resolution) 
 		}
 		// The answer in flight failed: this one tries for itself (it may lead now).
 	}
+}
+
+// Recorded waits for the answer to key this process is recording, when there is one, and
+// returns the record it left if it resolved the inquiry (ok false: none in flight, it did not
+// resolve it, or ctx ended first). An edge about to read an inquiry only to tell a person how it
+// stands (a second click while the first is being recorded) learns it without the read. It
+// never records anything itself: a caller that gets ok false reads and answers as before.
+func (s *Service) Recorded(ctx context.Context, key string) (rec *Record, ok bool) {
+	s.answering.mu.Lock()
+	f := s.answering.m[key]
+	if f != nil {
+		f.waiting++
+	}
+	s.answering.mu.Unlock()
+	if f == nil {
+		return nil, false
+	}
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, false
+	}
+	if f.rec == nil || f.rec.Status == StatusPending || (f.err != nil && ErrorCode(f.err) != CodeAlreadyResolved) {
+		return nil, false
+	}
+	return f.rec, true
 }

@@ -58,8 +58,20 @@ func TestAnswersInFlight(t *testing.T) {
 		})
 		// The second read the inquiry pending and now waits on the first, not in the store.
 		require.Eventually(t, func() bool { return inquiry.AnswersInFlight(b.svc, rec.Key) == 2 }, 10*time.Second, time.Millisecond)
+		recorded := make(chan *inquiry.Record, 1)
+		go func() { r, _ := b.svc.Recorded(b.ctx, rec.Key); recorded <- r }()
+		require.Eventually(t, func() bool { return inquiry.AnswersInFlight(b.svc, rec.Key) == 3 }, 10*time.Second, time.Millisecond)
 		close(held.release)
 		wg.Wait()
+		// Recorded waited for the answer in flight too, and tells its outcome when it resolved
+		// the inquiry; once nothing is in flight it tells nothing (the caller reads).
+		if got := <-recorded; firstFails {
+			require.Nil(t, got, "the first failed: nothing to tell")
+		} else {
+			require.Equal(t, outs[0], got)
+		}
+		_, ok := b.svc.Recorded(b.ctx, rec.Key)
+		require.False(t, ok, "nothing in flight")
 
 		if !firstFails {
 			require.NoError(t, errs[0])

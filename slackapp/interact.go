@@ -153,8 +153,14 @@ func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Rec
 		a.log.WarnContext(ctx, "slack payload names no user: nothing answered", "key", key)
 		return nil, sayNobody
 	}
-	a.settled.await(ctx, key) // an answer being recorded here: its outcome, not a read
 	rec, ok := a.settled.get(key, a.now())
+	if !ok {
+		// An answer being recorded here: its outcome, rather than a read of the inquiry still
+		// pending and an attempt to answer it in vain.
+		rctx, cancel := context.WithTimeout(ctx, settledWait)
+		rec, ok = a.svc.Recorded(rctx, key)
+		cancel()
+	}
 	if !ok {
 		var err error
 		if rec, err = a.svc.Get(ctx, key); err != nil {
@@ -176,13 +182,8 @@ func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Rec
 }
 
 // record records a person's reply to rec (mayAnswer's read, not read again) through the
-// service, in the inquiry's turn: when an answer recorded in the turn before decided it, that
-// is the outcome, without a vain attempt.
+// service, and remembers the outcome when it is a resolution.
 func (a *App) record(ctx context.Context, rec *inquiry.Record, reply inquiry.Reply, user string) (*inquiry.Record, error) {
-	defer a.settled.turn(ctx, rec.Key)()
-	if done, ok := a.settled.get(rec.Key, a.now()); ok {
-		return done, inquiry.AlreadyResolved(done)
-	}
 	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, user)
 	a.settled.put(out, a.now())
 	return out, err

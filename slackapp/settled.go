@@ -1,7 +1,6 @@
 package slackapp
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -17,17 +16,12 @@ import (
 // longer instead of "gone". Per process and bounded: the oldest entry goes first (a record is
 // a few kilobytes; one with many long votes, up to a few hundred).
 //
-// The answers of one inquiry are also recorded in turn (turn), and a click that comes while one
-// is being recorded waits for it (await, bounded by settledWait) and then finds its decision
-// here, instead of reading the inquiry while still pending and trying to answer it in vain. Only
-// the recording takes a turn: what may take long (a user group's lookup in Slack, opening a
-// modal) never holds another click up.
+// A click that comes while another's answer is being recorded here is told that one's outcome
+// (inquiry.Service.Recorded, waited for at most settledWait), which is then kept here too.
 type settled struct {
-	ttl     time.Duration
-	maxWait time.Duration // the longest a click waits for another's answer to be recorded
+	ttl time.Duration
 
 	mu   sync.Mutex
-	busy map[string]chan struct{} // the inquiries a click is being answered of, closed when done
 	recs map[string]settledEntry
 	ring []string // keys in the order they came, ring[next] the oldest once full
 	next int
@@ -43,67 +37,13 @@ type settledEntry struct {
 const (
 	settledMax = 4096
 	settledTTL = 5 * time.Minute
-	// settledWait bounds a click's wait for another's answer (a vote, an answer being
-	// committed): far within the three seconds Slack gives an ack.
+	// settledWait bounds a click's wait for another's answer being recorded (its commit): far
+	// within the three seconds Slack gives an ack.
 	settledWait = time.Second
 )
 
 func newSettled(max int, ttl time.Duration) *settled {
-	return &settled{ttl: ttl, maxWait: settledWait, busy: map[string]chan struct{}{}, recs: make(map[string]settledEntry, max),
-		ring: make([]string, 0, max)}
-}
-
-// turn waits until no other answer of key is being recorded in this process, and makes it this
-// one's turn until done is called. It waits at most settledWait (and not past ctx): then it goes
-// on without a turn, as before turns were taken — the first answer wins in the store anyway. Only
-// the answers being recorded are held, so the map is bounded by the requests being served.
-func (s *settled) turn(ctx context.Context, key string) (done func()) {
-	return s.wait(ctx, key, true)
-}
-
-// await waits as turn does, without taking the turn: a click that comes while another's answer
-// is being recorded finds its decision here after it.
-func (s *settled) await(ctx context.Context, key string) {
-	s.wait(ctx, key, false)
-}
-
-func (s *settled) wait(ctx context.Context, key string, take bool) (done func()) {
-	var timeout <-chan time.Time
-	for {
-		s.mu.Lock()
-		ch, busy := s.busy[key]
-		if !busy {
-			if !take {
-				s.mu.Unlock()
-				return func() {}
-			}
-			ch = make(chan struct{})
-			s.busy[key] = ch
-			s.mu.Unlock()
-			var once sync.Once
-			return func() {
-				once.Do(func() {
-					s.mu.Lock()
-					delete(s.busy, key)
-					s.mu.Unlock()
-					close(ch)
-				})
-			}
-		}
-		s.mu.Unlock()
-		if timeout == nil {
-			t := time.NewTimer(s.maxWait)
-			defer t.Stop()
-			timeout = t.C
-		}
-		select {
-		case <-ch:
-		case <-timeout:
-			return func() {} // held too long: go on without a turn
-		case <-ctx.Done():
-			return func() {} // gone: whatever it does next fails on its own
-		}
-	}
+	return &settled{ttl: ttl, recs: make(map[string]settledEntry, max), ring: make([]string, 0, max)}
 }
 
 // get is the resolved record of key, when it was seen resolved within the TTL.

@@ -1,7 +1,6 @@
 package slackapp
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -49,50 +48,4 @@ func TestSettledKeepsOnlyResolvedForAWhile(t *testing.T) {
 		_, ok := s.get(k, now)
 		require.True(t, ok, k)
 	}
-}
-
-// TestSettledTurnsOneInquiryAtATime: while an answer of an inquiry is recorded in its turn,
-// another turn of it, or a click awaiting it, waits (and then finds its decision); one of
-// another inquiry does not; nobody waits past the bound or a request that ended; and ending a
-// turn twice (a deferred end after an early one) frees it once.
-func TestSettledTurnsOneInquiryAtATime(t *testing.T) {
-	s := newSettled(8, time.Minute)
-	s.maxWait = time.Hour // the bound has its own case below
-	done := s.turn(t.Context(), "k")
-
-	other := make(chan struct{})
-	go func() { s.turn(t.Context(), "other")(); s.await(t.Context(), "other"); close(other) }()
-	<-other // another inquiry's turn is free
-
-	found := make(chan *inquiry.Record, 2)
-	go func() {
-		defer s.turn(t.Context(), "k")()
-		rec, _ := s.get("k", time.Now())
-		found <- rec
-	}()
-	go func() {
-		s.await(t.Context(), "k")
-		rec, _ := s.get("k", time.Now())
-		found <- rec
-	}()
-	select {
-	case <-found:
-		t.Fatal("a click of k went on while an answer of k was being recorded")
-	case <-time.After(50 * time.Millisecond):
-	}
-	s.put(&inquiry.Record{Key: "k", Status: inquiry.StatusAnswered}, time.Now())
-	done()
-	done() // twice: no panic, nothing freed twice
-	require.NotNil(t, <-found, "the waiting click finds the decision")
-	require.NotNil(t, <-found, "the waiting click finds the decision")
-
-	hold := s.turn(t.Context(), "k")
-	defer hold()
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	s.turn(ctx, "k")() // an ended request waits no longer
-	s.maxWait = 20 * time.Millisecond
-	s.turn(t.Context(), "k")() // nor does one held past the bound: it goes on without a turn
-	s.await(t.Context(), "k")
-	require.Len(t, s.busy, 1, "only the turn held is busy")
 }
