@@ -141,7 +141,7 @@ func New(cfg Config) (*App, error) {
 		holds:   &holds{until: map[string]time.Time{}},
 		seen:    newEventLog(10000),
 		homes:   newHomes(),
-		settled: newSettled(settledMax, settledTTL),
+		settled: newSettled(settledMax, settledMaxBytes, settledTTL),
 	}
 	a.groups = &groupCache{ttl: cfg.GroupTTL, now: cfg.Now, lookup: a.groupMembers, m: map[string]groupEntry{}}
 	a.answers = cfg.Answers

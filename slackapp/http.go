@@ -206,7 +206,9 @@ type interactionPayload struct {
 
 // readActions is slack.ActionCallbacks.UnmarshalJSON, which decodes each action three times (a
 // raw list, a map of every value, the action), with the map's values left undecoded: an action
-// that has a string block_id is a block action, any other an attachment's.
+// that has a string block_id is a block action, any other an attachment's. (One difference: a
+// number out of float64's range, which slack-go's map refuses, is taken here; the payload is
+// Slack's, signed.)
 func readActions(data json.RawMessage, a *slack.ActionCallbacks) error {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {

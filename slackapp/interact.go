@@ -73,7 +73,7 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 	if !ok {
 		return
 	}
-	rec, say := a.mayAnswer(ctx, key, user)
+	rec, say := a.mayAnswer(ctx, key, user, true)
 	if say != "" {
 		a.tell(whereOf(ic, rec), user, say)
 		return
@@ -95,7 +95,7 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 // tells them the new deadline or why not. The message update is the dispatcher's.
 func (a *App) extend(ctx context.Context, ic slack.InteractionCallback, key string) {
 	user := ic.User.ID
-	rec, say := a.mayAnswer(ctx, key, user)
+	rec, say := a.mayAnswer(ctx, key, user, false)
 	if say != "" {
 		a.tell(whereOf(ic, rec), user, say)
 		return
@@ -122,7 +122,7 @@ func (a *App) extend(ctx context.Context, ic slack.InteractionCallback, key stri
 // seconds and once. A person who may not answer, or who comes too late, is told so instead.
 func (a *App) openModal(ctx context.Context, ic slack.InteractionCallback, key, actionID string) {
 	user := ic.User.ID
-	rec, say := a.mayAnswer(ctx, key, user)
+	rec, say := a.mayAnswer(ctx, key, user, false)
 	if say != "" {
 		a.tell(whereOf(ic, rec), user, say)
 		return
@@ -145,8 +145,10 @@ func (a *App) open(ctx context.Context, ic slack.InteractionCallback, rec *inqui
 }
 
 // mayAnswer loads the inquiry and checks that user may answer it now. say is the sentence to
-// tell them when not (rec may then be nil).
-func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Record, say string) {
+// tell them when not (rec may then be nil). answering is a click that answers (a button, a
+// submitted modal): it may wait a moment for another answer being recorded here, where opening
+// a modal or extending cannot spare the time.
+func (a *App) mayAnswer(ctx context.Context, key, user string, answering bool) (rec *inquiry.Record, say string) {
 	if user == "" {
 		// Slack names who acted in every payload; one that names nobody answers nothing (and
 		// an answer by nobody would pass any list of answerers left empty).
@@ -154,11 +156,13 @@ func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Rec
 		return nil, sayNobody
 	}
 	rec, ok := a.settled.get(key, a.now())
-	if !ok {
+	if !ok && answering {
 		// An answer being recorded here: its outcome, rather than a read of the inquiry still
 		// pending and an attempt to answer it in vain.
 		rctx, cancel := context.WithTimeout(ctx, settledWait)
-		rec, ok = a.svc.Recorded(rctx, key)
+		if rec, ok = a.svc.Recorded(rctx, key); ok {
+			a.settled.put(rec, a.now())
+		}
 		cancel()
 	}
 	if !ok {
@@ -226,7 +230,7 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayLostForm})
 	}
 	user := ic.User.ID
-	rec, say := a.mayAnswer(ctx, key, user)
+	rec, say := a.mayAnswer(ctx, key, user, true)
 	if say != "" {
 		if rec == nil && say == sayTryAgain {
 			return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayTryAgainPlain})
