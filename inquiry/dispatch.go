@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -59,8 +60,9 @@ type Dispatcher struct {
 	Observe func(d Delivery, outcome string, err error)
 	Log     *slog.Logger
 
-	once sync.Once
-	wake chan struct{}
+	once   sync.Once
+	wake   chan struct{}
+	kicked [classes]atomic.Bool // the classes a kick asked to be claimed, taken by Run's next claim
 
 	claiming sync.Mutex // one claim at a time, so that the bound of each class holds
 
@@ -169,13 +171,73 @@ func (p *Dispatcher) now() time.Time {
 	return time.Now().UTC().Truncate(time.Microsecond)
 }
 
-// Kick tells the dispatcher there is work now. It never blocks.
-func (p *Dispatcher) Kick() {
+// Kick tells the dispatcher there is work now, of the given kinds (none: of any kind); Run's
+// next claim claims the classes of work they belong to. It never blocks.
+//
+// The kinds spare the claim of a class that has nothing new (each is four round trips on
+// PostgreSQL): a question posted to Slack has no callback to claim, and a lane that ends claims
+// only its own class. The poll claims every class still.
+func (p *Dispatcher) Kick(kinds ...DeliveryKind) {
 	p.init()
+	which := allClasses
+	if len(kinds) > 0 {
+		which = [classes]bool{}
+		for _, k := range kinds {
+			c, ok := classOf(k)
+			if !ok {
+				which = allClasses // a kind no class claims: look everywhere
+				break
+			}
+			which[c] = true
+		}
+	}
+	for c := range classes {
+		if which[c] {
+			p.kicked[c].Store(true)
+		}
+	}
+	p.wakeUp()
+}
+
+// kickClass asks Run's next claim to claim c.
+func (p *Dispatcher) kickClass(c class) {
+	p.kicked[c].Store(true)
+	p.wakeUp()
+}
+
+// wakeUp wakes Run, after the classes to claim are marked: Run takes the wake before it reads the
+// marks, so a mark set after its read comes with a wake of its own.
+func (p *Dispatcher) wakeUp() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
 	}
+}
+
+// classOf is the class of work that claims kind.
+func classOf(kind DeliveryKind) (class, bool) {
+	for c := range classes {
+		if slices.Contains(classKinds[c], kind) {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// allClasses is a claim of every class: the first one, a poll, a Drain.
+var allClasses = func() (all [classes]bool) {
+	for c := range classes {
+		all[c] = true
+	}
+	return all
+}()
+
+// takeKicked returns the classes kicked since the last take, and clears them.
+func (p *Dispatcher) takeKicked() (which [classes]bool) {
+	for c := range classes {
+		which[c] = p.kicked[c].Swap(false)
+	}
+	return which
 }
 
 // Run dispatches until ctx ends; it returns once the lanes running in this process have stopped
@@ -199,19 +261,26 @@ func (p *Dispatcher) Run(ctx context.Context) {
 	}()
 	ticker := time.NewTicker(p.Poll)
 	defer ticker.Stop()
+	which := allClasses
 	for {
-		_, _, more, err := p.claim(ctx)
+		_, _, more, err := p.claim(ctx, which)
 		if err != nil && ctx.Err() == nil {
 			p.Log.Warn("claim deliveries", "err", err)
 		}
-		if more && ctx.Err() == nil {
-			continue // there may be more
+		if more != ([classes]bool{}) && ctx.Err() == nil {
+			which = more // there may be more of those
+			for c, k := range p.takeKicked() {
+				which[c] = which[c] || k
+			}
+			continue
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-p.wake: // a kick, or a lane ended (room, or work behind it)
+			which = p.takeKicked()
 		case <-ticker.C:
+			which = allClasses
 		}
 	}
 }
@@ -222,7 +291,7 @@ func (p *Dispatcher) Run(ctx context.Context) {
 // waits for them when it stops, and the sweep that calls Drain is never held by a slow receiver.
 func (p *Dispatcher) Drain(ctx context.Context) (int, error) {
 	p.init()
-	n, started, _, err := p.claim(ctx)
+	n, started, _, err := p.claim(ctx, allClasses)
 	p.mu.Lock()
 	wait := p.runs == 0
 	p.mu.Unlock()
@@ -234,17 +303,20 @@ func (p *Dispatcher) Drain(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// claim claims what due work there is room for, one claim per class, and starts each class's
-// work before it claims the next: work claimed becomes visible to the lanes that finish it (a
-// lane that ends looks for its next delivery) only once it has been handed to its lanes, so a
-// claim made for one class never meets a lane of its own work still in flight (on SQLite, where a
-// claim is its own statement, claiming every class first left that window open). It returns how
-// many it claimed, the lanes that carry them out, and whether a class took all it asked for
+// claim claims what due work there is room for, one claim per class in which, and starts each
+// class's work before it claims the next: work claimed becomes visible to the lanes that finish
+// it (a lane that ends looks for its next delivery) only once it has been handed to its lanes, so
+// a claim made for one class never meets a lane of its own work still in flight (on SQLite, where
+// a claim is its own statement, claiming every class first left that window open). It returns how
+// many it claimed, the lanes that carry them out, and the classes that took all they asked for
 // (there may be more).
-func (p *Dispatcher) claim(ctx context.Context) (n int, lanes []*lane, more bool, err error) {
+func (p *Dispatcher) claim(ctx context.Context, which [classes]bool) (n int, lanes []*lane, more [classes]bool, err error) {
 	p.claiming.Lock()
 	defer p.claiming.Unlock()
 	for c := range classes {
+		if !which[c] {
+			continue
+		}
 		p.mu.Lock()
 		room := min(p.Batch, p.MaxLanes-p.running[c])
 		p.mu.Unlock()
@@ -259,7 +331,7 @@ func (p *Dispatcher) claim(ctx context.Context) (n int, lanes []*lane, more bool
 		}
 		ds := got[0]
 		n += len(ds)
-		more = more || len(ds) == room
+		more[c] = len(ds) == room
 		lanes = append(lanes, p.start(ctx, c, ds, claimed.Add(p.Lease))...)
 	}
 	return n, lanes, more, err
@@ -345,7 +417,7 @@ func (p *Dispatcher) runLane(ctx context.Context, l *lane) {
 			p.ended.Broadcast()
 		}
 		p.mu.Unlock()
-		p.Kick() // there is room again, and maybe work that waited behind this lane
+		p.kickClass(l.class) // there is room again, and maybe work that waited behind this lane (of its class)
 	}()
 	for {
 		x, ok := p.next(l)

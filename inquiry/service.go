@@ -28,7 +28,7 @@ type Service struct {
 	DefaultChannel string
 	// Kick wakes the delivery dispatcher after work was enqueued; nil means nobody to wake (the
 	// sweeper will pick the work up).
-	Kick func()
+	Kick func(kinds ...DeliveryKind)
 	// Observe, when set, hears every inquiry this process creates ("created") and resolves
 	// ("resolved"), for metrics.
 	Observe func(event string, rec *Record)
@@ -53,10 +53,25 @@ func (s *Service) Clock() time.Time {
 	return now().UTC().Truncate(time.Microsecond)
 }
 
-func (s *Service) kick() {
+// kick wakes the dispatcher for work of the given kinds (none: of any kind).
+func (s *Service) kick(kinds ...DeliveryKind) {
 	if s.Kick != nil {
-		s.Kick()
+		s.Kick(kinds...)
 	}
+}
+
+// kickCreated wakes the dispatcher for the deliveries a create enqueued (a resolution may enqueue
+// more than its own: the resume of a run waiting on it, which only the store knows; those kick
+// every class).
+func (s *Service) kickCreated(ds []Delivery) {
+	if len(ds) == 0 {
+		return
+	}
+	kinds := make([]DeliveryKind, len(ds))
+	for i, d := range ds {
+		kinds[i] = d.Kind
+	}
+	s.kick(kinds...)
 }
 
 func (s *Service) logger() *slog.Logger {
@@ -214,9 +229,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		s.logger().LogAttrs(ctx, slog.LevelInfo, "inquiry created", slog.String("key", stored.Key), slog.String("namespace", stored.Namespace),
 			slog.String("policy", string(stored.Config.Policy)), slog.String("transport", stored.Config.Transport), slog.String("inquiry", Render(&stored.Inquiry)))
 		s.observe("created", stored)
-		if len(deliveries) > 0 {
-			s.kick()
-		}
+		s.kickCreated(deliveries)
 		if stored.Status.Resolved() {
 			s.resolved(stored)
 		}

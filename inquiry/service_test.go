@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -919,6 +920,103 @@ func TestDrainBesideRunDoesNotWait(t *testing.T) {
 			require.Contains(t, got.LastError, "context canceled")
 		}
 	})
+}
+
+// claimLog is a store that records, in order, which class of work each claim asked for: "T" for
+// the transports' kinds, "C" for the callbacks'.
+type claimLog struct {
+	inquiry.Store
+	mu     sync.Mutex
+	claims []string
+	made   chan string
+}
+
+func (c *claimLog) ClaimDeliveriesEach(ctx context.Context, now time.Time, lease time.Duration, claims []inquiry.DeliveryClaim) ([][]inquiry.Delivery, error) {
+	out, err := c.Store.ClaimDeliveriesEach(ctx, now, lease, claims)
+	for _, cl := range claims {
+		class := "T"
+		if slices.Contains(cl.Kinds, inquiry.DeliverCallback) {
+			class = "C"
+		}
+		c.mu.Lock()
+		c.claims = append(c.claims, class)
+		c.mu.Unlock()
+		c.made <- class
+	}
+	return out, err
+}
+
+// A kick names the kinds of work enqueued, and a lane that ends asks for its own class: a Slack
+// update claims the transports' work, twice (the kick, then the lane's end), and never the
+// callbacks' — each claim is four round trips to PostgreSQL, and a click in Slack used to cost
+// four of them, two for callbacks nobody had asked for (cmd/benchmark, row 3c).
+func TestAKickClaimsOnlyTheClassItNames(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		st := &claimLog{Store: openStore(t, databaseURL), made: make(chan string, 100)}
+		posts := newRecorder()
+		d := &inquiry.Dispatcher{Store: st, Log: quietLog, Poll: time.Hour, Handlers: map[inquiry.DeliveryKind]inquiry.DeliveryHandler{
+			inquiry.DeliverUpdate: posts.handle, inquiry.DeliverCallback: posts.handle}}
+		running(t, d)
+		require.Equal(t, "T", receive(t, st.made, "the first claim, of transports"))
+		require.Equal(t, "C", receive(t, st.made, "the first claim, of callbacks"))
+
+		require.NoError(t, st.EnqueueDeliveries(context.Background(), []inquiry.Delivery{{Kind: inquiry.DeliverUpdate,
+			InquiryKey: "update", Target: "slack", Lane: "C1", CreatedAt: time.Now()}}))
+		d.Kick(inquiry.DeliverUpdate)
+		require.Equal(t, "T", receive(t, st.made, "the kick's claim"))
+		require.Equal(t, "update", receive(t, posts.done, "the update carried out"))
+		require.Equal(t, "T", receive(t, st.made, "the claim after the lane ended"))
+		// A claim of callbacks in the lane's round would come before the next kick's.
+		d.Kick(inquiry.DeliverUpdate)
+		require.Equal(t, "T", receive(t, st.made, "the next kick's claim, after the lane's round"))
+
+		require.NoError(t, st.EnqueueDeliveries(context.Background(), []inquiry.Delivery{{Kind: inquiry.DeliverCallback,
+			InquiryKey: "callback", Target: "http://receiver.example/cb", CreatedAt: time.Now()}}))
+		d.Kick(inquiry.DeliverCallback)
+		require.Equal(t, "C", receive(t, st.made, "the callback kick's claim"))
+		require.Equal(t, "callback", receive(t, posts.done, "the callback carried out"))
+		require.Equal(t, "C", receive(t, st.made, "the claim after the callback's lane ended"))
+		d.Kick(inquiry.DeliverCallback)
+		require.Equal(t, "C", receive(t, st.made, "the next kick's claim, after the lane's round"))
+
+		d.Kick() // no kinds: every class
+		require.Equal(t, "T", receive(t, st.made, "a kick of every class, transports"))
+		require.Equal(t, "C", receive(t, st.made, "a kick of every class, callbacks"))
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		require.Equal(t, []string{"T", "C", "T", "T", "T", "C", "C", "C", "T", "C"}, st.claims)
+	})
+}
+
+// The service's kick names what it enqueued: a create that posts asks for the transports' work
+// only, one with a callback for both classes, and an answer, after which the store may enqueue the
+// resume of a run waiting on it, for every class.
+func TestTheServiceKicksForWhatItEnqueued(t *testing.T) {
+	b := setup(t)
+	b.svc.Transports.Register("fake", &fakeTransport{})
+	var kicks [][]inquiry.DeliveryKind
+	b.svc.Kick = func(kinds ...inquiry.DeliveryKind) { kicks = append(kicks, kinds) }
+
+	req := ask(inquiry.PolicyAsk, merge())
+	req.Config.Transport = "fake"
+	req.Slack = &inquiry.SlackTarget{Channel: "C1"}
+	rec, _, err := b.svc.Ask(b.ctx, req)
+	require.NoError(t, err)
+	require.Equal(t, [][]inquiry.DeliveryKind{{inquiry.DeliverPost}}, kicks)
+
+	in := merge()
+	in.ID = "deploy-42:now"
+	cb := ask(inquiry.PolicyDefault, in)
+	cb.CallbackURL = "http://receiver.example/cb"
+	_, _, err = b.svc.Ask(b.ctx, cb)
+	require.NoError(t, err)
+	require.Equal(t, []inquiry.DeliveryKind{inquiry.DeliverCallback}, kicks[1], "resolved at once by its policy: only the callback")
+
+	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	require.NoError(t, err)
+	require.Len(t, kicks, 3)
+	require.Empty(t, kicks[2], "a resolution kicks every class")
 }
 
 // A delivery whose attempt outlasts its lease becomes due again while it is still in its handler,
