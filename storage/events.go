@@ -293,7 +293,11 @@ func (s *Store) recorded() {
 	go func() {
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_, _ = s.db.ExecContext(ctx, `SELECT pg_notify($1, '')`, eventsChannel) // best effort: followers also read on their own
+			// Best effort: followers also read on their own. Prepared, as it follows nearly every
+			// answer: parsed and planned each time it cost PostgreSQL more than it does.
+			if st, err := s.prepared(ctx, announceQuery); err == nil {
+				_, _ = st.ExecContext(ctx, eventsChannel)
+			}
 			cancel()
 			a.mu.Lock()
 			if !a.again {
@@ -306,6 +310,9 @@ func (s *Store) recorded() {
 		}
 	}()
 }
+
+// announceQuery announces recorded events to every replica's followers.
+const announceQuery = `SELECT pg_notify(?, '')`
 
 // announcer sends the announcements of recorded (at most one goroutine, only while there is
 // something to announce).
