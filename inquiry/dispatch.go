@@ -288,6 +288,14 @@ func (p *Dispatcher) Run(ctx context.Context) {
 		}
 		if more != ([classes]bool{}) && ctx.Err() == nil {
 			which = more // there may be more of those
+			select {
+			case <-ticker.C:
+				// The poll is due: a backlog of one class must not hold up what falls due in
+				// another by the clock alone (a retry, a dead replica's lease), which no kick
+				// announces.
+				which = allClasses
+			default:
+			}
 			for c, k := range p.takeKicked() {
 				which[c] = which[c] || k
 			}
@@ -342,9 +350,14 @@ func (p *Dispatcher) claim(ctx context.Context, which [classes]bool) (n int, lan
 		if room <= 0 {
 			continue // a lane that ends kicks the dispatcher
 		}
-		p.laneEnd[c].Store(false) // this claim sees every lane that ended before it
+		// This claim sees every lane that ended before it, unless it fails or fills up: then the
+		// claim those lanes asked for is still to come.
+		ended := p.laneEnd[c].Swap(false)
 		claimed := p.now()
 		got, cerr := p.Store.ClaimDeliveriesEach(ctx, claimed, p.Lease, []DeliveryClaim{{Limit: room, Kinds: classKinds[c]}})
+		if ended && (cerr != nil || len(got[0]) == room) {
+			p.laneEnded(c)
+		}
 		if cerr != nil {
 			err = cerr
 			continue

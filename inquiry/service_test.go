@@ -989,6 +989,59 @@ func TestAKickClaimsOnlyTheClassItNames(t *testing.T) {
 	})
 }
 
+// callbackCount is a store that counts the callbacks claimed so far.
+type callbackCount struct {
+	inquiry.Store
+	callbacks atomic.Int64
+}
+
+func (c *callbackCount) ClaimDeliveriesEach(ctx context.Context, now time.Time, lease time.Duration, claims []inquiry.DeliveryClaim) ([][]inquiry.Delivery, error) {
+	out, err := c.Store.ClaimDeliveriesEach(ctx, now, lease, claims)
+	for _, ds := range out {
+		for _, d := range ds {
+			if d.Kind == inquiry.DeliverCallback {
+				c.callbacks.Add(1)
+			}
+		}
+	}
+	return out, err
+}
+
+// A backlog of one class keeps Run claiming that class; work of the other that falls due by the
+// clock alone (a retry whose backoff ran out), which only the poll finds, must still go out
+// within about a poll, not once the backlog is all claimed. (Found by a review: a kick of one
+// class held up the other's retries for as long as callbacks kept coming.)
+func TestABacklogOfOneClassDoesNotHoldTheOthersPoll(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		const n = 1500
+		st := &callbackCount{Store: openStore(t, databaseURL)}
+		updated := make(chan int64, 1)
+		d := &inquiry.Dispatcher{Store: st, Log: quietLog, Batch: 1, Poll: 20 * time.Millisecond,
+			Handlers: map[inquiry.DeliveryKind]inquiry.DeliveryHandler{
+				inquiry.DeliverCallback: func(context.Context, inquiry.Delivery) error { return nil },
+				inquiry.DeliverUpdate: func(context.Context, inquiry.Delivery) error {
+					updated <- st.callbacks.Load()
+					return nil
+				},
+			}}
+		running(t, d)
+		now := time.Now()
+		ds := make([]inquiry.Delivery, 0, n+1)
+		for i := range n {
+			ds = append(ds, inquiry.Delivery{Kind: inquiry.DeliverCallback, InquiryKey: fmt.Sprintf("cb%d", i),
+				Target: "http://receiver.example/cb", CreatedAt: now})
+		}
+		// A Slack update being retried: due 300 ms from now, and nobody kicks for it.
+		ds = append(ds, inquiry.Delivery{Kind: inquiry.DeliverUpdate, InquiryKey: "update", Target: "slack",
+			Lane: "C1", CreatedAt: now, NextAttemptAt: now.Add(300 * time.Millisecond)})
+		require.NoError(t, st.EnqueueDeliveries(context.Background(), ds))
+		d.Kick(inquiry.DeliverCallback)
+		claimed := receive(t, updated, "the update")
+		require.Less(t, claimed, int64(n), "the update waited for the callbacks' whole backlog to be claimed")
+	})
+}
+
 // The service's kick names what it enqueued: a create that posts asks for the transports' work
 // only, one with a callback for both classes, and an answer, after which the store may enqueue the
 // resume of a run waiting on it, for every class.
