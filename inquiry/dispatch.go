@@ -62,7 +62,7 @@ type Dispatcher struct {
 
 	once    sync.Once
 	wake    chan struct{}
-	kicked  [classes]atomic.Bool // the classes a kick asked to be claimed, taken by Run's next claim
+	kicked  [classes]atomic.Bool // the classes kicked, taken by Run's next claim
 	laneEnd [classes]atomic.Bool // a lane of the class ended, and no claim of the class began since
 
 	claiming sync.Mutex // one claim at a time, so that the bound of each class holds
@@ -450,7 +450,7 @@ func (p *Dispatcher) runLane(ctx context.Context, l *lane) {
 			p.ended.Broadcast()
 		}
 		p.mu.Unlock()
-		p.laneEnded(l.class) // there is room again, and maybe work that waited behind this lane (of its class)
+		p.laneEnded(l.class) // room again, and maybe work of its class that waited behind it
 	}()
 	for {
 		x, ok := p.next(l)
