@@ -174,7 +174,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 	}
 
 	rec := &Record{
-		Key:         NewKey(),
+		Key:         NewKey(now),
 		Inquiry:     in,
 		Namespace:   req.Namespace,
 		Config:      cfg,

@@ -29,8 +29,30 @@ func randomString(n int) string {
 	return lowerBase32.EncodeToString(b)
 }
 
-// NewKey returns a new server key for an inquiry: opaque, URL-safe, 100 random bits.
-func NewKey() string { return "inq_" + randomString(13)[:20] }
+// keyTimeChars is how many characters of a key spell its time: 45 bits of Unix milliseconds,
+// which last until the year 3084.
+const keyTimeChars = 9
+
+// sortedBase32 is lowerBase32's alphabet in byte order, so that the time part of keys sorts as
+// the times do.
+const sortedBase32 = "234567abcdefghijklmnopqrstuvwxyz"
+
+// NewKey returns a new server key for an inquiry made at now: opaque and URL-safe, "inq_", nine
+// characters of now's millisecond, then 100 random bits. The time comes first so that keys made
+// later sort later, as UUIDv7 and ULID do: the indexes a create writes by key (the inquiries'
+// primary key, the events' and placements' by inquiry) then grow at their end, one page for a
+// batch of creates instead of a page for each, which made creates on SQLite a third faster
+// (docs/BENCHMARKS.md). What the prefix tells is the creation time, which the inquiry shows
+// anyway; the random part is as long as before it.
+func NewKey(now time.Time) string {
+	ms := uint64(max(now.UnixMilli(), 0))
+	b := make([]byte, 0, len("inq_")+keyTimeChars+20)
+	b = append(b, "inq_"...)
+	for i := keyTimeChars - 1; i >= 0; i-- {
+		b = append(b, sortedBase32[(ms>>(5*i))&31])
+	}
+	return string(append(b, randomString(13)[:20]...))
+}
 
 // NewSecret returns a random secret for signing (callbacks).
 func NewSecret() string { return randomString(32) }

@@ -216,11 +216,11 @@ func (r *resolvedRow) resolvedFrom(it *resolveItem) (*inquiry.Record, error) {
 func (s *Store) CreateInquiry(ctx context.Context, rec *inquiry.Record, deliveries []inquiry.Delivery) (*inquiry.Record, bool, error) {
 	const step = "create the inquiry"
 	in := *rec
-	if in.Key == "" {
-		in.Key = inquiry.NewKey()
-	}
 	if in.CreatedAt.IsZero() {
 		return nil, false, translate(errNoTime, step)
+	}
+	if in.Key == "" {
+		in.Key = inquiry.NewKey(in.CreatedAt)
 	}
 	if in.Status == "" {
 		in.Status = inquiry.StatusPending

@@ -140,7 +140,7 @@ func TestCreateInquiryWithoutKey(t *testing.T) {
 		rec := newRecord("ns", "", "q")
 		rec.Key = ""
 		got := create(t, b.store, rec)
-		require.Regexp(t, `^inq_[A-Za-z0-9_-]{20}$`, got.Key)
+		require.Regexp(t, `^inq_[a-z2-7]{29}$`, got.Key)
 		require.Empty(t, rec.Key, "the caller's record is not modified")
 	})
 }
@@ -841,7 +841,7 @@ func TestNoClockOfItsOwn(t *testing.T) {
 		rec.Key, rec.CreatedAt = "", clock
 		got := create(t, b.store, rec, inquiry.Delivery{Kind: inquiry.DeliverPost, Target: "https://example.com/cb"})
 		require.Equal(t, clock, got.CreatedAt)
-		require.Regexp(t, regexp.MustCompile(`^inq_[a-z2-7]{20}$`), got.Key)
+		require.Regexp(t, regexp.MustCompile(`^inq_[a-z2-7]{29}$`), got.Key)
 		ds, err := b.store.ListDeliveries(ctx, got.Key)
 		require.NoError(t, err)
 		require.Len(t, ds, 1)

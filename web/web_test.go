@@ -131,7 +131,7 @@ type inquiryView struct {
 func (b *bundle) askWith(body map[string]any) inquiryView {
 	b.t.Helper()
 	if _, ok := body["id"]; !ok {
-		body["id"] = "q-" + inquiry.NewKey()
+		body["id"] = "q-" + inquiry.NewKey(time.Now())
 	}
 	body["config"] = map[string]string{"policy": "ask", "transport": "inbox"}
 	var v inquiryView
