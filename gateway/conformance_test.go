@@ -302,3 +302,15 @@ func TestOpenAPINullableHasType(t *testing.T) {
 		t.Errorf("nullable without a type beside it (give it its type, or make it oneOf [{$ref: ...}, {$ref: \"#/components/schemas/JSONNull\"}]):\n%s", strings.Join(bad, "\n"))
 	}
 }
+
+// TestOpenAPILinkTokenBound: the document bounds a link token as the service does, so that a
+// client checking against it accepts every link the bot mints.
+func TestOpenAPILinkTokenBound(t *testing.T) {
+	p := specDoc.Paths.Find("/a/{token}").Parameters.GetByInAndName("path", "token")
+	if p == nil || p.Schema.Value.MaxLength == nil {
+		t.Fatal("/a/{token} has no token parameter with a maxLength")
+	}
+	if got := *p.Schema.Value.MaxLength; got != uint64(inquiry.MaxLinkTokenChars) {
+		t.Fatalf("openapi.yaml bounds a link token at %d characters, the service at %d", got, inquiry.MaxLinkTokenChars)
+	}
+}

@@ -36,3 +36,15 @@ func TestKeysSortByTheirTime(t *testing.T) {
 	}
 	require.Regexp(t, shape, inquiry.NewKey(time.Unix(-5, 0)), "a time before 1970 still makes a key")
 }
+
+// TestKeysPastTheirTimeRange: the time part holds 45 bits of milliseconds, which end in the year
+// 3084; a key made after that sorts with the last millisecond it can spell, never before earlier
+// keys.
+func TestKeysPastTheirTimeRange(t *testing.T) {
+	last := time.UnixMilli(1<<45 - 1)
+	require.Equal(t, 3084, last.UTC().Year())
+	inRange, past := inquiry.NewKey(last.Add(-time.Millisecond)), inquiry.NewKey(last.AddDate(1, 0, 0))
+	require.Less(t, inRange[:13], past[:13], "a key past the range sorts after one inside it")
+	require.Equal(t, inquiry.NewKey(last)[:13], past[:13], "past the range, the time part stays at its last millisecond")
+	require.Less(t, inquiry.NewKey(time.Unix(-5, 0)), inquiry.NewKey(time.Unix(0, 0).Add(time.Millisecond)), "a time before 1970 sorts first")
+}

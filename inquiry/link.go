@@ -32,8 +32,10 @@ const (
 	DefaultLinkTTL = 7 * 24 * time.Hour
 	// MaxRecipientChars bounds a recipient: an e-mail address is at most 254 characters.
 	MaxRecipientChars = 254
-	// MaxLinkTokenChars bounds a token read from a URL before it is decoded.
-	MaxLinkTokenChars = 600
+	// MaxLinkTokenChars bounds a token read from a URL before it is decoded: the longest token
+	// signLink makes, of a key as long as NewKey's and a recipient of MaxRecipientChars characters
+	// of four bytes each (an address may be UTF-8), so that no link the bot mints is refused.
+	MaxLinkTokenChars = (linkPayloadMaxBytes*8+5)/6 + len(".") + (linkMACBytes*8+5)/6
 	// GeneralLink is the identity of an answer through an inquiry's general link (links.answer),
 	// which names no recipient.
 	GeneralLink = "link"
@@ -45,6 +47,10 @@ const (
 
 // linkMACBytes is how much of the HMAC a token carries: 160 bits, beyond any guessing.
 const linkMACBytes = 20
+
+// linkPayloadMaxBytes is the longest payload signLink signs: the key, a NUL, the recipient, a NUL
+// and the two times of eight bytes.
+const linkPayloadMaxBytes = KeyChars + 1 + utf8.UTFMax*MaxRecipientChars + 1 + 16
 
 // Link is what a checked token says: which inquiry it answers, for whom, when it was issued and
 // until when it works.

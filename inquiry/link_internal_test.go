@@ -152,3 +152,30 @@ func TestLinkTokenHasOneSpelling(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLongestLinkOpens: the longest recipient CheckRecipient accepts — 254 characters, as many
+// of them four bytes long as an address may have — on a key as long as NewKey makes, signs to a
+// token that parseLink reads back: a link the bot mints is never refused as one it did not make.
+func TestLongestLinkOpens(t *testing.T) {
+	const wide = "𝔞" // four bytes in UTF-8
+	domain := strings.Repeat(wide, 60) + "." + strings.Repeat(wide, 60) + "." + strings.Repeat(wide, 60) + ".example"
+	local := strings.Repeat(wide, MaxRecipientChars-1-len([]rune(domain)))
+	recipient, err := CheckRecipient(local + "@" + domain)
+	if err != nil {
+		t.Fatalf("the longest recipient is refused: %v", err)
+	}
+	if n := len([]rune(recipient)); n != MaxRecipientChars {
+		t.Fatalf("the recipient has %d characters, want %d", n, MaxRecipientChars)
+	}
+	secret := []byte("s3cret")
+	issued := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	l := Link{Key: NewKey(issued), Recipient: recipient, IssuedAt: issued, ExpiresAt: issued.Add(time.Hour)}
+	tok := signLink(secret, l)
+	got, err := parseLink(secret, tok)
+	if err != nil {
+		t.Fatalf("a %d-character token of the longest recipient is refused: %v", len(tok), err)
+	}
+	if *got != l {
+		t.Fatalf("got %+v, want %+v", *got, l)
+	}
+}

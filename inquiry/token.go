@@ -29,9 +29,20 @@ func randomString(n int) string {
 	return lowerBase32.EncodeToString(b)
 }
 
-// keyTimeChars is how many characters of a key spell its time: 45 bits of Unix milliseconds,
-// which last until the year 3084.
-const keyTimeChars = 9
+// Key lengths: "inq_", the time part, the random part.
+const (
+	// keyTimeChars is how many characters of a key spell its time: 45 bits of Unix milliseconds,
+	// which last until the year 3084.
+	keyTimeChars = 9
+	// keyRandomChars is the random part: 100 bits.
+	keyRandomChars = 20
+	// KeyChars is the length of a key NewKey makes; keys of earlier versions are shorter (24).
+	KeyChars = len("inq_") + keyTimeChars + keyRandomChars
+)
+
+// keyTimeMax is the last millisecond the time part spells; a later time is spelt as it, so
+// that a key made later never sorts first.
+const keyTimeMax = 1<<(5*keyTimeChars) - 1
 
 // sortedBase32 is lowerBase32's alphabet in byte order, so that the time part of keys sorts as
 // the times do.
@@ -45,13 +56,13 @@ const sortedBase32 = "234567abcdefghijklmnopqrstuvwxyz"
 // (docs/BENCHMARKS.md). What the prefix tells is the creation time, which the inquiry shows
 // anyway; the random part is as long as before it.
 func NewKey(now time.Time) string {
-	ms := uint64(max(now.UnixMilli(), 0))
-	b := make([]byte, 0, len("inq_")+keyTimeChars+20)
+	ms := uint64(min(max(now.UnixMilli(), 0), keyTimeMax))
+	b := make([]byte, 0, KeyChars)
 	b = append(b, "inq_"...)
 	for i := keyTimeChars - 1; i >= 0; i-- {
 		b = append(b, sortedBase32[(ms>>(5*i))&31])
 	}
-	return string(append(b, randomString(13)[:20]...))
+	return string(append(b, randomString(13)[:keyRandomChars]...))
 }
 
 // NewSecret returns a random secret for signing (callbacks).
