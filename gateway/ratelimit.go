@@ -307,8 +307,9 @@ func (s *Server) longPoll(c *gin.Context, wait bool) (release func(), ok bool) {
 func waits(seconds *float64) bool { return seconds != nil && *seconds > 0 }
 
 // limitAnonymous charges each request of a route that takes no token to its client address.
-// /v1 and /mcp are authenticate's to charge (only the requests it refuses), and the probes are
-// never limited: an orchestrator must always see whether the process is up.
+// /v1 and /mcp are authenticate's to charge (only the requests it refuses), an answer link the
+// bot signed is the page's (per link), and the probes are never limited: an orchestrator must
+// always see whether the process is up.
 func (s *Server) limitAnonymous(c *gin.Context) {
 	if s.anonymousAllowed(c) {
 		c.Next()
@@ -325,6 +326,10 @@ func (s *Server) anonymousAllowed(c *gin.Context) bool {
 	case strings.HasPrefix(p, "/slack/"):
 		s.slackSigned(c)
 		return false
+	case strings.HasPrefix(p, inquiry.LinkPath) && s.svc.LinkSigned(strings.TrimPrefix(c.Request.URL.Path, inquiry.LinkPath)):
+		// A link the bot signed (its signature checked, nothing read) is the page's to limit, per
+		// link: behind a proxy every visitor shares one address, and a flood of forgeries from it
+		// must not refuse the real links. Only links that fail to verify spend the address's.
 	default:
 		if err := s.limits.anonymous(c.ClientIP()); err != nil {
 			if pr, ok := s.cfg.Pages.(PageRefuser); ok && strings.HasPrefix(p, inquiry.LinkPath) {

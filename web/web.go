@@ -69,12 +69,8 @@ type Config struct {
 type Handler struct {
 	svc   *inquiry.Service
 	log   *slog.Logger
-	rate  rate.Limit
-	burst int
-
-	mu    sync.Mutex
-	links map[string]*rate.Limiter // by a digest of the token, never the token itself
-	order []string                 // insertion order, to drop the oldest past maxLinks
+	links *linkLimits
+	now   func() time.Time
 }
 
 // New returns the page's handler. It panics when cfg.Service is nil: a wiring bug.
@@ -82,36 +78,74 @@ func New(cfg Config) *Handler {
 	if cfg.Service == nil {
 		panic("web.New: Config.Service is nil")
 	}
-	h := &Handler{svc: cfg.Service, log: cfg.Logger, rate: cfg.Rate, burst: cfg.Burst, links: map[string]*rate.Limiter{}}
+	h := &Handler{svc: cfg.Service, log: cfg.Logger, now: time.Now}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
-	if h.rate == 0 {
-		h.rate = DefaultRate
+	if cfg.Rate == 0 {
+		cfg.Rate = DefaultRate
 	}
-	if h.burst <= 0 {
-		h.burst = DefaultBurst
+	if cfg.Burst <= 0 {
+		cfg.Burst = DefaultBurst
 	}
+	h.links = newLinkLimits(cfg.Rate, cfg.Burst, maxLinks)
 	return h
 }
 
-// allow charges one request to the link of token.
+// allow charges one request to the link of token, a token the service verified.
 func (h *Handler) allow(token string) bool {
 	sum := sha256.Sum256([]byte(token))
-	id := hex.EncodeToString(sum[:12])
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	l, ok := h.links[id]
+	return h.links.allow(hex.EncodeToString(sum[:12]), h.now())
+}
+
+// linkLimits is the bounded table of each link's bucket, by a digest of its token (never the
+// token itself). A link idle long enough to have its whole burst again is dropped, since a new
+// bucket starts the same; past max links all busy at once, new ones share one bucket until a
+// sweep makes room — so nothing a caller does starts a hammered link's limit afresh.
+type linkLimits struct {
+	limit rate.Limit
+	burst int
+	max   int
+
+	mu       sync.Mutex
+	m        map[string]*rate.Limiter
+	overflow *rate.Limiter
+	swept    time.Time
+}
+
+// Sweeps: every sweepEvery to give memory back, and at most once a fullSweepEvery while the
+// table is full (so that a full table does not make every new link walk it).
+const (
+	sweepEvery     = time.Minute
+	fullSweepEvery = time.Second
+)
+
+func newLinkLimits(limit rate.Limit, burst, max int) *linkLimits {
+	return &linkLimits{limit: limit, burst: burst, max: max, m: map[string]*rate.Limiter{}, overflow: rate.NewLimiter(limit, burst)}
+}
+
+// allow spends one of id's tokens at now, reporting whether there was one.
+func (ls *linkLimits) allow(id string, now time.Time) bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l, ok := ls.m[id]
 	if !ok {
-		if len(h.order) >= maxLinks {
-			delete(h.links, h.order[0])
-			h.order = h.order[1:]
+		if since := now.Sub(ls.swept); since >= sweepEvery || len(ls.m) >= ls.max && since >= fullSweepEvery {
+			ls.swept = now
+			for k, b := range ls.m {
+				if b.TokensAt(now) >= float64(ls.burst) {
+					delete(ls.m, k)
+				}
+			}
 		}
-		l = rate.NewLimiter(h.rate, h.burst)
-		h.links[id] = l
-		h.order = append(h.order, id)
+		if len(ls.m) >= ls.max {
+			l = ls.overflow
+		} else {
+			l = rate.NewLimiter(ls.limit, ls.burst)
+			ls.m[id] = l
+		}
 	}
-	return l.Allow()
+	return l.AllowN(now, 1)
 }
 
 // view is what the template shows.
@@ -162,8 +196,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	protect(hd)
 
 	token := strings.TrimPrefix(r.URL.Path, inquiry.LinkPath)
-	// Only a link the bot signed is charged to a limit of its own: a forgery, refused below
-	// without a read, is the gateway's per-address limit's, and takes no place in the table.
+	// Only a link the bot signed is charged to a limit of its own, and never to its address (the
+	// gateway lets it through uncharged: behind a proxy every visitor shares one). A forgery,
+	// refused below without a read, is the gateway's per-address limit's, and takes no place in
+	// the table. The token is the one spelling the service accepts, so the key is the link's.
 	if h.svc.LinkSigned(token) && !h.allow(token) {
 		hd.Set("Retry-After", "10")
 		h.refuse(w, r, token, nil, nil, inquiry.Errorf(inquiry.CodeRateLimited, "this link was opened too often in a short time: wait a minute and open it again"))

@@ -165,6 +165,14 @@ func (b *bundle) mint(key, recipient string, extra ...string) inquiry.MintedLink
 	return m
 }
 
+// mintAs mints a link of recipient with the token tok.
+func (b *bundle) mintAs(tok, key, recipient string) inquiry.MintedLink {
+	b.t.Helper()
+	var m inquiry.MintedLink
+	require.Equal(b.t, http.StatusCreated, b.api("POST", "/v1/inquiries/"+key+"/links", tok, map[string]string{"recipient": recipient}, &m))
+	return m
+}
+
 // page is a page as a test reads it.
 type page struct {
 	status int
@@ -577,47 +585,75 @@ func TestOneSpellingPerLink(t *testing.T) {
 	})
 }
 
-// TestAddressLimitRefusedOnThePage: past the limit of requests without a token from one
-// address, the gateway's refusal of a link is the page's — HTML, with its security headers and
-// Retry-After — not the API's JSON.
+// TestAddressLimitRefusedOnThePage: past the limit of requests from one address whose link the
+// bot did not sign, the gateway's refusal is the page's — HTML, with its security headers,
+// Retry-After and a sentence — not the API's JSON.
 func TestAddressLimitRefusedOnThePage(t *testing.T) {
 	each(t, func(t *testing.T, dbURL string) {
 		b := setup(t, dbURL, func(o *setupOpts) { o.addressBurst = 2 })
-		q := b.merge()
-		p := b.openPast(q.Links.Answer, 2)
+		for i := range 2 {
+			require.Equal(t, http.StatusNotFound, b.open(fmt.Sprintf("/a/forged%d.x", i)).status)
+		}
+		p := b.open("/a/forged2.x")
 		require.Equal(t, http.StatusTooManyRequests, p.status)
 		require.Contains(t, p.header.Get("Content-Type"), "text/html")
 		p.requireOwnHeaders(t)
 		require.NotEmpty(t, p.header.Get("Retry-After"))
 		require.Contains(t, p.body, "Too many tries")
-		require.NotContains(t, p.body, "Merge now?", "a refusal shows nothing of the question")
+		require.Contains(t, p.body, "are over their limit")
+	})
+}
+
+// TestForgeriesLockNobodyOut: behind a reverse proxy every visitor shares one address, so a
+// flood of forged links from it must not refuse the real ones: a link the bot signed is limited
+// per link, never per address, and only the forgeries spend the address's budget.
+func TestForgeriesLockNobodyOut(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL, func(o *setupOpts) { o.burst, o.addressBurst = 3, 5 })
+		q := b.merge()
+		refused := 0
+		for i := range 200 {
+			if b.open(fmt.Sprintf("/a/forged%d.x", i)).status == http.StatusTooManyRequests {
+				refused++
+			}
+		}
+		require.Equal(t, 195, refused, "the forgeries past the address's budget are refused")
+		alice, bob := b.mint(q.Key, "alice@example.com").URL, b.mint(q.Key, "bob@example.com").URL
+		p := b.openPast(alice, 3) // three openings: more than the address has left, within the link's own
+		require.Equal(t, http.StatusTooManyRequests, p.status, "the link hammered is past its own limit")
+		require.Contains(t, p.body, "opened too often")
+		require.Equal(t, http.StatusOK, b.open(bob).status, "another link from the same address")
+		require.Equal(t, http.StatusOK, b.open(q.Links.Answer).status, "and the general link")
 	})
 }
 
 // TestGeneralLinkNamesNobody: the general link answers as "link" — anybody who holds it, the
-// asker too, since every response carries it — so where the inquiry must know who answers (the
-// approvals of several distinct people, or someone other than who requested it) it is refused,
-// on opening and on sending, and a recipient's own link still counts.
+// asker first, since every response carries it — so a question that must know who answers (the
+// approvals of several distinct people, or someone other than who requested it) carries none,
+// and a link that names nobody the question names is refused on opening and on sending; a link
+// a token that may answer it minted counts.
 func TestGeneralLinkNamesNobody(t *testing.T) {
 	each(t, func(t *testing.T, dbURL string) {
 		b := setup(t, dbURL)
 		quorum := b.askWith(map[string]any{"kind": "confirm", "question": "Ship it?", "approvals": 2})
 		fourEyes := b.askWith(map[string]any{"kind": "confirm", "question": "Grant access?", "requested_by": []string{"link:mallory@example.com"}})
 		for _, q := range []inquiryView{quorum, fourEyes} {
-			require.NotNil(t, q.Links, "the response still carries the link (DESIGN §15)")
-			p := b.open(q.Links.Answer)
+			require.Nil(t, q.Links, "no general link for a question that names who may answer it")
+			rec, err := b.svc.Get(context.Background(), q.Key)
+			require.NoError(t, err)
+			m, err := b.svc.LinkFor(rec, "eve@example.com") // a link of somebody it does not name
+			require.NoError(t, err)
+			p := b.open(m.URL)
 			require.Equal(t, http.StatusForbidden, p.status, p.body)
-			require.Contains(t, p.body, "ask whoever sent it for a link of your own")
-			// A form of a recipient's page posted through the general link is refused anyway
-			// (the form token is the link's); one made for the general link is refused here.
-			form := url.Values{"csrf": {b.svc.FormToken(strings.TrimPrefix(q.Links.Answer, "/a/"))}, "inquiry": {q.Key}}
-			s := b.post(q.Links.Answer, with(form, "step", "send", "value", "yes"))
+			require.Contains(t, p.body, "is not one of them")
+			form := url.Values{"csrf": {b.svc.FormToken(strings.TrimPrefix(m.URL, "/a/"))}, "inquiry": {q.Key}}
+			s := b.post(m.URL, with(form, "step", "send", "value", "yes"))
 			require.Equal(t, http.StatusForbidden, s.status, s.body)
 			got := b.get(q.Key)
 			require.Equal(t, "pending", got.Status)
 			require.Empty(t, got.Votes)
 		}
-		m := b.mint(quorum.Key, "alice@example.com")
+		m := b.mintAs(b.admin, quorum.Key, "alice@example.com")
 		p := b.post(m.URL, with(formOf(t, b.open(m.URL)), "step", "send", "value", "yes"))
 		require.Contains(t, p.body, "Your vote is counted")
 	})
@@ -662,7 +698,7 @@ func TestQuorumCountsLinkVotes(t *testing.T) {
 		b := setup(t, dbURL)
 		q := b.askWith(map[string]any{"kind": "confirm", "question": "Ship it?", "approvals": 2})
 		send := func(who string) page {
-			m := b.mint(q.Key, who)
+			m := b.mintAs(b.admin, q.Key, who) // not the asker: it names who may answer it
 			return b.post(m.URL, with(formOf(t, b.open(m.URL)), "step", "send", "value", "yes"))
 		}
 		p := send("alice@example.com")
