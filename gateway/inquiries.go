@@ -145,7 +145,7 @@ func (s *Server) answerInquiry(c *gin.Context) {
 		return
 	}
 	// The service decides whether this token may answer (its namespace, never the asker).
-	rec, err := s.svc.AnswerAs(inquiry.WithVia(c.Request.Context(), via(c)), c.Param("key"), inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, token(c))
+	rec, err := s.svc.Answer(inquiry.WithVia(c.Request.Context(), via(c)), c.Param("key"), inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, inquiry.TokenHolder(token(c)))
 	s.writeInquiry(c, rec, err)
 }
 

@@ -144,7 +144,8 @@ func (s *Server) routes() *gin.Engine {
 	v1.POST("/inquiries", s.need(inquiry.ScopeAsk), s.limitCreates, s.createInquiry)
 	v1.GET("/inquiries", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.listInquiries)
 	v1.GET("/inquiries/:key", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.getInquiry)
-	v1.POST("/inquiries/:key/answer", s.need(inquiry.ScopeAnswer), s.limitCreates, s.answerInquiry)
+	// Who may answer is the service's decision (inquiry.MayAnswer), the answer scope included.
+	v1.POST("/inquiries/:key/answer", s.limitCreates, s.answerInquiry)
 	v1.POST("/inquiries/:key/cancel", s.need(inquiry.ScopeAsk), s.cancelInquiry)
 	v1.POST("/inquiries/:key/extend", s.need(inquiry.ScopeAnswer), s.limitCreates, s.extendInquiry)
 	v1.GET("/inquiries/:key/events", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.inquiryEvents)
@@ -158,7 +159,9 @@ func (s *Server) routes() *gin.Engine {
 	v1.POST("/runs/:id/resume", s.need(inquiry.ScopeAsk), s.limitCreates, runAction(s, false, s.resumeRun))
 	v1.POST("/runs/:id/finish", s.need(inquiry.ScopeAsk), runAction(s, false, s.finishRun))
 	s.tokenRoutes(v1)
-	v1.POST("/inquiries/:key/links", s.need(inquiry.ScopeAsk), s.limitCreates, s.mintLink)
+	// The asker mints the links of a question that names nobody; a token that may answer one that
+	// names who may answer mints its links (inquiry's mayMintLink decides).
+	v1.POST("/inquiries/:key/links", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.limitCreates, s.mintLink)
 	v1.DELETE("/inquiries/:key/links/:recipient", s.need(inquiry.ScopeAsk), s.revokeLinks)
 	if s.cfg.Pages != nil {
 		// Every method and every path under LinkPath is the page's: the router's own 404 and 405

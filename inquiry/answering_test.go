@@ -50,11 +50,11 @@ func TestAnswersInFlight(t *testing.T) {
 		outs := make([]*inquiry.Record, 2)
 		errs := make([]error, 2)
 		wg.Go(func() {
-			outs[0], errs[0] = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+			outs[0], errs[0] = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 		})
 		<-held.entered // the first is in the store
 		wg.Go(func() {
-			outs[1], errs[1] = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("hold")}, "U2")
+			outs[1], errs[1] = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("hold")}, inquiry.SlackUser("U2", nil))
 		})
 		// The second read the inquiry pending and now waits on the first, not in the store.
 		require.Eventually(t, func() bool { return inquiry.AnswersInFlight(b.svc, rec.Key) == 2 }, 10*time.Second, time.Millisecond)
@@ -113,12 +113,12 @@ func TestAnAnswerThatPanicsLeavesNoFlight(t *testing.T) {
 	b.svc.Store = &panicStore{Store: b.store}
 	func() {
 		defer func() { require.NotNil(t, recover(), "the first answer panics") }()
-		_, _ = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+		_, _ = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	}()
 	require.Zero(t, inquiry.AnswersInFlight(b.svc, rec.Key))
 	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
 	defer cancel()
-	out, err := b.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("hold")}, "U2")
+	out, err := b.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("hold")}, inquiry.SlackUser("U2", nil))
 	require.NoError(t, err)
 	require.Equal(t, inquiry.StatusAnswered, out.Status)
 }

@@ -54,19 +54,6 @@ func (a Approval) Quorum() int {
 // VetoOn reports whether one no answers a Confirm no at once (the default).
 func (a Approval) VetoOn() bool { return a.Veto == nil || *a.Veto }
 
-// Requested reports whether who asked for the approval, and so may not give it.
-func (a Approval) Requested(who string) bool {
-	return who != "" && slices.ContainsFunc(a.RequestedBy, func(r string) bool { return strings.EqualFold(r, who) })
-}
-
-// NotRequester refuses who when they asked for the approval: four eyes, whatever their scopes.
-func NotRequester(rec *Record, who string) error {
-	if rec.Requested(who) {
-		return Errorf(CodeForbidden, "%s asked for this approval (requested_by): someone else must give it", who)
-	}
-	return nil
-}
-
 // checkApproval is Validate's part for the fields of Approval.
 func checkApproval(in *Inquiry) error {
 	if n := in.Approvals; n != nil {
@@ -123,7 +110,7 @@ func countAnswerers(in *Inquiry, answerers []string) (people []string, groups bo
 			groups = true
 			continue
 		}
-		if !in.Requested(a) && !slices.Contains(people, a) {
+		if !in.requests(SlackUser(a, nil)) && !slices.Contains(people, a) {
 			people = append(people, a)
 		}
 	}

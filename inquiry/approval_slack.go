@@ -141,7 +141,7 @@ func GroupQuorumFits(in *Inquiry, answerers []string, members map[string][]strin
 	add := func(who string) {
 		switch who = strings.TrimSpace(who); {
 		case who == "" || slices.Contains(people, who) || slices.Contains(requesters, who):
-		case in.Requested(who):
+		case in.requests(SlackUser(who, nil)):
 			requesters = append(requesters, who)
 		default:
 			people = append(people, who)

@@ -48,9 +48,10 @@ const (
 // linkMACBytes is how much of the HMAC a token carries: 160 bits, beyond any guessing.
 const linkMACBytes = 20
 
-// linkPayloadMaxBytes is the longest payload signLink signs: the key, a NUL, the recipient, a NUL
-// and the two times of eight bytes.
-const linkPayloadMaxBytes = KeyChars + 1 + utf8.UTFMax*MaxRecipientChars + 1 + 16
+// linkPayloadMaxBytes is the longest payload signLink signs: the key, a NUL, the recipient, a NUL,
+// the two times of eight bytes, and the name of the token that minted it (letters and digits of
+// up to four bytes each).
+const linkPayloadMaxBytes = KeyChars + 1 + utf8.UTFMax*MaxRecipientChars + 1 + 16 + utf8.UTFMax*MaxTokenNameChars
 
 // Link is what a checked token says: which inquiry it answers, for whom, when it was issued and
 // until when it works.
@@ -59,6 +60,9 @@ type Link struct {
 	Recipient string    // "" for the general link
 	IssuedAt  time.Time // a revocation undoes the links issued at or before it
 	ExpiresAt time.Time // zero: with the inquiry
+	// MintedBy is the token that minted the link for a question that names who may answer it,
+	// vouching for its recipient (MayAnswer); "" for the server's own links and the general one.
+	MintedBy string
 }
 
 // Who is the identity an answer through the link is recorded as: "link:<recipient>", or
@@ -150,6 +154,7 @@ func signLink(secret []byte, l Link) string {
 	}
 	binary.BigEndian.PutUint64(n[8:], uint64(exp))
 	p.Write(n[:])
+	p.WriteString(l.MintedBy) // last, so that the links signed before it read as minted by nobody
 	return linkEncoding.EncodeToString(p.Bytes()) + "." + linkEncoding.EncodeToString(linkMAC(secret, p.Bytes()))
 }
 
@@ -174,10 +179,10 @@ func parseLink(secret []byte, token string) (*Link, error) {
 	}
 	key, rest, ok1 := bytes.Cut(payload, []byte{0})
 	recipient, times, ok2 := bytes.Cut(rest, []byte{0})
-	if !ok1 || !ok2 || len(times) != 16 {
+	if !ok1 || !ok2 || len(times) < 16 {
 		return nil, errForged() // signed by us, so never; but never trusted either
 	}
-	l := &Link{Key: string(key), Recipient: string(recipient),
+	l := &Link{Key: string(key), Recipient: string(recipient), MintedBy: string(times[16:]),
 		IssuedAt: time.UnixMicro(int64(binary.BigEndian.Uint64(times[:8]))).UTC()}
 	if exp := int64(binary.BigEndian.Uint64(times[8:])); exp != 0 {
 		l.ExpiresAt = time.UnixMicro(exp).UTC()
@@ -235,9 +240,11 @@ func generalLink(rec *Record) Link {
 }
 
 // AnswerLinks returns the links a response carries for rec: its general answer link while it is
-// pending, nil otherwise or when links are off.
+// pending, nil otherwise or when links are off. A question that names who may answer it has no
+// general link (NamesAnswerers): a link that answers as anybody would be anybody's way around
+// the names, the asker's first, since every response carries it.
 func (s *Service) AnswerLinks(rec *Record) *Links {
-	if rec == nil || rec.Status != StatusPending || len(s.LinkSecret) == 0 {
+	if rec == nil || rec.Status != StatusPending || len(s.LinkSecret) == 0 || NamesAnswerers(rec) {
 		return nil
 	}
 	return &Links{Answer: s.linkURL(signLink(s.LinkSecret, generalLink(rec)))}
@@ -262,10 +269,36 @@ func mayManageLinks(ctx context.Context, rec *Record) error {
 	return nil
 }
 
+// mayMintLink decides whether the caller in ctx may mint a link of rec, and returns the name
+// the link is minted by. For a question that names nobody, the asker or an admin mints it (a
+// link is the asker's to hand to a person). For one that names who may answer, a link answers
+// in place of the people named, so only a token that may answer it itself (MayAnswer) and did
+// not ask it mints one, vouching for its recipient: the asker never holds a link that answers
+// its own question.
+func mayMintLink(ctx context.Context, rec *Record) (mintedBy string, err error) {
+	if !NamesAnswerers(rec) {
+		return "", mayManageLinks(ctx, rec)
+	}
+	tok := CallerFrom(ctx)
+	if tok == nil {
+		return "", mayManageLinks(ctx, rec)
+	}
+	if err := Visible(rec, tok.Namespace, tok.SeesAll()); err != nil {
+		return "", err
+	}
+	if rec.AskedBy != "" && tok.Name == rec.AskedBy {
+		return "", Errorf(CodeForbidden, "token %q asked inquiry %s, which names who may answer it, and an asker never holds a link that answers its own question: the people it names answer in Slack, through the links the bot mails them, or with tokens of their own", tok.Name, rec.Key)
+	}
+	if p := MayAnswer(rec, TokenHolder(tok)); !p.Allowed {
+		return "", Errorf(CodeForbidden, "inquiry %s names who may answer it, so only a token that may answer it mints its links, and token %q may not (%s): ask someone who may answer it to mint the link", rec.Key, tok.Name, strings.TrimSuffix(p.Err().Error(), "."))
+	}
+	return tok.Name, nil
+}
+
 // MintLink mints a link of one recipient for the pending inquiry with key: an answer through it
 // is recorded as "link:<recipient>" (via web). It works until the inquiry's expiry, or earlier
-// (req.ExpiresIn, at most DefaultLinkTTL), and until the recipient's links are revoked. An
-// e-mail transport mints each recipient's link here.
+// (req.ExpiresIn, at most DefaultLinkTTL), and until the recipient's links are revoked. Who may
+// mint it is mayMintLink's.
 func (s *Service) MintLink(ctx context.Context, key string, req LinkRequest) (*MintedLink, error) {
 	secret, err := s.linkSecret()
 	if err != nil {
@@ -275,7 +308,8 @@ func (s *Service) MintLink(ctx context.Context, key string, req LinkRequest) (*M
 	if err != nil {
 		return nil, err
 	}
-	if err := mayManageLinks(ctx, rec); err != nil {
+	mintedBy, err := mayMintLink(ctx, rec)
+	if err != nil {
 		return nil, err
 	}
 	recipient, err := CheckRecipient(req.Recipient)
@@ -288,6 +322,9 @@ func (s *Service) MintLink(ctx context.Context, key string, req LinkRequest) (*M
 		if err != nil || ttl <= 0 {
 			return nil, FieldErrorf(CodeBadRequest, "expires_in", "expires_in %q is not a positive Go duration: use one such as 24h, or leave it out for the inquiry's expiry", OneLine(req.ExpiresIn, 40))
 		}
+		if ttl > DefaultLinkTTL {
+			return nil, FieldErrorf(CodeBadRequest, "expires_in", "expires_in %s is longer than the %s a link may work: give at most 168h, or leave it out for the inquiry's expiry (within 168h)", ttl, DefaultLinkTTL)
+		}
 	}
 	if rec, err = s.current(ctx, rec); err != nil {
 		return nil, err
@@ -295,7 +332,7 @@ func (s *Service) MintLink(ctx context.Context, key string, req LinkRequest) (*M
 	if rec.Status != StatusPending {
 		return nil, AlreadyResolved(rec)
 	}
-	return s.mint(secret, rec, recipient, ttl), nil
+	return s.mint(secret, rec, recipient, ttl, mintedBy), nil
 }
 
 // LinkFor mints the link of recipient for rec, a pending inquiry, as MintLink does but for the
@@ -312,13 +349,14 @@ func (s *Service) LinkFor(rec *Record, recipient string) (*MintedLink, error) {
 	if rec.Status != StatusPending {
 		return nil, AlreadyResolved(rec)
 	}
-	return s.mint(secret, rec, recipient, 0), nil
+	return s.mint(secret, rec, recipient, 0, ""), nil
 }
 
-// mint signs the link of recipient for rec, issued now, until linkExpiry.
-func (s *Service) mint(secret []byte, rec *Record, recipient string, ttl time.Duration) *MintedLink {
+// mint signs the link of recipient for rec, issued now, until linkExpiry, minted by the token
+// mintedBy ("" for the server's own).
+func (s *Service) mint(secret []byte, rec *Record, recipient string, ttl time.Duration, mintedBy string) *MintedLink {
 	now := s.Clock()
-	l := Link{Key: rec.Key, Recipient: recipient, IssuedAt: now, ExpiresAt: linkExpiry(now, ttl)}
+	l := Link{Key: rec.Key, Recipient: recipient, IssuedAt: now, ExpiresAt: linkExpiry(now, ttl), MintedBy: mintedBy}
 	return &MintedLink{URL: s.linkURL(signLink(secret, l)), Recipient: recipient, ExpiresAt: worksUntil(rec, l.ExpiresAt)}
 }
 
@@ -384,28 +422,10 @@ func (s *Service) OpenLink(ctx context.Context, token string) (*Record, *Link, e
 	if !l.ExpiresAt.IsZero() && !s.Clock().Before(l.ExpiresAt) {
 		return rec, l, Errorf(CodeGone, "this link expired at %s: ask whoever sent it for a new one", l.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
 	}
-	if err := namesSomebody(rec, l); err != nil {
-		return nil, l, err
+	if p := MayAnswer(rec, LinkHolder(l)); !p.Allowed {
+		return nil, l, p.Err() // the page shows no question its link may not answer
 	}
 	return rec, l, nil
-}
-
-// namesSomebody refuses the general link where the inquiry must know who answers: it needs the
-// approvals of several distinct people, or someone other than who requested it (four eyes). The
-// general link answers as "link" — anybody who holds it, the asker too, since every response
-// carries it — so it could count as one of the people, or be the requester under another name.
-// A recipient's link names its person and answers there.
-func namesSomebody(rec *Record, l *Link) error {
-	if l.Recipient != "" {
-		return nil
-	}
-	switch {
-	case rec.Quorum() > 1:
-		return Errorf(CodeForbidden, "this question needs the approvals of %d distinct people, and this link names nobody (anybody who holds it answers through it): ask whoever sent it for a link of your own", rec.Quorum())
-	case len(rec.RequestedBy) > 0:
-		return Errorf(CodeForbidden, "this approval must come from someone other than who requested it, and this link names nobody (anybody who holds it answers through it): ask whoever sent it for a link of your own")
-	}
-	return nil
 }
 
 // LinkSigned reports whether token is a link the bot signed, by its signature alone (nothing is
@@ -454,7 +474,7 @@ func (s *Service) AnswerByLink(ctx context.Context, token string, reply Reply) (
 	if err := checkWords(reply.Text); err != nil {
 		return rec, err
 	}
-	return s.answer(WithVia(ctx, ViaWeb), l.Key, reply, l.Who(), SourcePerson, nil)
+	return s.answer(WithVia(ctx, ViaWeb), l.Key, reply, LinkHolder(l), SourcePerson)
 }
 
 // FormToken is the token a page's form carries for link token: bound to that very link, so a
@@ -498,7 +518,7 @@ func (l *Link) String() string {
 // answer, so none is offered ("" then, as without PublicURL or links); nor where the general
 // link may not answer (namesSomebody).
 func (s *Service) BrowserLink(rec *Record) string {
-	if s.PublicURL == "" || len(rec.Slack.Answerers) > 0 || namesSomebody(rec, &Link{}) != nil {
+	if s.PublicURL == "" || NamesAnswerers(rec) {
 		return "" // named answerers, or an inquiry the general link may not answer
 	}
 	if l := s.AnswerLinks(rec); l != nil {

@@ -302,10 +302,10 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 		a := st.own
 		if st.rec != nil && st.rec.Status == StatusPending {
 			source := SourceCaller
-			if MayAnswer(tok, st.rec) == nil {
+			if MayAnswer(st.rec, TokenHolder(tok)).Allowed {
 				source = SourcePerson
 			}
-			out, err := s.answer(ctx, st.rec.Key, st.reply, tok.Name, source, nil)
+			out, err := s.answer(ctx, st.rec.Key, st.reply, TokenHolder(tok), source)
 			switch {
 			case err == nil && out.Answer == nil:
 				continue // one vote of several: the run's state waits for the decision

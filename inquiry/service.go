@@ -362,53 +362,46 @@ func (s *Service) expireDue(ctx context.Context) error {
 	return err
 }
 
-// Answer records a person's reply to a pending inquiry: checked with CheckAnswer, capped, and
-// stored by a conditional update so that the first answer wins. by is who answered (a Slack user
-// id or a token name). A later answer gets CodeAlreadyResolved together with the record as it
-// stands, so the caller can say who answered first.
+// Answer records the reply of who (as their channel saw them) to a pending inquiry: MayAnswer
+// decides whether who may answer it, the one rule for every edge; then it is checked with
+// CheckAnswer, capped, and stored by a conditional update so that the first answer wins. A later
+// answer gets CodeAlreadyResolved together with the record as it stands, so the caller can say
+// who answered first.
 //
 // No answer is a person's after the inquiry's expiry: from expires_at on, an answer finds the
 // inquiry expired (resolving it then if the sweeper has not) and gets CodeAlreadyResolved with
 // the sentence that says it expired and what was assumed.
-func (s *Service) Answer(ctx context.Context, key string, reply Reply, by string) (*Record, error) {
-	return s.answer(ctx, key, reply, by, SourcePerson, nil)
-}
-
-// AnswerAs records the reply of the caller holding tok (the API, the CLI): MayAnswer decides
-// whether it may — the answer scope, its namespace, and never the token that asked — and the
-// token's name is who answered.
-func (s *Service) AnswerAs(ctx context.Context, key string, reply Reply, tok *Token) (*Record, error) {
-	return s.answer(ctx, key, reply, tok.Name, SourcePerson, tok)
+func (s *Service) Answer(ctx context.Context, key string, reply Reply, who Identity) (*Record, error) {
+	return s.answer(ctx, key, reply, who, SourcePerson)
 }
 
 // AnswerRead is Answer for an inquiry the caller has just read with Get — the Slack app reads it
-// to decide who may answer before it answers — and saves reading it a second time. The record
-// read may be stale by then; the conditional update decides all the same (first answer wins),
-// and an inquiry resolved since gets CodeAlreadyResolved with the record as it stands.
-func (s *Service) AnswerRead(ctx context.Context, rec *Record, reply Reply, by string) (*Record, error) {
-	return s.answerRecord(ctx, rec, reply, by, SourcePerson, nil)
+// to tell a person what happened before they answer — and saves reading it a second time. The
+// record read may be stale by then; the conditional update decides all the same (first answer
+// wins), and an inquiry resolved since gets CodeAlreadyResolved with the record as it stands.
+func (s *Service) AnswerRead(ctx context.Context, rec *Record, reply Reply, who Identity) (*Record, error) {
+	return s.answerRecord(ctx, rec, reply, who, SourcePerson)
 }
 
-// answer checks, caps and records reply to the inquiry with key as source by by; with tok, the
-// token must be allowed to answer it (MayAnswer), checked before anything else is said of the
-// inquiry.
-func (s *Service) answer(ctx context.Context, key string, reply Reply, by string, source Source, tok *Token) (*Record, error) {
+// answer checks, caps and records reply to the inquiry with key as source by who.
+func (s *Service) answer(ctx context.Context, key string, reply Reply, who Identity, source Source) (*Record, error) {
 	rec, err := s.Store.Inquiry(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	return s.answerRecord(ctx, rec, reply, by, source, tok)
+	return s.answerRecord(ctx, rec, reply, who, source)
 }
 
-// answerRecord is answer of the inquiry rec, as read from the store.
-func (s *Service) answerRecord(ctx context.Context, rec *Record, reply Reply, by string, source Source, tok *Token) (*Record, error) {
+// answerRecord is answer of the inquiry rec, as read from the store. Who may give it is decided
+// before anything else is said of the inquiry: a person's answer by MayAnswer, a run's caller's
+// (SourceCaller, a token's) by MayHandBack.
+func (s *Service) answerRecord(ctx context.Context, rec *Record, reply Reply, who Identity, source Source) (*Record, error) {
 	var err error
-	if tok != nil {
-		if err := MayAnswer(tok, rec); err != nil {
-			return nil, err
+	if source == SourcePerson {
+		if p := MayAnswer(rec, who); !p.Allowed {
+			return nil, p.Err()
 		}
-	}
-	if err := NotRequester(rec, by); err != nil {
+	} else if err := MayHandBack(rec, who.Token); err != nil {
 		return nil, err
 	}
 	if rec, err = s.current(ctx, rec); err != nil {
@@ -429,10 +422,8 @@ func (s *Service) answerRecord(ctx context.Context, rec *Record, reply Reply, by
 		}
 		return rec, AlreadyResolved(rec)
 	}
-	if n := rec.Quorum(); n > 1 && source != SourcePerson {
-		return rec, Errorf(CodeForbidden, "inquiry %s needs %d people's approvals, which a run's caller cannot give for them: let them answer it, and resume with it once decided, or leave it out", rec.Key, n)
-	}
-	if rec.Quorum() > 1 && source == SourcePerson {
+	by := who.AnsweredBy()
+	if rec.Quorum() > 1 {
 		return s.vote(ctx, rec, Vote{By: by, Value: a.Value, Text: a.Text, Declined: a.Declined, At: now, Via: ViaFrom(ctx)})
 	}
 	a.Source, a.AnsweredBy, a.AnsweredAt = source, by, now

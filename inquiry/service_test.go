@@ -129,13 +129,13 @@ func TestAskedOnceAndFirstAnswerWins(t *testing.T) {
 	_, _, err = b.svc.Ask(b.ctx, ask(inquiry.PolicyAsk, other))
 	require.Equal(t, inquiry.CodeIDConflict, inquiry.ErrorCode(err))
 
-	rec, err := b.svc.Answer(b.ctx, first.Key, inquiry.Reply{Text: "  MERGE "}, "U123")
+	rec, err := b.svc.Answer(b.ctx, first.Key, inquiry.Reply{Text: "  MERGE "}, inquiry.SlackUser("U123", nil))
 	require.NoError(t, err)
 	require.Equal(t, "merge", rec.Answer.Value.First())
 	require.Equal(t, inquiry.SourcePerson, rec.Answer.Source)
 	require.Equal(t, "U123", rec.Answer.AnsweredBy)
 
-	rec, err = b.svc.Answer(b.ctx, first.Key, inquiry.Reply{Value: inquiry.One("hold")}, "U999")
+	rec, err = b.svc.Answer(b.ctx, first.Key, inquiry.Reply{Value: inquiry.One("hold")}, inquiry.SlackUser("U999", nil))
 	require.ErrorIs(t, err, inquiry.ErrAlreadyResolved)
 	require.Contains(t, inquiry.ErrorMessage(err), "U123")
 	require.Equal(t, "merge", rec.Answer.Value.First(), "the first answer stands")
@@ -145,7 +145,7 @@ func TestAnswerRefusesNoneOfTheOffered(t *testing.T) {
 	b := setup(t)
 	rec, _, err := b.svc.Ask(b.ctx, ask(inquiry.PolicyAsk, merge()))
 	require.NoError(t, err)
-	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Text: "yes, merge it"}, "U1")
+	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Text: "yes, merge it"}, inquiry.SlackUser("U1", nil))
 	require.Equal(t, inquiry.CodeInvalidAnswer, inquiry.ErrorCode(err))
 	got, err := b.svc.Get(b.ctx, rec.Key)
 	require.NoError(t, err)
@@ -171,7 +171,7 @@ func TestWaitWakesOnAnswer(t *testing.T) {
 	require.NoError(t, err)
 	done := waitAside(t, b, rec.Key)
 	time.Sleep(50 * time.Millisecond)
-	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	select {
 	case got := <-done:
@@ -233,9 +233,9 @@ func TestRunThreeOutcomes(t *testing.T) {
 	in.ID, in.Kind, in.Options, in.Default = "deploy-42:notes", inquiry.KindText, nil, inquiry.Value{}
 	res2, err := b.svc.AskInRun(asNS(b.ctx), "deploy-42", inquiry.AskRequest{Inquiry: in})
 	require.NoError(t, err)
-	_, err = b.svc.Answer(b.ctx, res.Inquiry.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	_, err = b.svc.Answer(b.ctx, res.Inquiry.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
-	_, err = b.svc.Answer(b.ctx, res2.Inquiry.Key, inquiry.Reply{Text: long}, "U1")
+	_, err = b.svc.Answer(b.ctx, res2.Inquiry.Key, inquiry.Reply{Text: long}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	run, err := b.svc.GetRun(asNS(b.ctx), "deploy-42")
 	require.NoError(t, err)
@@ -433,7 +433,7 @@ func TestExpiryIsExactWhereverItIsLookedAt(t *testing.T) {
 		require.NoError(t, err)
 
 		b.clock.Add(time.Hour) // exactly at the expiry: no longer a person's to answer
-		out, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+		out, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 		require.Equal(t, inquiry.CodeAlreadyResolved, inquiry.ErrorCode(err))
 		require.Contains(t, inquiry.ErrorMessage(err), "expired")
 		require.Contains(t, inquiry.ErrorMessage(err), "Hold (assumed: nobody answered in time)")
@@ -473,7 +473,7 @@ func TestExpiryIsExactWhereverItIsLookedAt(t *testing.T) {
 						t.Error(err)
 					}
 				case 3:
-					_, err := b.svc.Answer(b.ctx, rec2.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U2")
+					_, err := b.svc.Answer(b.ctx, rec2.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U2", nil))
 					if inquiry.ErrorCode(err) != inquiry.CodeAlreadyResolved {
 						t.Errorf("an answer after the expiry: %v", err)
 					}
@@ -663,7 +663,7 @@ func TestParkedAnswerNeverOverfillsARun(t *testing.T) {
 
 	_, err = b.svc.Resume(ctx, "r1", smallAnswers(0, inquiry.MaxRunAnswers))
 	require.NoError(t, err)
-	rec, err := b.svc.Answer(b.ctx, res.Inquiry.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	rec, err := b.svc.Answer(b.ctx, res.Inquiry.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err, "the person's answer is taken")
 	require.Equal(t, inquiry.StatusAnswered, rec.Status)
 
@@ -1058,7 +1058,7 @@ func TestTheServiceKicksForWhatItEnqueued(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []inquiry.DeliveryKind{inquiry.DeliverCallback}, kicks[1], "resolved at once by its policy: only the callback")
 
-	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	require.Len(t, kicks, 3)
 	require.Empty(t, kicks[2], "a resolution kicks every class")
@@ -1190,7 +1190,7 @@ func TestTallyUpdateAfterResolutionIsSkipped(t *testing.T) {
 	// Both votes before the dispatcher runs again: the first one's tally update is still due
 	// when the second resolves the inquiry.
 	for _, who := range []string{"U1", "U2"} {
-		_, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("yes")}, who)
+		_, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("yes")}, inquiry.SlackUser(who, nil))
 		require.NoError(t, err)
 	}
 	for range 3 {
@@ -1218,7 +1218,7 @@ func TestAWaitFollowsAnExtendedExpiry(t *testing.T) {
 	_, err = b.svc.Extend(b.ctx, rec.Key, 0, "U1")
 	require.NoError(t, err)
 	time.Sleep(time.Until(at.Add(300 * time.Millisecond))) // past the old expiry
-	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	select {
 	case got := <-done:
@@ -1255,7 +1255,7 @@ func TestAnExpiryReadBeforeAnExtendLosesToIt(t *testing.T) {
 	require.Equal(t, *ext.ExpiresAt, *got.ExpiresAt)
 	_, err = b.svc.Expire(b.ctx, due[0]) // one alone, as a read past the old expiry would
 	require.Equal(t, inquiry.CodeAlreadyResolved, inquiry.ErrorCode(err))
-	out, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	out, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	require.Equal(t, inquiry.StatusAnswered, out.Status)
 }

@@ -290,23 +290,6 @@ func (s *Service) RevokeToken(ctx context.Context, name string) (*Token, error) 
 	return nil, Errorf(CodeNotFound, "token %q was revoked and is gone from the list: bot token list shows the rest", name)
 }
 
-// MayAnswer returns nil when the token may answer rec, else the refusal (CodeForbidden) in one
-// sentence: it needs the answer scope; a token bound to a namespace answers only that
-// namespace's inquiries; and the token that asked an inquiry never answers it — an agent does
-// not approve its own question. The one exception is an admin token, the operator's own.
-func MayAnswer(t *Token, rec *Record) error {
-	if !t.Has(ScopeAnswer) {
-		return Errorf(CodeForbidden, "token %q lacks the answer scope answering needs: answer with a token created with `bot token create --scope answer`", t.Name)
-	}
-	if !t.SeesAll() && rec.Namespace != t.Namespace {
-		return Errorf(CodeForbidden, "token %q answers only namespace %q and inquiry %s belongs to another: answer it with a token of that namespace, or one created without --namespace", t.Name, t.Namespace, rec.Key)
-	}
-	if rec.AskedBy != "" && rec.AskedBy == t.Name && !t.IsAdmin() {
-		return Errorf(CodeForbidden, "token %q asked inquiry %s and may not answer it: an asker never answers its own question; a person answers it in Slack or with a token of their own", t.Name, rec.Key)
-	}
-	return nil
-}
-
 // IsAdmin reports whether the token carries the admin scope itself.
 func (t *Token) IsAdmin() bool {
 	for _, sc := range t.Scopes {

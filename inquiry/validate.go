@@ -66,13 +66,14 @@ func invalid(field, format string, args ...any) *Error {
 	return FieldErrorf(CodeInvalidInquiry, field, format, args...)
 }
 
-// checkID enforces 1..MaxIDChars printable characters.
+// checkID enforces 1..MaxIDChars printable characters, not all of which look blank (LooksBlank):
+// an id that shows as nothing names nothing anyone can read.
 func checkID(field, s, fix string) error {
 	switch n := utf8.RuneCountInString(s); {
 	case s == "":
 		return invalid(field, "%s is required: %s", field, fix)
-	case strings.TrimSpace(s) == "":
-		return invalid(field, "%s is only blanks: %s", field, fix)
+	case strings.TrimFunc(s, LooksBlank) == "":
+		return invalid(field, "%s is only blanks or characters that show as nothing (such as U+2800 or U+115F): %s", field, fix)
 	case !utf8.ValidString(s):
 		return invalid(field, "%s is not valid UTF-8: %s", field, fix)
 	case n > MaxIDChars:

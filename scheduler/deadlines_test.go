@@ -144,7 +144,7 @@ func TestRemindersAtTheirTimesAndNeverAfterAnAnswer(t *testing.T) {
 		sweepAndDrain(t, r)
 		require.Equal(t, []int{1}, f.remindersOf(waits.Key), "a sweep again sends nothing again")
 
-		_, err = r.svc.Answer(ctx, answered.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+		_, err = r.svc.Answer(ctx, answered.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 		require.NoError(t, err)
 
 		c.Add(20 * time.Minute)
@@ -233,7 +233,7 @@ func TestEscalationChainOfTwoSteps(t *testing.T) {
 			eventTypes(t, r, rec.Key))
 
 		// The answer is the one inquiry's, and the update reaches the escalated message too.
-		_, err = r.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U2")
+		_, err = r.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U2", nil))
 		require.NoError(t, err)
 		_, err = r.disp.Drain(ctx)
 		require.NoError(t, err)

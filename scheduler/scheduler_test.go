@@ -104,7 +104,7 @@ func TestExpiry(t *testing.T) {
 		require.Equal(t, inquiry.StatusPending, got.Status)
 
 		// A person who answers after the expiry changes nothing.
-		_, err = r.svc.Answer(ctx, with.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+		_, err = r.svc.Answer(ctx, with.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 		require.ErrorIs(t, err, inquiry.ErrAlreadyResolved)
 		require.Contains(t, inquiry.ErrorMessage(err), "expired")
 	})
@@ -387,7 +387,7 @@ func TestLongPollWakesAcrossReplicas(t *testing.T) {
 		close(woke)
 	}()
 	time.Sleep(100 * time.Millisecond)
-	_, err = b.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+	_, err = b.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	answered := time.Now()
 	select {
@@ -408,7 +408,7 @@ func TestRetentionDeletesOldResolvedInquiries(t *testing.T) {
 		r.sched.Retention = 90 * 24 * time.Hour
 		old, _, err := r.svc.Ask(ctx, choice("old", c.Now().Add(time.Hour), "hold"))
 		require.NoError(t, err)
-		_, err = r.svc.Answer(ctx, old.Key, inquiry.Reply{Value: inquiry.One("merge")}, "U1")
+		_, err = r.svc.Answer(ctx, old.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 		require.NoError(t, err)
 		stillPending, _, err := r.svc.Ask(ctx, choice("pending", c.Now().Add(365*24*time.Hour), "hold"))
 		require.NoError(t, err)
@@ -416,7 +416,7 @@ func TestRetentionDeletesOldResolvedInquiries(t *testing.T) {
 		c.Add(89 * 24 * time.Hour)
 		recent, _, err := r.svc.Ask(ctx, choice("recent", c.Now().Add(time.Hour), "hold"))
 		require.NoError(t, err)
-		_, err = r.svc.Answer(ctx, recent.Key, inquiry.Reply{Value: inquiry.One("hold")}, "U1")
+		_, err = r.svc.Answer(ctx, recent.Key, inquiry.Reply{Value: inquiry.One("hold")}, inquiry.SlackUser("U1", nil))
 		require.NoError(t, err)
 		require.Zero(t, r.sched.Sweep(ctx).Deleted, "89 days old is kept")
 

@@ -21,7 +21,7 @@
 //   - the App Home (home.go): app_home_opened publishes, with views.publish, the questions
 //     waiting for whoever opened the tab (blockkit.HomeView), and a message update publishes it
 //     again for the people it matters to who opened theirs lately;
-//   - who may answer (inquiry.PersonMayAnswer over answerers: user ids, and user groups resolved
+//   - who may answer (inquiry.MayAnswer of the identity "slack:U…": user ids, and user groups resolved
 //     with usergroups.users.list) and the ephemeral sentences people get when they may not, are late, or typed something
 //     that is none of the offered answers;
 //   - team approvals at the edge: the ephemeral confirming a vote ("Your vote is in: 1 of 2

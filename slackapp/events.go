@@ -103,7 +103,7 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 	}
 	several := len(pending) > 1
 	reply := inquiry.ReplyOf(&rec.Inquiry, unescape(m.Text)) // "no: the tests fail" carries its reason
-	out, err := a.svc.Answer(inquiry.WithVia(ctx, inquiry.ViaSlack), rec.Key, reply, m.User)
+	out, err := a.svc.Answer(inquiry.WithVia(ctx, inquiry.ViaSlack), rec.Key, reply, a.identity(ctx, rec.Key, m.User))
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in a slack thread", "key", rec.Key, "user", m.User, "pending_in_thread", len(pending))
@@ -116,7 +116,7 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 		}
 		a.tell(at, m.User, strings.Join(say, " "))
 	case inquiry.CodeForbidden:
-		a.tell(at, m.User, sayRequester)
+		a.tell(at, m.User, sayForbidden(err))
 	case inquiry.CodeAlreadyResolved:
 		if out == nil {
 			out = rec

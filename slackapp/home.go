@@ -90,7 +90,7 @@ func (a *App) publishHome(ctx context.Context, user string) error {
 }
 
 // homeOf gathers what user's Home tab shows: of the newest pending questions posted in Slack,
-// those that name them among who may answer (inquiry.PersonMayAnswer: themselves or a user group
+// those that name them among who may answer (inquiry.MayAnswer: themselves or a user group
 // of theirs, and not requested by them), newest first; and what they answered lately. A question
 // that names nobody may be answered by anyone in its channel but waits for no one in particular:
 // it is not listed, as the channel may be one the person is not in.

@@ -188,7 +188,7 @@ func (a *App) mayAnswer(ctx context.Context, key, user string, answering bool) (
 // record records a person's reply to rec (mayAnswer's read, not read again) through the
 // service, and remembers the outcome when it is a resolution.
 func (a *App) record(ctx context.Context, rec *inquiry.Record, reply inquiry.Reply, user string) (*inquiry.Record, error) {
-	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, user)
+	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, a.identity(ctx, rec.Key, user))
 	a.settled.put(out, a.now())
 	return out, err
 }
@@ -202,7 +202,7 @@ func (a *App) answer(ctx context.Context, rec *inquiry.Record, reply inquiry.Rep
 		a.log.InfoContext(ctx, "answered in slack", "key", rec.Key, "user", user)
 		a.tell(at, user, sayVoted(rec, out, user))
 	case inquiry.CodeForbidden:
-		a.tell(at, user, sayRequester)
+		a.tell(at, user, sayForbidden(err))
 	case inquiry.CodeAlreadyResolved:
 		if out == nil {
 			out = rec

@@ -13,31 +13,41 @@ import (
 // groupTimeout bounds a usergroups.users.list inside an interaction's three seconds.
 const groupTimeout = 1500 * time.Millisecond
 
-// refusal returns "" when user may answer rec, else the sentence to tell them. The rule is the
-// domain's (inquiry.PersonMayAnswer): whoever requested_by names may not; with no answerers
-// anybody else may; otherwise user must be listed or be a member of a listed user group. A group
-// that cannot be resolved right now admits nobody: the check fails closed.
+// refusal returns "" when user may answer rec, else the sentence to tell them. The decision is
+// the service's one rule (inquiry.MayAnswer), from the identity of the Slack user; this only
+// says it in Slack's words, naming who may answer with mentions.
 func (a *App) refusal(ctx context.Context, rec *inquiry.Record, user string) string {
-	p := a.permission(ctx, rec, user)
-	switch {
-	case p.Requester:
-		return sayRequester // four eyes, before any list: whoever asked never gives it
-	case p.Allowed:
-		return ""
-	}
-	return sayNotAnswerer(inquiry.Answerers(rec), p.Unchecked)
+	return saySlackRefusal(a.permission(ctx, rec, user))
 }
 
-// permission is inquiry.PersonMayAnswer with the members of user groups read from Slack
-// (cached).
+// saySlackRefusal is the sentence of a refusal of MayAnswer in Slack: "" when allowed.
+func saySlackRefusal(p inquiry.Permission) string {
+	switch {
+	case p.Allowed:
+		return ""
+	case p.Refused == inquiry.RefusedRequester:
+		return sayRequester // four eyes, before any list: whoever asked never gives it
+	case p.Refused == inquiry.RefusedNotNamed:
+		return sayNotAnswerer(p.Answerers, p.Unchecked)
+	}
+	return sayForbidden(p.Err())
+}
+
+// permission is inquiry.MayAnswer of the Slack user user.
 func (a *App) permission(ctx context.Context, rec *inquiry.Record, user string) inquiry.Permission {
-	return inquiry.PersonMayAnswer(rec, user, func(id string) (bool, error) {
+	return inquiry.MayAnswer(rec, a.identity(ctx, rec.Key, user))
+}
+
+// identity is the Slack user user as the service knows them: "slack:U…", with the members of
+// user groups read from Slack (cached) for the rule to weigh.
+func (a *App) identity(ctx context.Context, key, user string) inquiry.Identity {
+	return inquiry.SlackUser(user, func(id string) (bool, error) {
 		if !blockkit.IsGroupID(id) {
 			return false, nil
 		}
 		members, err := a.groups.members(ctx, id)
 		if err != nil {
-			a.log.WarnContext(ctx, "resolve a user group of answerers", "group", id, "key", rec.Key, "err", err)
+			a.log.WarnContext(ctx, "resolve a user group of answerers", "group", id, "key", key, "err", err)
 			return false, err
 		}
 		return members[user], nil

@@ -1,6 +1,7 @@
 package slackapp
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ const (
 	sayTryAgainPlain = "Your answer could not be recorded just now: please try again in a moment."
 	sayLostForm      = "This form lost its question: close it and answer in the question's thread instead."
 	sayNobody        = "this answer names no Slack user, so it was not taken." // never sent: there is nobody to send it to
-	// sayRequester refuses whoever requested_by names (inquiry.NotRequester, CodeForbidden).
+	// sayRequester refuses whoever requested_by names (inquiry.RefusedRequester, CodeForbidden).
 	sayRequester = "You asked for this approval: someone else must give it."
 )
 
@@ -78,6 +79,18 @@ func sayNoReason(rec *inquiry.Record, err error) string {
 
 // plainMessage is an error's sentence for a modal's input block: plain text, one line.
 func plainMessage(err error) string { return inquiry.OneLine(inquiry.ErrorMessage(err), 300) }
+
+// sayForbidden is the service's refusal of an answer (CodeForbidden) in Slack: four eyes in
+// Slack's own words, any other refusal as the service says it.
+func sayForbidden(err error) string {
+	if inquiry.RefusalOf(err) == inquiry.RefusedRequester {
+		return sayRequester
+	}
+	if e, ok := errors.AsType[*inquiry.Error](err); ok {
+		return blockkit.Escape(e.Message)
+	}
+	return sayTryAgain
+}
 
 // sayNotAnswerer refuses a person outside the answerers, naming who may answer.
 func sayNotAnswerer(ids, unchecked []string) string {
