@@ -180,7 +180,7 @@ type Vote struct {
 func WithVote(votes []Vote, v Vote) []Vote {
 	out := make([]Vote, 0, len(votes)+1)
 	for _, old := range votes {
-		if old.By != v.By {
+		if CanonID(old.By) != CanonID(v.By) { // one person, however their id was spelt
 			out = append(out, old)
 		}
 	}

@@ -179,3 +179,17 @@ func TestLongestLinkOpens(t *testing.T) {
 		t.Fatalf("got %+v, want %+v", *got, l)
 	}
 }
+
+// TestLinkPageWordsLimit: the page refuses prose over the one ceiling, counted in characters, for
+// the person to shorten (it is not cut).
+func TestLinkPageWordsLimit(t *testing.T) {
+	for _, ch := range []string{"a", "é", "漢", "😀"} {
+		if err := checkWords(strings.Repeat(ch, DefaultAnswerChars)); err != nil {
+			t.Errorf("%d × %q: %v", DefaultAnswerChars, ch, err)
+		}
+		err := checkWords(strings.Repeat(ch, DefaultAnswerChars+1))
+		if ErrorCode(err) != CodeInvalidAnswer || !strings.Contains(err.Error(), "2001 characters long but may have at most 2000") {
+			t.Errorf("%d × %q: %v, want invalid_answer naming both lengths", DefaultAnswerChars+1, ch, err)
+		}
+	}
+}
