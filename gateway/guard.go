@@ -22,11 +22,13 @@ type Resolver interface {
 	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
 }
 
-// Guard keeps callbacks away from the server's own network: a callback or resume URL must be
-// http(s), and its host must not resolve to a loopback, private (RFC 1918, unique local),
-// link-local (169.254/16 with the cloud metadata address, fe80::/10), unspecified, carrier-grade
-// NAT, multicast or reserved address, nor to an IPv6 address carrying one of those IPv4 addresses
-// (Refused) — unless its host[:port] is allow-listed (BOT_CALLBACK_HOSTS); a port it names must
+// Guard keeps callbacks away from the server's own network and from addresses that are not the
+// internet's: a callback or resume URL must be http(s), and its host must not resolve to an
+// address that is not global unicast by the IANA special-purpose registries — loopback, private,
+// link-local (with the cloud metadata address), unspecified, carrier-grade NAT, documentation,
+// discard, benchmarking, multicast, reserved and the rest of netrange.go's table — nor to an IPv6
+// address carrying such an IPv4 address (Refused), unless its host[:port] is allow-listed
+// (BOT_CALLBACK_HOSTS); a port it names must
 // be from 1 to 65535. The URL is checked when the inquiry or run is created, and every connection
 // is checked again at dial time against the address actually dialled, so neither DNS rebinding
 // nor a redirect (never followed anyway) can reach a refused address.
@@ -90,7 +92,7 @@ func (g *Guard) Check(ctx context.Context, field, raw string) error {
 		// 2130706433, 0177.0.0.1, 0x7f.1: what C's inet_aton (curl, a proxy, a browser) reads as
 		// an address. Go dials none of them, but neither is a host name worth a lookup.
 		if why := Refused(ip); why != "" {
-			return refusedURL(field, host, hostport, why+" ("+ip.String()+" written another way)")
+			return refusedURL(field, host, hostport, why+", as "+ip.String()+" written another way")
 		}
 		return inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s host %q is the address %s written another way: write it as %s", field, host, ip, ip)
 	}
@@ -110,7 +112,7 @@ func (g *Guard) Check(ctx context.Context, field, raw string) error {
 			continue
 		}
 		if why := Refused(ip); why != "" {
-			return refusedURL(field, host, hostport, why)
+			return refusedURL(field, host, hostport, "resolves to "+ip.WithZone("").String()+", "+why)
 		}
 	}
 	return nil
@@ -158,8 +160,13 @@ func numericIPv4(host string) (netip.Addr, bool) {
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
+// refusedURL is the refusal of a URL whose host is (or resolves to) an address Refused names:
+// why is "in PREFIX, WHAT" as Refused says it, or "resolves to ADDR, in PREFIX, WHAT".
 func refusedURL(field, host, hostport, why string) error {
-	return inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s host %q is %s, which callbacks may not reach: use a public host, or have the server's operator add %q to BOT_CALLBACK_HOSTS", field, host, why, hostport)
+	if !strings.HasPrefix(why, "resolves to ") {
+		why = "is " + why
+	}
+	return inquiry.FieldErrorf(inquiry.CodeInvalidInquiry, field, "%s host %q %s, which is not reachable on the internet: use a public address, or have the server's operator add %q to BOT_CALLBACK_HOSTS", field, host, why, hostport)
 }
 
 // parseCallbackURL accepts only absolute http(s) URLs without credentials (the URL is stored and
@@ -197,103 +204,6 @@ func canonicalAddr(u *url.URL) string {
 	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
-type refusedRange struct {
-	prefix netip.Prefix
-	what   string
-}
-
-const (
-	whatPrivate   = "a private address"
-	whatLoopback  = "a loopback address"
-	whatLinkLocal = "a link-local address"
-)
-
-var refusedRanges = func() []refusedRange {
-	var out []refusedRange
-	for _, r := range []struct{ cidr, what string }{
-		{"0.0.0.0/8", "an unspecified address"},
-		{"10.0.0.0/8", whatPrivate},
-		{"100.64.0.0/10", "a carrier-grade NAT address"},
-		{"127.0.0.0/8", whatLoopback},
-		{"169.254.0.0/16", whatLinkLocal + " (the cloud metadata service lives there)"},
-		{"172.16.0.0/12", whatPrivate},
-		{"192.0.0.0/24", "an IETF protocol address"},
-		{"192.168.0.0/16", whatPrivate},
-		{"198.18.0.0/15", "a benchmarking address"},
-		{"224.0.0.0/4", "a multicast address"},
-		{"240.0.0.0/4", "a reserved address"},
-		{"::/128", "an unspecified address"},
-		{"::1/128", whatLoopback},
-		{"fc00::/7", whatPrivate + " (unique local)"},
-		{"fe80::/10", whatLinkLocal},
-		{"ff00::/8", "a multicast address"},
-	} {
-		out = append(out, refusedRange{netip.MustParsePrefix(r.cidr), r.what})
-	}
-	return out
-}()
-
-// IPv6 forms that carry an IPv4 address, and reach it: where each keeps it.
-var (
-	compatible = netip.MustParsePrefix("::/96")           // IPv4-compatible (deprecated), last 32 bits
-	translated = netip.MustParsePrefix("::ffff:0:0:0/96") // IPv4-translated (SIIT), last 32 bits
-	nat64      = netip.MustParsePrefix("64:ff9b::/96")    // NAT64 well-known prefix, last 32 bits
-	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")  // NAT64 local use: wherever its prefix ends
-	sixToFour  = netip.MustParsePrefix("2002::/16")       // 6to4: bits 16..48
-	teredo     = netip.MustParsePrefix("2001::/32")       // Teredo: server bits 32..64, client last 32 inverted
-)
-
-const whatNAT64Local = "a local-use NAT64 address (in 64:ff9b:1::/48, where the local translator alone knows which IPv4 address it reaches)"
-
-// Refused says why callbacks may not reach ip ("" when they may): ip itself is in a refused
-// range, or ip is an IPv6 form that carries a refused IPv4 address (mapped, compatible,
-// translated, NAT64, 6to4, Teredo), which a translator, tunnel or the kernel delivers to that
-// IPv4 address.
-func Refused(ip netip.Addr) string {
-	ip = ip.WithZone("").Unmap() // IPv4-mapped is the IPv4 address itself
-	if why := inRefusedRange(ip); why != "" {
-		return why
-	}
-	if !ip.Is6() {
-		return ""
-	}
-	if nat64Local.Contains(ip) {
-		// The prefix may be /48, /56, /64 or /96 (RFC 6052), each putting the IPv4 address
-		// elsewhere: which one the translator reads is its configuration, unknown here, and a
-		// reading the guard did not make could reach the network behind it. An operator who
-		// routes callbacks through such a translator allow-lists their hosts.
-		return whatNAT64Local
-	}
-	b := ip.As16()
-	var carried [][4]byte
-	switch {
-	case compatible.Contains(ip), translated.Contains(ip), nat64.Contains(ip):
-		carried = append(carried, [4]byte(b[12:16]))
-	case sixToFour.Contains(ip):
-		carried = append(carried, [4]byte(b[2:6]))
-	case teredo.Contains(ip):
-		client := [4]byte{^b[12], ^b[13], ^b[14], ^b[15]}
-		carried = append(carried, [4]byte(b[4:8]), client)
-	}
-	for _, v4 := range carried {
-		a := netip.AddrFrom4(v4)
-		if why := inRefusedRange(a); why != "" {
-			return why + " (" + a.String() + " written as IPv6)"
-		}
-	}
-	return ""
-}
-
-// inRefusedRange names the refused range holding ip ("" for none).
-func inRefusedRange(ip netip.Addr) string {
-	for _, r := range refusedRanges {
-		if r.prefix.Contains(ip) {
-			return r.what
-		}
-	}
-	return ""
-}
-
 // RefusedAddrError is the dial-time refusal of an address.
 type RefusedAddrError struct {
 	Addr string
@@ -306,7 +216,7 @@ func (e *RefusedAddrError) Error() string {
 	if e.badPort {
 		return fmt.Sprintf("callback address %s has %s: correct the URL", e.Addr, e.Why)
 	}
-	return fmt.Sprintf("callback address %s is %s and not in BOT_CALLBACK_HOSTS", e.Addr, e.Why)
+	return fmt.Sprintf("callback address %s is %s, and not in BOT_CALLBACK_HOSTS", e.Addr, e.Why)
 }
 
 // DialContext dials addr (host:port as in the URL) checking the address actually dialled,

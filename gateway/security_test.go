@@ -629,16 +629,23 @@ func TestRefusedIPv6CarryingIPv4(t *testing.T) {
 		require.Contains(t, why, c.why, c.ip)
 	}
 	for _, ip := range []string{
-		"::ffff:8.8.8.8", "::ffff:0:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1",
-		"2001:0:5db8:d822::f7f7:f7f7", // Teredo: server 93.184.216.34, client 8.8.8.8
-		"2001:db8::7f00:1",            // documentation prefix, not Teredo
+		"::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1",
 		"2606:4700::7f00:1", "2a00:1450:4001::a00:1",
 	} {
 		require.Empty(t, gateway.Refused(netip.MustParseAddr(ip)), ip)
 	}
+	// Forms that are not global unicast are refused whatever public address they carry.
+	for ip, in := range map[string]string{
+		"::ffff:0:8.8.8.8":            "::ffff:0:0:0/96", // IPv4-translated
+		"::8.8.8.8":                   "::/96",           // IPv4-compatible
+		"2001:0:5db8:d822::f7f7:f7f7": "2001::/32",       // Teredo: server 93.184.216.34, client 8.8.8.8
+		"2001:db8::7f00:1":            "2001:db8::/32",   // documentation prefix, not Teredo
+	} {
+		require.Contains(t, gateway.Refused(netip.MustParseAddr(ip)), "in "+in+",", ip)
+	}
 	// A plain IPv6 refusal keeps its own name: ::1 is loopback, though it is ::0.0.0.1 too.
-	require.Equal(t, "a loopback address", gateway.Refused(netip.MustParseAddr("::1")))
-	require.Equal(t, "an unspecified address", gateway.Refused(netip.MustParseAddr("::")))
+	require.Equal(t, "in ::1/128, the loopback address (RFC 4291)", gateway.Refused(netip.MustParseAddr("::1")))
+	require.Equal(t, "in ::/128, the unspecified address (RFC 4291)", gateway.Refused(netip.MustParseAddr("::")))
 	require.Contains(t, gateway.Refused(netip.MustParseAddr("64:ff9b:1::808:808")), "NAT64")
 }
 
