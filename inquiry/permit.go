@@ -281,9 +281,16 @@ func linkMayAnswer(rec *Record, who Identity) Permission {
 }
 
 // channelAnswerers is MayAnswer on a channel with answerers of its own (Slack's: users, and
-// groups whose members who.MemberOf reads).
+// groups whose members who.MemberOf reads). A channel the rule does not know answers nothing:
+// a new channel names its answerers here before its people can answer.
 func channelAnswerers(rec *Record, who Identity) Permission {
-	ids := Answerers(rec) // widened by the escalation steps taken
+	var ids []string
+	switch who.Channel {
+	case ChannelSlack:
+		ids = Answerers(rec) // widened by the escalation steps taken
+	default:
+		return refuse(RefusedNobody, "answers from %s are not taken by this server: answer in Slack, through your own link, or with a token of your own", who.Channel)
+	}
 	if len(ids) == 0 {
 		return Permission{Allowed: true}
 	}

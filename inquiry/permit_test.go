@@ -89,6 +89,7 @@ func TestMayAnswerEveryIdentityEveryRestriction(t *testing.T) {
 		{"a slack payload naming no user", plain, nobody, inquiry.RefusedNobody, false},
 		{"a token identity without its token", plain, tokenNil, inquiry.RefusedNobody, false},
 		{"a link identity without its link", plain, linkNil, inquiry.RefusedNobody, false},
+		{"a channel the rule does not know", plain, inquiry.Identity{Channel: "carrier-pigeon", ID: "p1"}, inquiry.RefusedNobody, false},
 
 		// A plain question: anybody who sees it, never the asking token.
 		{"plain: slack user", plain, carol, ok, false},
