@@ -30,6 +30,10 @@ words that start with a dash.
 reason") refuses an answer without one. For one that needs several people, your answer is your
 vote: bot answer 2 no --reason "not on a Friday".
 
+An answer is the person's: in an agent harness's tool shell (CLAUDECODE=1, AI_AGENT, the Codex,
+Gemini CLI and Cursor agent markers, or BOT_AGENT_SHELL=1, which bot mcp sets) bot answer
+refuses and sends nothing. Answer in Slack, on the answer page, or from your own terminal.
+
 Flags:
 `
 
@@ -43,6 +47,10 @@ func runAnswer(ctx context.Context, e *env) error {
 		if err == errHelpShown {
 			return nil
 		}
+		return err
+	}
+	// Before anything is read or sent: an agent's shell never answers as the person.
+	if err := refuseInAgentShell(e, "bot answer", ""); err != nil {
 		return err
 	}
 	if len(pos) == 0 {

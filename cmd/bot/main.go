@@ -44,6 +44,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// setenv changes the process's environment, which what it starts inherits (os.Setenv; nil:
+	// os.Setenv too).
+	setenv func(key, value string) error
 }
 
 type command struct {
@@ -126,7 +129,7 @@ func run(ctx context.Context, e *env) int {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, &env{args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	code := run(ctx, &env{args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, setenv: os.Setenv})
 	stop()
 	os.Exit(code)
 }

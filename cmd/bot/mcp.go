@@ -41,6 +41,12 @@ func runMCP(ctx context.Context, e *env) error {
 	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
+	// Whatever runs under this server's harness is an agent's: mark the environment that what
+	// this process starts inherits, so that bot answer run from there refuses. (bot hook, when
+	// it comes, sets it the same way at its start.)
+	if err := markAgentShell(e); err != nil {
+		return err
+	}
 	if fs.NArg() > 0 {
 		return exitf(exitUsage, "bot mcp takes no arguments: configure it with BOT_URL, BOT_TOKEN and BOT_MCP_POLICY")
 	}

@@ -37,8 +37,14 @@ type ptyBot struct {
 // startPTY runs bot args on a 100×30 pseudo-terminal with the token file (the admin's).
 func (s *server) startPTY(t *testing.T, args ...string) *ptyBot {
 	t.Helper()
+	return s.startPTYEnv(t, nil, args...)
+}
+
+// startPTYEnv is startPTY with extra environment variables.
+func (s *server) startPTYEnv(t *testing.T, extra []string, args ...string) *ptyBot {
+	t.Helper()
 	cmd := exec.Command(botBin, args...)
-	cmd.Env = append(s.env(), "TERM=xterm")
+	cmd.Env = append(s.env("TERM=xterm"), extra...)
 	tty, pts, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
@@ -239,5 +245,32 @@ func TestQuestionsInteractiveWithoutATerminalLists(t *testing.T) {
 	}
 	if r := b.bot(t, "", "questions", "-i", "--json"); r.code != exitUsage || !strings.Contains(r.stderr, "drop --all and --json") {
 		t.Errorf("bot questions -i --json:\n%s", r)
+	}
+}
+
+// In an agent harness's tool shell the picker does not start, even on a terminal (a harness may
+// give its tools one): it refuses with one sentence, status 2, the terminal untouched.
+func TestQuestionsInteractiveRefusedInAnAgentShell(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	picker := b.startPTYEnv(t, []string{"CLAUDECODE=1"}, "questions", "-i")
+	select {
+	case <-picker.done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the picker started in an agent's shell:\n%q", picker.screen.String())
+	}
+	// It has ended; what it wrote may still be on its way from the terminal.
+	eventually(t, "the refusal on the terminal", func() bool {
+		out := picker.screen.String()
+		return strings.Contains(out, "CLAUDECODE is set") && strings.Contains(out, "must come from the person")
+	})
+	if code := picker.cmd.ProcessState.ExitCode(); code != exitUsage {
+		t.Errorf("bot questions -i in an agent's shell exited %d, want %d", code, exitUsage)
+	}
+	if out := picker.screen.String(); strings.Contains(out, "\x1b[?1049h") {
+		t.Errorf("the picker drew its screen in an agent's shell:\n%q", out)
+	}
+	if !picker.lineMode(t) {
+		t.Error("the terminal was left in raw mode")
 	}
 }

@@ -28,7 +28,8 @@ in your own words, or an answer's number or words, as bot answer reads them (ans
 r 10); Enter, then y/n; Esc cancels. d declines, the arrow keys or j/k move between
 questions, q or Ctrl-C quits. For a multiple choice, digits add or remove answers and Enter
 asks to send them. The list follows the questions as they arrive and leave. Without a terminal
-(a pipe, a file) -i prints the list as without it.
+(a pipe, a file) -i prints the list as without it. In an agent harness's tool shell -i refuses,
+as bot answer does: the list is the agent's to read, the answer the person's to give.
 
 Flags:
 `
@@ -46,6 +47,13 @@ func runQuestions(ctx context.Context, e *env) error {
 	}
 	if *interactive && (*all || *asJSON) {
 		return exitf(exitUsage, "-i is the interactive picker and shows only the waiting questions: drop --all and --json, or drop -i to list")
+	}
+	if *interactive {
+		// The picker sends answers: refused in an agent's shell whether or not it has a terminal
+		// (a harness may give its tools one). Listing stays allowed.
+		if err := refuseInAgentShell(e, "bot questions -i", "; bot questions without -i lists the questions"); err != nil {
+			return err
+		}
 	}
 	c, err := newClient(e)
 	if err != nil {
