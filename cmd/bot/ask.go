@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"strconv"
@@ -23,8 +25,9 @@ Exit status:
   0  answered (for --confirm: yes)
   1  --confirm answered no (or in own words, which are not a yes)
   3  declined, expired without a default, cancelled, refused by policy, or nobody answered
-     within --timeout (the question then stays pending: its key is printed on stderr, answer it
-     with 'bot answer KEY ...' and run the same command again to pick the answer up)
+     within --timeout (the question then stays pending: its key and id are printed on stderr;
+     answer it with 'bot answer KEY ...' and run the same command with --id ID to pick the
+     answer up)
   4  unavailable: nobody can be asked (the transport cannot serve, or the inquiry failed)
   2  usage or any other error
 An expired question WITH a default prints the assumed answer and exits as that answer would;
@@ -38,9 +41,12 @@ gate, the pull request's author); --reason on_no asks a no for its reason. The e
 says the answer, and stderr says who decided:
   bot ask --confirm --question "Merge #42?" --approvals 2 --requested-by "$PR_AUTHOR" --reason on_no
 
-The same command finds the same inquiry (--id is derived from the question, kind, options and
-default): run again, it picks up the answer it already has. To ask afresh each time, give a
-fresh --id, e.g. --id "deploy-$(date +%F)".
+Each run asks anew: without --id the id is derived from the question, kind, options and
+default, plus a fresh part (cli:<fingerprint>:<time>-<random>), so a cron job's next run asks
+again rather than finding the last run's answer. Give --id for what must be asked once: the
+retries of one step (a job that re-runs after a crash, a CI job retried), which then find the
+same question and its answer, e.g. --id "deploy-$CI_PIPELINE_ID". In a run (--run) too, each
+bot ask without --id is a new question; the run's re-entry finds a recorded answer by --id.
 
 Flags:
 `
@@ -120,8 +126,8 @@ func runAsk(ctx context.Context, e *env) error {
 			return failed(ctx, err, true)
 		}
 		if !created && rec.CreatedAt.Before(start.Add(-10*time.Second)) {
-			fmt.Fprintf(e.stderr, "bot ask: this question (%s) was asked before, at %s; pass a fresh --id to ask it again\n",
-				rec.Key, rec.CreatedAt.Local().Format("2006-01-02 15:04"))
+			fmt.Fprintf(e.stderr, "bot ask: --id %s was asked before, at %s, as %s: this is that question; give another --id, or none, to ask anew\n",
+				req.ID, rec.CreatedAt.Local().Format("2006-01-02 15:04"), rec.Key)
 		}
 	}
 	if rec == nil {
@@ -138,7 +144,7 @@ func runAsk(ctx context.Context, e *env) error {
 			}
 			if err != nil {
 				if ctx.Err() != nil {
-					return exitf(exitUsage, "interrupted; question %s stays pending: answer it with bot answer %s, or run this command again to keep waiting", rec.Key, rec.Key)
+					return exitf(exitUsage, "interrupted; question %s stays pending: answer it with bot answer %s, or %s to keep waiting", rec.Key, rec.Key, f.rerun(req.ID))
 				}
 				return failed(ctx, err, true)
 			}
@@ -155,7 +161,7 @@ func runAsk(ctx context.Context, e *env) error {
 			return err
 		}
 	}
-	return askOutcome(e, rec, f.timeout, !f.json)
+	return askOutcome(e, rec, f.timeout, !f.json, f.rerun(req.ID))
 }
 
 // register defines the flags of bot ask on fs.
@@ -172,7 +178,7 @@ func (f *askFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.thread, "thread", "", "Slack thread ts to ask in")
 	fs.Var(&f.answerers, "answerer", "Slack user (U…) or user group (S…) who may answer, repeatable")
 	fs.StringVar(&f.run, "run", "", "the run this question belongs to (it waits on it, visible in bot runs)")
-	fs.StringVar(&f.id, "id", "", "the inquiry's stable id (default: derived from the question, kind, options and default)")
+	fs.StringVar(&f.id, "id", "", "the inquiry's stable id: the same --id finds the same question and its answer, for retries of one step (default: a new question each run, the id derived from the question plus a fresh part)")
 	fs.DurationVar(&f.timeout, "timeout", time.Hour, "how long to wait for the answer")
 	fs.StringVar(&f.policy, "policy", string(inquiry.PolicyAsk), "ask, default (assume the default, ask nobody) or refuse")
 	fs.StringVar(&f.transport, "transport", "", "slack or inbox (default: the server's)")
@@ -317,9 +323,29 @@ func (f *askFlags) request() (client.AskRequest, error) {
 	}
 	req.ID = strings.TrimSpace(f.id)
 	if req.ID == "" {
-		req.ID = inquiry.DerivedID("cli", &req.Inquiry)
+		// Each bot ask is a new ask: a cron job's next run must not find the last run's answer.
+		// The derived id keeps the same question's asks together; the fresh part tells them apart.
+		req.ID = inquiry.DerivedID("cli", &req.Inquiry) + ":" + freshPart(time.Now())
 	}
 	return req, nil
+}
+
+// freshPart is what makes an id without --id new on every run: the time it was asked, readable,
+// and 32 random bits for the runs of the same second (cron jobs start on the minute). Its 25
+// characters keep a derived id far under inquiry.MaxIDChars.
+func freshPart(now time.Time) string {
+	var b [4]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// rerun says how to run bot ask again to find the same question: as it was, with --id; else
+// with the id it made, which a run without --id would not find.
+func (f *askFlags) rerun(id string) string {
+	if strings.TrimSpace(f.id) != "" {
+		return "run this command again"
+	}
+	return "run this command again with --id " + id
 }
 
 // approval is the team approval the flags ask for, passed as given: the server's rules
@@ -369,8 +395,9 @@ func (f *askFlags) defaultValue(kind inquiry.Kind, opts []inquiry.Option) inquir
 	return inquiry.One(pick(d))
 }
 
-// askOutcome prints what a finished (or timed-out) ask came to and picks the exit status.
-func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool) error {
+// askOutcome prints what a finished (or timed-out) ask came to and picks the exit status; rerun
+// says how to pick up the answer of a question still pending.
+func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool, rerun string) error {
 	in := &rec.Inquiry
 	out := func(a *inquiry.Answer) {
 		if !print {
@@ -389,8 +416,8 @@ func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool) 
 		if timeout == 0 {
 			waited = "asked without waiting (--timeout 0)"
 		}
-		return exitf(exitDeclined, "%s; the question stays pending as %s: answer it with bot answer %s ..., and run this command again to pick the answer up",
-			waited, rec.Key, rec.Key)
+		return exitf(exitDeclined, "%s; the question stays pending as %s: answer it with bot answer %s ..., and %s to pick the answer up",
+			waited, rec.Key, rec.Key, rerun)
 	case inquiry.StatusCancelled:
 		return exitf(exitDeclined, "question %s was cancelled: nobody will answer it", rec.Key)
 	case inquiry.StatusFailed:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"io"
@@ -94,12 +95,6 @@ func TestAskConfirmExitsByTheAnswer(t *testing.T) {
 	}
 	if r := yes.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "yes" {
 		t.Fatalf("bot ask after yes:\n%s", r)
-	}
-
-	// The same command again finds the same inquiry and its answer, without asking.
-	again := b.ask(t, "--confirm", "--question", "Deploy?", "--timeout", "5s").wait(t)
-	if again.code != exitOK || strings.TrimSpace(again.stdout) != "yes" || strings.Contains(again.stderr, "waiting") {
-		t.Fatalf("the same bot ask again:\n%s", again)
 	}
 
 	no := b.ask(t, "--confirm", "--question", "Deploy the other one?")
@@ -298,12 +293,16 @@ func TestUnavailableAndTimeout(t *testing.T) {
 	if len(qs) != 1 || !strings.Contains(r.stderr, qs[0].Key) {
 		t.Fatalf("after the timeout: %+v\n%s", qs, r)
 	}
-	// Answered later, the same command picks the answer up.
+	// Answered later, the same command with the --id it printed picks the answer up (without
+	// --id it would ask anew).
+	if !strings.Contains(r.stderr, "--id "+qs[0].ID) {
+		t.Errorf("after the timeout, stderr does not say to run again with --id %s:\n%s", qs[0].ID, r)
+	}
 	if r := b.answer(t, qs[0].Key, "nobody", "but", "me"); r.code != 0 {
 		t.Fatalf("bot answer KEY:\n%s", r)
 	}
-	if r := b.ask(t, "--text", "--question", "Anyone there?", "--timeout", "2s").wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "nobody but me" {
-		t.Fatalf("the same bot ask after the answer:\n%s", r)
+	if r := b.ask(t, "--text", "--question", "Anyone there?", "--timeout", "2s", "--id", qs[0].ID).wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "nobody but me" {
+		t.Fatalf("the same bot ask with its --id after the answer:\n%s", r)
 	}
 
 	// Usage errors are exit 2 with one sentence.
@@ -351,14 +350,93 @@ func TestRuns(t *testing.T) {
 	if got.ID != "deploy-42" || got.WaitingOn != nil || len(got.Answers) != 1 {
 		t.Errorf("run = %+v", got)
 	}
+	var shipID string
 	for id, a := range got.Answers {
 		if !strings.HasPrefix(id, "cli:") || a.Value.First() != "yes" {
 			t.Errorf("run answers = %+v", got.Answers)
 		}
+		shipID = id
 	}
-	// A re-entry of the same step returns the recorded answer at once.
-	if r := b.ask(t, "--run", "deploy-42", "--confirm", "--question", "Ship it?", "--timeout", "3s").wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "yes" {
-		t.Fatalf("bot ask --run again:\n%s", r)
+	// A re-entry of the same step, by its --id, returns the recorded answer at once.
+	if r := b.ask(t, "--run", "deploy-42", "--id", shipID, "--confirm", "--question", "Ship it?", "--timeout", "3s").wait(t); r.code != 0 || strings.TrimSpace(r.stdout) != "yes" {
+		t.Fatalf("bot ask --run --id again:\n%s", r)
+	}
+	// Without --id, each bot ask is a new ask, in a run too.
+	if r := b.ask(t, "--run", "deploy-42", "--confirm", "--question", "Ship it?", "--timeout", "0").wait(t); r.code != exitDeclined || r.stdout != "" || !strings.Contains(r.stderr, "stays pending") {
+		t.Fatalf("bot ask --run without --id again:\n%s", r)
+	}
+	if qs := b.questions(t); len(qs) != 1 || qs[0].RunID != "deploy-42" || qs[0].ID == shipID || !strings.HasPrefix(qs[0].ID, shipID[:len("cli:")+16]) {
+		t.Fatalf("after bot ask --run without --id again: %+v", qs)
+	}
+}
+
+// TestAskWithoutIDAsksAnew: a cron job's bot ask without --id asks a new question each run — the
+// second day is asked, not answered at once by the first day's yes — while with --id a retry of
+// the same step finds the same inquiry and its answer.
+func TestAskWithoutIDAsksAnew(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	deploy := []string{"--confirm", "--question", "Deploy to production?"}
+
+	first := b.ask(t, deploy...)
+	day1 := b.waitPending(t, 1, first)[0]
+	if r := b.answer(t, day1.Key, "yes"); r.code != 0 {
+		t.Fatalf("bot answer:\n%s", r)
+	}
+	if r := first.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "yes" {
+		t.Fatalf("the first bot ask:\n%s", r)
+	}
+	second := b.ask(t, deploy...)
+	day2 := b.waitPending(t, 1, second)[0] // fails if it ended, answered by day 1's yes
+	if day2.Key == day1.Key || day2.ID == day1.ID {
+		t.Fatalf("the second run found the first's inquiry: %s %s", day2.Key, day2.ID)
+	}
+	for _, id := range []string{day1.ID, day2.ID} {
+		// The derived id (the same question's) and a fresh part, within the id's limits.
+		parts := strings.SplitN(id, ":", 3)
+		if len(parts) != 3 || parts[0] != "cli" || len(parts[1]) != 16 || parts[2] == "" || len(id) > inquiry.MaxIDChars || !strings.HasPrefix(day2.ID, "cli:"+parts[1]+":") {
+			t.Errorf("id %q: want cli:<fingerprint>:<fresh part>, at most %d characters", id, inquiry.MaxIDChars)
+		}
+		if r, bad := inquiry.Unprintable(id); bad {
+			t.Errorf("id %q has the unprintable %U", id, r)
+		}
+	}
+	if r := b.answer(t, day2.Key, "no"); r.code != 0 {
+		t.Fatalf("bot answer:\n%s", r)
+	}
+	if r := second.wait(t); r.code != exitNo || strings.TrimSpace(r.stdout) != "no" {
+		t.Fatalf("the second bot ask:\n%s", r)
+	}
+
+	// With --id, a retry of the same step finds the same inquiry and its answer, without asking.
+	step := append([]string{"--id", "deploy-2026-04-12"}, deploy...)
+	p := b.ask(t, step...)
+	q := b.waitPending(t, 1, p)[0]
+	if q.ID != "deploy-2026-04-12" {
+		t.Errorf("--id deploy-2026-04-12 asked %q", q.ID)
+	}
+	if r := b.answer(t, q.Key, "yes"); r.code != 0 {
+		t.Fatalf("bot answer:\n%s", r)
+	}
+	if r := p.wait(t); r.code != exitOK {
+		t.Fatalf("bot ask --id:\n%s", r)
+	}
+	again := b.ask(t, append(step, "--timeout", "5s")...).wait(t)
+	if again.code != exitOK || strings.TrimSpace(again.stdout) != "yes" || strings.Contains(again.stderr, "waiting") {
+		t.Fatalf("the same bot ask --id again:\n%s", again)
+	}
+	all, err := client.New(b.url, b.admin).ListAll(context.Background(), client.ListOptions{Limit: 500}, maxListed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range all {
+		if r.ID == "deploy-2026-04-12" {
+			n++
+		}
+	}
+	if n != 1 || len(all) != 3 {
+		t.Errorf("%d inquiries of id deploy-2026-04-12 among %d; want 1 among 3", n, len(all))
 	}
 }
 
@@ -721,10 +799,16 @@ func TestAskRequestFromFlags(t *testing.T) {
 		req.Config.Policy != inquiry.PolicyAsk || !strings.HasPrefix(req.ID, "cli:") {
 		t.Errorf("request = %+v", req)
 	}
+	// Without --id, each run asks anew: the same command gives another id, which begins with the
+	// same derived id (the question's fingerprint); another question another derived id.
 	same, _ := parse("--question", "Merge?", "--option", "merge=Merge now", "--option", "Hold", "--default", "merge now")
 	other, _ := parse("--question", "Merge?", "--option", "merge=Merge now", "--option", "Hold")
-	if same.ID != req.ID || other.ID == req.ID {
-		t.Errorf("ids %s %s %s: want the same command to give the same id, and another the other", req.ID, same.ID, other.ID)
+	derived := func(id string) string { return id[:strings.LastIndex(id, ":")] }
+	if same.ID == req.ID || derived(same.ID) != derived(req.ID) || derived(other.ID) == derived(req.ID) {
+		t.Errorf("ids %s %s %s: want the same command to give another id of the same derived one, and another question another", req.ID, same.ID, other.ID)
+	}
+	if fixed, _ := parse("--question", "Merge?", "--id", "  merge-42 "); fixed.ID != "merge-42" {
+		t.Errorf("--id merge-42: id %q", fixed.ID)
 	}
 	if req, _ := parse("--question", "Why?"); req.Kind != inquiry.KindText {
 		t.Errorf("no kind, no options: %s, want text", req.Kind)

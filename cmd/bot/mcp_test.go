@@ -73,7 +73,7 @@ func TestMCPOverStdio(t *testing.T) {
 	if asked.Status != mcptools.StatusPending || !strings.HasPrefix(asked.Key, "inq_") {
 		t.Fatalf("ask_human: %+v", asked)
 	}
-	// bot ask derives its id by the same rule, with its own prefix.
+	// bot ask derives its id by the same rule, with its own prefix, and adds a fresh part.
 	r := b.ask(t, "--confirm", "--question", "Deploy to production?", "--default", "no", "--timeout", "0", "--json").wait(t)
 	var cli struct {
 		ID string `json:"id"`
@@ -81,7 +81,7 @@ func TestMCPOverStdio(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &cli); err != nil || r.code != exitDeclined {
 		t.Fatalf("bot ask --timeout 0 --json: %v\n%s", err, r)
 	}
-	if strings.TrimPrefix(cli.ID, "cli:") != strings.TrimPrefix(asked.ID, "mcp:") || !strings.HasPrefix(asked.ID, "mcp:") {
+	if !strings.HasPrefix(strings.TrimPrefix(cli.ID, "cli:"), strings.TrimPrefix(asked.ID, "mcp:")+":") || !strings.HasPrefix(asked.ID, "mcp:") {
 		t.Errorf("derived ids differ beyond their prefix: bot ask %q, ask_human %q", cli.ID, asked.ID)
 	}
 
@@ -120,6 +120,7 @@ func TestMCPConfiguration(t *testing.T) {
 		code := run(context.Background(), &env{
 			args: append([]string{"mcp"}, args...), stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
 			getenv: func(k string) string { return vars[k] },
+			setenv: func(k, v string) error { return nil }, // not the test process's own environment
 		})
 		return code, stdout.String(), stderr.String()
 	}
