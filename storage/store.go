@@ -285,7 +285,7 @@ func (s *Store) forUpdate() string {
 func (s *Store) inTx(ctx context.Context, step string, fn func(tx *sqlx.Tx) error) error {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
-		return translate(err, step)
+		return translateBegin(err, step)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	if err := fn(tx); err != nil {
