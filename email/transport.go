@@ -9,6 +9,10 @@
 // marks the inquiry failed with the sentence; any other error (a 4xx, a connection that broke) is
 // retried with backoff. Every message has a Message-ID fixed by the inquiry and the recipient, so
 // that a retry after a broken connection reads, in a mail client, as the message it repeats.
+//
+// Addresses in Unicode: a domain goes out in its ASCII (IDNA) form, which every server takes; a
+// local part that is not ASCII needs a server that offers SMTPUTF8 (RFC 6531), and the delivery
+// fails for good, before anyone is mailed, when it does not.
 package email
 
 import (
@@ -20,11 +24,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	netmail "net/mail"
 	"net/textproto"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	mail "github.com/wneessen/go-mail"
+	"golang.org/x/net/idna"
 
 	"github.com/inquiry-bot/bot/inquiry"
 )
@@ -65,7 +72,7 @@ func (t *Transport) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Post
 		return inquiry.Posted{}, inquiry.Unavailable("the inquiry names nobody to mail: give email.to when asking through the email transport")
 	}
 	now := t.now()
-	msgs := make([]*mail.Msg, 0, len(to))
+	msgs := make([]outgoing, 0, len(to))
 	for _, addr := range to {
 		link, err := t.links.RecipientLink(ctx, rec, addr)
 		if err != nil {
@@ -91,7 +98,7 @@ func (t *Transport) Update(ctx context.Context, rec *inquiry.Record) error {
 		return nil
 	}
 	now := t.now()
-	msgs := make([]*mail.Msg, 0, len(to))
+	msgs := make([]outgoing, 0, len(to))
 	for _, addr := range to {
 		m, err := t.message(addr, messageID(rec.Key, "outcome", addr, t.cfg.From),
 			messageID(rec.Key, "question", addr, t.cfg.From), outcome(rec), now)
@@ -110,14 +117,33 @@ func (t *Transport) Update(ctx context.Context, rec *inquiry.Record) error {
 // Notice has nothing to do: an answer assumed by policy asked nobody, so nobody is mailed.
 func (t *Transport) Notice(context.Context, *inquiry.Record) error { return nil }
 
-// message builds one message to addr from the rendered parts.
-func (t *Transport) message(addr, id, inReplyTo string, p parts, now time.Time) (*mail.Msg, error) {
+// outgoing is one message of a delivery, with what its envelope asks of the server.
+type outgoing struct {
+	msg *mail.Msg
+	// to is the recipient as email.to names it.
+	to string
+	// utf8 says the recipient's or the sender's local part is not ASCII: only a server that
+	// offers SMTPUTF8 (RFC 6531) may be given it.
+	utf8, fromUTF8 bool
+}
+
+// message builds one message to addr from the rendered parts. A domain in Unicode is written in
+// its ASCII form (IDNA), which every server takes; a local part in Unicode has no ASCII form.
+func (t *Transport) message(addr, id, inReplyTo string, p parts, now time.Time) (outgoing, error) {
 	m := mail.NewMsg()
-	if err := m.From(t.cfg.From); err != nil {
-		return nil, inquiry.Unavailable("EMAIL_FROM %q is refused as a sender (%v): set EMAIL_FROM to an address such as bot@example.com", t.cfg.From, err)
+	from, fromUTF8, err := t.sender()
+	if err == nil {
+		m.SetAddrHeaderFromMailAddress(mail.HeaderFrom, from)
 	}
-	if err := m.To(addr); err != nil {
-		return nil, inquiry.Unavailable("%q cannot be mailed (%v): ask again with a plain address in email.to", addr, err)
+	if err != nil {
+		return outgoing{}, inquiry.Unavailable("EMAIL_FROM %q is refused as a sender (%v): set EMAIL_FROM to an address such as bot@example.com", t.cfg.From, err)
+	}
+	rcpt, needsUTF8, err := asciiDomain(addr)
+	if err != nil {
+		return outgoing{}, inquiry.Unavailable("%q cannot be mailed: its domain is not a valid internationalized domain name (%v): ask again with a plain address in email.to", addr, err)
+	}
+	if err := m.To(rcpt); err != nil {
+		return outgoing{}, inquiry.Unavailable("%q cannot be mailed (%v): ask again with a plain address in email.to", addr, err)
 	}
 	m.Subject(p.subject)
 	m.SetMessageIDWithValue(id)
@@ -131,11 +157,52 @@ func (t *Transport) message(addr, id, inReplyTo string, p parts, now time.Time) 
 	m.SetGenHeader(mail.HeaderXAutoResponseSuppress, "All")
 	m.SetBodyString(mail.TypeTextPlain, p.text)
 	m.AddAlternativeString(mail.TypeTextHTML, p.html)
-	return m, nil
+	return outgoing{msg: m, to: addr, utf8: needsUTF8, fromUTF8: fromUTF8}, nil
+}
+
+// sender is EMAIL_FROM with its domain in ASCII, and whether its local part needs SMTPUTF8.
+func (t *Transport) sender() (*netmail.Address, bool, error) {
+	from, err := netmail.ParseAddress(t.cfg.From)
+	if err != nil {
+		return nil, false, err
+	}
+	var needsUTF8 bool
+	if from.Address, needsUTF8, err = asciiDomain(from.Address); err != nil {
+		return nil, false, err
+	}
+	return from, needsUTF8, nil
+}
+
+// asciiDomain is addr with its domain in ASCII (IDNA's lookup form: "ü.de" is "xn--tda.de"), and
+// whether its local part is not ASCII, which no conversion can help. An ASCII domain is left as
+// it is: IDNA's rules are stricter than what mail servers take (an underscore, for one).
+func asciiDomain(addr string) (string, bool, error) {
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 {
+		return addr, !isASCII(addr), nil
+	}
+	local, domain := addr[:at], addr[at+1:]
+	if !isASCII(domain) {
+		d, err := idna.Lookup.ToASCII(domain)
+		if err != nil {
+			return "", false, err
+		}
+		domain = d
+	}
+	return local + "@" + domain, !isASCII(local), nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // send delivers msgs in one session, and reads the failure as the dispatcher needs it.
-func (t *Transport) send(ctx context.Context, op string, msgs []*mail.Msg) error {
+func (t *Transport) send(ctx context.Context, op string, msgs []outgoing) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	opts := []mail.Option{mail.WithPort(t.cfg.Port), mail.WithTimeout(t.Timeout), mail.WithoutNoop()}
@@ -158,8 +225,35 @@ func (t *Transport) send(ctx context.Context, op string, msgs []*mail.Msg) error
 	if err != nil {
 		return inquiry.Unavailable("%s: the mail settings are unusable (%v): check SMTP_URL", op, err)
 	}
-	if err := c.DialAndSendWithContext(ctx, msgs...); err != nil {
-		return classify(op, t.cfg, err, inquiry.AttemptOf(ctx))
+	sc, err := c.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return classify(op, t.cfg, fmt.Errorf("dial failed: %w", err), inquiry.AttemptOf(ctx))
+	}
+	defer func() {
+		if closeErr := c.CloseWithSMTPClient(sc); closeErr != nil && err == nil {
+			err = classify(op, t.cfg, fmt.Errorf("failed to close connection: %w", closeErr), inquiry.AttemptOf(ctx))
+		}
+	}()
+	// go-mail adds SMTPUTF8 to MAIL FROM whenever the server offers it. Without it, an address
+	// whose local part is not ASCII cannot be said, and saying it raw is what RFC 6531 forbids;
+	// no retry makes the server offer it. The whole delivery fails before anyone is mailed: the
+	// inquiry fails with it, and a question that can no longer be answered helps nobody.
+	if ok, _ := sc.Extension("SMTPUTF8"); !ok {
+		for _, m := range msgs {
+			switch {
+			case m.fromUTF8:
+				return inquiry.Unavailable("%s: the mail server at %s does not accept internationalized addresses (SMTPUTF8), and EMAIL_FROM %q needs it: set EMAIL_FROM to an ASCII address, or use a server that offers SMTPUTF8", op, t.cfg.Addr(), t.cfg.From)
+			case m.utf8:
+				return inquiry.Unavailable("%s: the mail server at %s does not accept internationalized addresses (SMTPUTF8), and the address %q in email.to needs it: use an ASCII address for this recipient, or a server that offers SMTPUTF8", op, t.cfg.Addr(), m.to)
+			}
+		}
+	}
+	batch := make([]*mail.Msg, len(msgs))
+	for i, m := range msgs {
+		batch[i] = m.msg
+	}
+	if err := c.SendWithSMTPClient(sc, batch...); err != nil {
+		return classify(op, t.cfg, fmt.Errorf("send failed: %w", err), inquiry.AttemptOf(ctx))
 	}
 	return nil
 }

@@ -283,3 +283,99 @@ func TestConfigNeverShowsThePassword(t *testing.T) {
 		t.Fatalf("the config says nothing useful:\n%s", out.String())
 	}
 }
+
+// startUTF8 runs a STARTTLS mail server that offers SMTPUTF8 or not.
+func startUTF8(t *testing.T, smtputf8 bool) *emailtest.Server {
+	t.Helper()
+	ms, err := emailtest.StartWith(emailtest.Options{SMTPUTF8: smtputf8})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ms.Close() })
+	return ms
+}
+
+// requireASCII fails unless every byte of b is 7-bit.
+func requireASCII(t *testing.T, b []byte, msgAndArgs ...any) {
+	t.Helper()
+	for i, c := range b {
+		if c >= 0x80 {
+			require.Failf(t, "an 8-bit byte", "byte %d is %#x in %q", i, c, b[max(0, i-20):min(len(b), i+20)])
+		}
+	}
+}
+
+// TestInternationalAddresses: a domain in Unicode goes out in its ASCII (IDNA) form, in RCPT TO
+// and in the To header, so that a server without SMTPUTF8 gets 7-bit bytes only; an address
+// whose local part is not ASCII needs SMTPUTF8: offered, it is used (MAIL FROM … SMTPUTF8);
+// not offered, the delivery fails for good at once with a sentence, and nobody is mailed a
+// question the failed inquiry could no longer take an answer to.
+func TestInternationalAddresses(t *testing.T) {
+	ctx := context.Background()
+	for _, addr := range []string{"alice@ü.de", "ä@ü.de", "ä@example.com"} {
+		require.NoError(t, inquiry.ValidateEmail(&inquiry.EmailTarget{To: []string{addr}}, inquiry.TransportEmail), "%s is taken at create", addr)
+	}
+
+	t.Run("a Unicode domain without SMTPUTF8", func(t *testing.T) {
+		ms := startUTF8(t, false)
+		l := &links{}
+		_, err := email.New(config(t, ms, emailtest.Password), l, quiet, func() time.Time { return now }).Post(ctx, record("alice@ü.de", "bob@Bücher.example"))
+		require.NoError(t, err)
+		require.Equal(t, []string{"alice@ü.de", "bob@Bücher.example"}, l.minted, "the link names the address as given")
+		got := ms.Messages()
+		require.Len(t, got, 2)
+		for i, want := range []string{"alice@xn--tda.de", "bob@xn--bcher-kva.example"} {
+			require.Equal(t, []string{want}, got[i].To)
+			require.False(t, got[i].UTF8)
+			require.Contains(t, got[i].Header.Get("To"), want)
+			requireASCII(t, got[i].Raw)
+			requireASCII(t, []byte(got[i].From+strings.Join(got[i].To, "")))
+		}
+	})
+
+	t.Run("a Unicode local part without SMTPUTF8", func(t *testing.T) {
+		ms := startUTF8(t, false)
+		tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now })
+		_, err := tr.Post(inquiry.WithAttempt(ctx, 1), record("bob@example.com", "ä@ü.de"))
+		require.Error(t, err)
+		require.True(t, inquiry.Fatal(err), "no retry changes what the server offers: %v", err)
+		require.Contains(t, err.Error(), `the mail server at 127.0.0.1:`)
+		require.Contains(t, err.Error(), `does not accept internationalized addresses (SMTPUTF8), and the address "ä@ü.de" in email.to needs it: use an ASCII address for this recipient, or a server that offers SMTPUTF8`)
+		require.Empty(t, ms.Messages(), "nobody is mailed a question that fails")
+
+		// The outcome of an inquiry is mailed the same way.
+		rec := record("bob@example.com", "ä@ü.de")
+		rec.Status = inquiry.StatusCancelled
+		err = tr.Update(ctx, rec)
+		require.True(t, inquiry.Fatal(err), "%v", err)
+		require.Empty(t, ms.Messages())
+	})
+
+	t.Run("EMAIL_FROM in Unicode", func(t *testing.T) {
+		ms := startUTF8(t, false)
+		cfg := config(t, ms, emailtest.Password)
+		cfg.From = "Bücher bot <bot@bücher.example>"
+		_, err := email.New(cfg, &links{}, quiet, func() time.Time { return now }).Post(ctx, record("alice@example.com"))
+		require.NoError(t, err)
+		got := ms.Messages()
+		require.Len(t, got, 1)
+		require.Equal(t, "bot@xn--bcher-kva.example", got[0].From)
+		requireASCII(t, got[0].Raw)
+
+		cfg.From = "bötli@example.com"
+		_, err = email.New(cfg, &links{}, quiet, func() time.Time { return now }).Post(ctx, record("alice@example.com"))
+		require.True(t, inquiry.Fatal(err), "%v", err)
+		require.Contains(t, err.Error(), `and EMAIL_FROM "bötli@example.com" needs it: set EMAIL_FROM to an ASCII address`)
+		require.Len(t, ms.Messages(), 1)
+	})
+
+	t.Run("with SMTPUTF8", func(t *testing.T) {
+		ms := startUTF8(t, true)
+		_, err := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now }).Post(ctx, record("ä@ü.de", "bob@example.com"))
+		require.NoError(t, err)
+		got := ms.Messages()
+		require.Len(t, got, 2)
+		require.Equal(t, []string{"ä@xn--tda.de"}, got[0].To)
+		require.True(t, got[0].UTF8, "MAIL FROM … SMTPUTF8")
+		require.Contains(t, got[0].Header.Get("To"), "ä@xn--tda.de")
+		require.Equal(t, []string{"bob@example.com"}, got[1].To)
+	})
+}

@@ -6,6 +6,7 @@
 package emailtest
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -53,21 +54,39 @@ type Server struct {
 
 // Message is one message as the server accepted it.
 type Message struct {
-	From   string
-	To     []string
+	// From and To are the envelope (MAIL FROM, RCPT TO) as the client wrote them.
+	From string
+	To   []string
+	// UTF8 is whether MAIL FROM carried SMTPUTF8.
+	UTF8   bool
 	Header mail.Header
 	// Text and HTML are the decoded parts of a multipart/alternative message, with LF line ends.
 	Text, HTML string
+	// Raw is the message as DATA carried it.
+	Raw []byte
+}
+
+// Options are what a server offers.
+type Options struct {
+	// Implicit is TLS from the first byte; otherwise STARTTLS.
+	Implicit bool
+	// SMTPUTF8 advertises RFC 6531's internationalized addresses.
+	SMTPUTF8 bool
 }
 
 // Start runs a server: implicit TLS from the first byte when implicit, else STARTTLS.
-func Start(implicit bool) (*Server, error) {
+func Start(implicit bool) (*Server, error) { return StartWith(Options{Implicit: implicit}) }
+
+// StartWith runs a server offering what o says.
+func StartWith(o Options) (*Server, error) {
+	implicit := o.Implicit
 	cert, certPEM, pool, err := selfSigned()
 	if err != nil {
 		return nil, err
 	}
 	ms := &Server{implicit: implicit, certPEM: certPEM, pool: pool, notify: make(chan struct{}, 1)}
 	s := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &session{ms: ms}, nil }))
+	s.EnableSMTPUTF8 = o.SMTPUTF8
 	s.Domain = "mail.test"
 	s.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	s.ReadTimeout, s.WriteTimeout = 10*time.Second, 10*time.Second
@@ -148,6 +167,7 @@ type session struct {
 	ms     *Server
 	authed bool
 	from   string
+	utf8   bool
 	to     []string
 }
 
@@ -165,11 +185,11 @@ func (s *session) Auth(string) (sasl.Server, error) {
 	}), nil
 }
 
-func (s *session) Mail(from string, _ *smtp.MailOptions) error {
+func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	if !s.authed {
 		return smtp.ErrAuthRequired
 	}
-	s.from = from
+	s.from, s.utf8 = from, opts != nil && opts.UTF8
 	return nil
 }
 
@@ -187,11 +207,15 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 }
 
 func (s *session) Data(r io.Reader) error {
-	msg, err := mail.ReadMessage(r)
+	raw, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}
-	m := Message{From: s.from, To: s.to, Header: msg.Header}
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	m := Message{From: s.from, To: s.to, UTF8: s.utf8, Header: msg.Header, Raw: raw}
 	if m.Text, m.HTML, err = parts(msg); err != nil {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "unreadable message: " + err.Error()}
 	}
@@ -205,7 +229,7 @@ func (s *session) Data(r io.Reader) error {
 	return nil
 }
 
-func (s *session) Reset()        { s.from, s.to = "", nil }
+func (s *session) Reset()        { s.from, s.utf8, s.to = "", false, nil }
 func (s *session) Logout() error { return nil }
 
 // parts decodes a multipart/alternative message into its plain and HTML parts.
