@@ -143,6 +143,10 @@ func checkReply(in *Inquiry, r Reply) (Answer, error) {
 	if !utf8.ValidString(r.Text) {
 		return a, answerErr("text", "text is not valid UTF-8: send it as UTF-8 text")
 	}
+	r.Text = NormalizeNewlines(r.Text) // a browser's form sends CR LF; no script is handed a CR
+	if err := checkWordsShown("text", r.Text); err != nil {
+		return a, err
+	}
 	if c, ok := controlChar(r.Text); ok {
 		return a, answerErr("text", "text contains the control character %U: remove it", c)
 	}
@@ -159,7 +163,10 @@ func checkReply(in *Inquiry, r Reply) (Answer, error) {
 	case KindText:
 		if !r.Value.IsZero() && text == "" {
 			// A text question answered through "value" still means its words.
-			text = strings.TrimSpace(r.Value.String())
+			text = strings.TrimSpace(NormalizeNewlines(r.Value.String()))
+			if err := checkWordsShown("value", text); err != nil {
+				return a, err
+			}
 			if c, ok := controlChar(text); ok {
 				return a, answerErr("value", "value contains the control character %U: remove it", c)
 			}
@@ -227,6 +234,18 @@ func checkReply(in *Inquiry, r Reply) (Answer, error) {
 		}
 	}
 	return CapAnswer(a, DefaultAnswerChars), nil
+}
+
+// checkWordsShown refuses an answer's words that would reorder what a reader sees (a
+// bidirectional override or isolate, a line separator): the asker's script or a person shows
+// them.
+func checkWordsShown(field, s string) error {
+	for _, r := range s {
+		if RewritesLine(r) {
+			return answerErr(field, "%s contains %U, which %s: remove it", field, r, whatItDoes(r))
+		}
+	}
+	return nil
 }
 
 // controlChar returns the first control character an answer's words may not hold: as in a

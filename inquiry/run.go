@@ -410,6 +410,10 @@ func callerAnswer(field string, r Reply) (Answer, error) {
 	if !utf8.ValidString(r.Text) {
 		return a, answerErr(field+".text", "%s.text is not valid UTF-8: send it as UTF-8 text", field)
 	}
+	r.Text = NormalizeNewlines(r.Text)
+	if err := checkWordsShown(field+".text", r.Text); err != nil {
+		return a, err
+	}
 	if c, ok := controlChar(r.Text); ok {
 		return a, answerErr(field+".text", "%s.text contains the control character %U: remove it", field, c)
 	}

@@ -163,19 +163,23 @@ func isSubtle(e ast.Expr) bool {
 	return ok && pkg.Name == "subtle"
 }
 
-// TestAnswerTextControlCharacters: an answer's words keep newlines and tabs, and refuse the
-// control characters a terminal would act on.
+// TestAnswerTextControlCharacters: an answer's words keep newlines and tabs (a CR LF, as a
+// browser's form sends it, becomes a newline: no script is handed a carriage return), and refuse
+// the control characters a terminal would act on and the overrides that reorder a line.
 func TestAnswerTextControlCharacters(t *testing.T) {
 	t.Parallel()
 	in := &inquiry.Inquiry{ID: "why", Kind: inquiry.KindText, Question: "Why?"}
 	a, err := inquiry.CheckAnswer(in, inquiry.Reply{Text: "because\r\n\tit broke"})
 	require.NoError(t, err)
-	require.Equal(t, "because\r\n\tit broke", a.Text)
-	for _, bad := range []string{"\x1b[2J", "ok\x00", "\a", "x\u0085y", "\x7f", "\x1b]0;title\a"} {
+	require.Equal(t, "because\n\tit broke", a.Text)
+	a, err = inquiry.CheckAnswer(in, inquiry.Reply{Text: "CI: FAILED\r   CI: passed"})
+	require.NoError(t, err)
+	require.Equal(t, "CI: FAILED\n   CI: passed", a.Text, "a lone CR is a line break, not a return over the line")
+	for _, bad := range []string{"\x1b[2J", "ok\x00", "\a", "x\u0085y", "\x7f", "\x1b]0;title\a", "abc\u202edcb", "a\u2066b", "a\u2028b"} {
 		_, err := inquiry.CheckAnswer(in, inquiry.Reply{Text: bad})
 		require.Equal(t, inquiry.CodeInvalidAnswer, inquiry.ErrorCode(err), "%q", bad)
 		require.Equal(t, "text", inquiry.ErrorField(err))
-		require.Contains(t, inquiry.ErrorMessage(err), "control character")
+		require.Regexp(t, "control character|reorders the text|breaks or moves the line", inquiry.ErrorMessage(err))
 		_, err = inquiry.CheckAnswer(in, inquiry.Reply{Declined: true, Text: bad})
 		require.Error(t, err, "a decline's note too: %q", bad)
 	}

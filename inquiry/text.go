@@ -13,10 +13,11 @@ import (
 // query value) has no ControlChar, and prose (a question, a context, an answer's words) none but
 // ProseControls; whatever is stored is Storable.
 
-// ProseControls are the control characters prose may hold: tab, newline and carriage return,
-// which lay out a paragraph. Any other (ESC, BEL, backspace, a C1 control) would reach whoever
-// reads the text in a terminal (bot ask, bot questions) as an instruction to it.
-const ProseControls = "\t\n\r"
+// ProseControls are the control characters prose may hold: tab and newline, which lay out a
+// paragraph. Any other (a carriage return, ESC, BEL, backspace, a C1 control) would reach whoever
+// reads the text in a terminal (bot ask, bot questions) as an instruction to it: a carriage
+// return lets a later line be printed over an earlier one (RewritesLine).
+const ProseControls = "\t\n"
 
 // Printable reports whether s is valid UTF-8 of printable characters only: what an identifier
 // is, and so what every id, key and cursor the server hands out is. Text that is not can name

@@ -22,7 +22,7 @@ func TestTextRules(t *testing.T) {
 		{"a b", true, true, none, ' ', none, none},
 		{"a\u00a0b", false, true, '\u00a0', '\u00a0', none, none}, // a no-break space: a blank, not printable
 		{"a\tb", false, true, '\t', '\t', '\t', none},
-		{"a\nb\r", false, true, '\n', '\n', '\n', none},
+		{"a\nb\r", false, true, '\n', '\n', '\n', '\r'}, // a carriage return rewrites a line: no prose holds one
 		{"a\x1b[2J", false, true, 0x1b, 0x1b, 0x1b, 0x1b},
 		{"bell\a", false, true, '\a', '\a', '\a', '\a'},
 		{"del\x7f", false, true, 0x7f, 0x7f, 0x7f, 0x7f},

@@ -97,6 +97,9 @@ func checkProse(field, s string, max int, required bool, shorten string) error {
 	if n := utf8.RuneCountInString(s); n > max {
 		return invalid(field, "%s is %d characters long but may have at most %d: %s", field, n, max, shorten)
 	}
+	if err := checkShown(field, s, false); err != nil {
+		return err
+	}
 	if r, bad := ControlChar(s, ProseControls); bad {
 		return invalid(field, "%s contains the control character %U: remove it", field, r)
 	}
@@ -157,6 +160,9 @@ func checkOptions(opts []Option) error {
 			if n := utf8.RuneCountInString(part.s); n > part.max {
 				return invalid(field(), "%s is %d characters long but may have at most %d: shorten it", field(), n, part.max)
 			}
+			if err := checkShown(field(), part.s, part.name != "description"); err != nil {
+				return err
+			}
 			if r, bad := ControlChar(part.s, ""); bad {
 				return invalid(field(), "%s contains the control character %U: keep an option on one line", field(), r)
 			}
@@ -167,6 +173,9 @@ func checkOptions(opts []Option) error {
 			}
 			if norm(opts[j].Label) == norm(o.Label) {
 				return invalid(f()+".label", "%s.label %q repeats options[%d].label %q (labels must differ whatever their case and surrounding blanks): rename one", f(), o.Label, j, opts[j].Label)
+			}
+			if LookAlike(opts[j].Label) == LookAlike(o.Label) {
+				return invalid(f()+".label", "%s.label %q looks like options[%d].label %q (their letters are confusable, such as a Greek or Cyrillic letter for a Latin one): a person could not tell them apart, so rename one", f(), o.Label, j, opts[j].Label)
 			}
 		}
 	}

@@ -211,7 +211,7 @@ func TestValidateAccepts(t *testing.T) {
 		{"a 2,000-character question and context", text, func(in *inquiry.Inquiry) {
 			in.Question, in.Context = strings.Repeat("漢", 2000), strings.Repeat("c", 2000)
 		}, inquiry.Value{}},
-		{"a question on several lines, with tabs", text, func(in *inquiry.Inquiry) { in.Question = "Which one?\r\n\t- a\n\t- b" }, inquiry.Value{}},
+		{"a question on several lines, with tabs", text, func(in *inquiry.Inquiry) { in.Question = "Which one?\n\t- a\n\t- b" }, inquiry.Value{}},
 		{"no context", text, func(in *inquiry.Inquiry) { in.Context = "" }, inquiry.Value{}},
 		{"allow_text on a choice", choice, func(in *inquiry.Inquiry) { in.AllowText = true }, inquiry.Value{}},
 		{"allow_text on a confirm", confirm, func(in *inquiry.Inquiry) { in.AllowText = true }, inquiry.Value{}},
