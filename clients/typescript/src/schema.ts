@@ -58,7 +58,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer a pending inquiry (answer scope); the first answer wins. */
+        /**
+         * Answer a pending inquiry as the token; the first answer wins.
+         * @description The server decides who may answer, with the one rule every channel shares: the token needs the answer scope (and, when bound to a namespace, answers only that namespace's inquiries); no token that requested_by names answers (compared after NFKC, trimming and case folding, with or without its "token:" prefix); the token that asked never answers unless it is an admin token. A refusal is 403 forbidden with one sentence.
+         */
         post: operations["answerInquiry"];
         delete?: never;
         options?: never;
@@ -130,8 +133,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mint an answer link of one recipient (the asker's token, or admin).
-         * @description The link opens the answer page (GET /a/{token}); an answer through it is recorded as answered_by "link:<recipient>" with via "web". It works until the inquiry's expiry, or until expires_in when sooner (at most 7 days), while the inquiry is pending, and until the recipient's links are revoked.
+         * Mint an answer link of one recipient.
+         * @description The link opens the answer page (GET /a/{token}); an answer through it is recorded as answered_by "link:<recipient>" with via "web". It works until the inquiry's expiry, or until expires_in when sooner (at most 168h; a longer expires_in is refused with 400), while the inquiry is pending, and until the recipient's links are revoked. Who may mint: for a question that names nobody, the token that asked it or an admin token; for one that names who may answer it (requested_by, approvals above 1, slack.answerers, email.to), only a token that may answer it itself and did not ask it (an admin token that did not ask it, or a person's answer token), which vouches for the recipient. The asker of such a question is refused with 403: it never holds a link that answers its own question.
          */
         post: operations["mintLink"];
         delete?: never;
@@ -529,7 +532,7 @@ export interface components {
             approvals?: number;
             /** @description Confirm only (default true): one no answers no at once; false: approvals noes are needed. */
             veto?: boolean;
-            /** @description Who asked for the approval (Slack user ids, token names): they may not answer it, on any channel (four eyes). */
+            /** @description Who asked for the approval (Slack user ids, token names, "link:<recipient>" or an address, each optionally prefixed with its channel: "slack:U1", "token:ops"): they may not answer it, on any channel (four eyes). Compared after NFKC, trimming blanks and case folding; an entry that is empty after that, or shows as nothing, is refused. */
             requested_by?: string[];
             /**
              * @description When an answer must say why in its text: on_no (a no or a decline), always (every answer). Leave it out for never.
@@ -568,7 +571,7 @@ export interface components {
             resolved_at: string | null;
             links?: components["schemas"]["Links"];
         };
-        /** @description The answer links of a pending inquiry (absent once it is resolved). */
+        /** @description The answer links of a pending inquiry that names nobody who may answer it. Absent once it is resolved, and absent for a question that names who may answer (requested_by, approvals above 1, slack.answerers, email.to): a link that answers as anybody would be a way around the names; mint recipients' links instead (POST /v1/inquiries/{key}/links). */
         Links: {
             /** @description The general answer link, BOT_PUBLIC_URL + /a/<token> (relative without it); answers as "link". */
             answer: string;
@@ -576,7 +579,7 @@ export interface components {
         LinkRequest: {
             /** @description A bare e-mail address; the answer is recorded as link:<recipient>. */
             recipient: string;
-            /** @description A Go duration; the link stops working then if that is before the inquiry's expiry. */
+            /** @description A Go duration of at most 168h; the link stops working then if that is before the inquiry's expiry. */
             expires_in?: string;
         };
         MintedLink: {
@@ -757,7 +760,7 @@ export interface components {
             approvals?: number;
             /** @description Confirm only (default true): one no answers no at once; false: approvals noes are needed. */
             veto?: boolean;
-            /** @description Who asked for the approval (Slack user ids, token names): they may not answer it, on any channel (four eyes). */
+            /** @description Who asked for the approval (Slack user ids, token names, "link:<recipient>" or an address, each optionally prefixed with its channel: "slack:U1", "token:ops"): they may not answer it, on any channel (four eyes). Compared after NFKC, trimming blanks and case folding; an entry that is empty after that, or shows as nothing, is refused. */
             requested_by?: string[];
             /**
              * @description When an answer must say why in its text: on_no (a no or a decline), always (every answer). Leave it out for never.
@@ -784,7 +787,7 @@ export interface components {
             } | null;
             /** @description With config.transport email, whom to mail the question to (SMTP_URL, EMAIL_FROM on the server). */
             email?: components["schemas"]["EmailTarget"];
-            /** @description http(s) URL POSTed the resolved inquiry, signed. Hosts that resolve to loopback, private or link-local addresses are refused unless listed in BOT_CALLBACK_HOSTS. */
+            /** @description http(s) URL POSTed the resolved inquiry, signed. Hosts that resolve to an address that is not global unicast (loopback, private, link-local, documentation, discard, and every other entry of IANA's IPv4 and IPv6 special-purpose address registries) are refused unless listed in BOT_CALLBACK_HOSTS. */
             callback_url?: string;
             /** @description Seconds to wait for an answer before returning the pending inquiry. */
             wait?: number | null;
