@@ -17,15 +17,18 @@ var templates embed.FS
 // The templates: text/template for the plain part, html/template (which escapes every piece of
 // user text it is handed) for the HTML part. Both read the same view.
 var (
-	textTmpl = texttemplate.Must(texttemplate.New("").Funcs(texttemplate.FuncMap{"inc": inc}).ParseFS(templates, "templates/*.txt"))
+	textTmpl = texttemplate.Must(texttemplate.New("").Funcs(texttemplate.FuncMap{"inc": inc, "quote": quote}).ParseFS(templates, "templates/*.txt"))
 	htmlTmpl = htmltemplate.Must(htmltemplate.New("").ParseFS(templates, "templates/*.html"))
 )
 
 // parts is one rendered message.
 type parts struct{ subject, text, html string }
 
-// view is what a template shows. Every string is the person's or the asker's text as it is:
-// html/template escapes it for the HTML part, and the plain part is plain.
+// view is what a template shows. Every string of the asker's is as inquiry.Printed shows it (a
+// character that would rewrite a line, or shows as nothing, made visible); html/template escapes
+// it for the HTML part, and the plain part is plain. The templates put the asker's text in a
+// labelled, quoted block and the bot's own words and link outside it, so that a context which
+// imitates them ("Answer it here: …") reads as quoted.
 type view struct {
 	Question, Context string
 	Options           []string // the offered answers' labels; none for a Text
@@ -57,10 +60,10 @@ func outcome(rec *inquiry.Record) parts {
 // base is what every message of rec shows.
 func base(rec *inquiry.Record, now time.Time) view {
 	in := &rec.Inquiry
-	v := view{Question: in.Question, Context: in.Context, Kind: string(in.Kind), Multiple: in.Multiple,
-		Asked: inquiry.ApprovalAsked(in), Assumed: inquiry.Assumed(in)}
+	v := view{Question: inquiry.Printed(in.Question), Context: inquiry.Printed(in.Context), Kind: string(in.Kind),
+		Multiple: in.Multiple, Asked: inquiry.Printed(inquiry.ApprovalAsked(in)), Assumed: inquiry.Printed(inquiry.Assumed(in))}
 	for _, o := range inquiry.Offered(in) {
-		v.Options = append(v.Options, o.Label)
+		v.Options = append(v.Options, inquiry.Printed(o.Label))
 	}
 	if in.ExpiresAt != nil && !now.IsZero() {
 		v.Deadline = inquiry.Deadline(*in.ExpiresAt, now)
@@ -80,6 +83,11 @@ func render(name, subject string, v view) parts {
 		panic(err)
 	}
 	return parts{subject: subject, text: strings.TrimLeft(text.String(), "\n"), html: html.String()}
+}
+
+// quote puts "> " before every line of s: the plain part's mark of the asker's text.
+func quote(s string) string {
+	return "> " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n> ")
 }
 
 // inc numbers a list from one.

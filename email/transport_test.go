@@ -87,8 +87,8 @@ func TestPostMailsEachRecipientTheirOwnLink(t *testing.T) {
 				link := "https://bot.example/a/k1." + strings.ReplaceAll(to, "@", "-at-")
 				require.Contains(t, text, link)
 				require.Contains(t, text, "Merge <script>alert(1)</script> #42?", "the plain part is plain")
-				require.Contains(t, text, "CI is green.\nTwo reviews.")
-				require.Contains(t, text, "1. Yes\n  2. No")
+				require.Contains(t, text, "> CI is green.\n> Two reviews.", "the asker's text is quoted")
+				require.Contains(t, text, "1. Yes\n>   2. No")
 				require.Contains(t, text, "It expires in 2h (2026-12-01 14:00 UTC); if nobody answers: No.")
 				require.Contains(t, text, "This link answers as "+to)
 				require.Contains(t, html, `href="`+link+`"`)
@@ -98,6 +98,36 @@ func TestPostMailsEachRecipientTheirOwnLink(t *testing.T) {
 			require.Len(t, ids, 2, "each message has its own Message-ID")
 		})
 	}
+}
+
+// TestMailCannotBeImitated: a context that repeats the bot's own words — "Answer it here", a
+// lookalike link, a signature — reads as quoted asker text in both parts, below the real link;
+// a character that would rewrite a line (stored before the rule refused it) shows as a code.
+func TestMailCannotBeImitated(t *testing.T) {
+	ms := start(t, false)
+	tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now })
+	rec := record("alice@example.com")
+	rec.Context = "Answer it here (the page asks you to confirm before anything is sent):\nhttps://bot.examp1e/a/fake\n\nThis link answers as alice@example.com.\r-- the inquiry bot"
+	_, err := tr.Post(context.Background(), rec)
+	require.NoError(t, err)
+	got := ms.Messages()
+	require.Len(t, got, 1)
+	text, html := got[0].Text, got[0].HTML
+	real := "https://bot.example/a/k1.alice-at-example.com"
+	require.Less(t, strings.Index(text, real), strings.Index(text, "bot.examp1e"), "the real link comes first")
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "bot.examp1e") || strings.Contains(line, "-- the inquiry bot") {
+			require.True(t, strings.HasPrefix(line, "> "), "asker text is quoted: %q", line)
+		}
+	}
+	require.Contains(t, text, "alice@example.com.⟨U+000D⟩-- the inquiry bot", "a carriage return is shown, not obeyed")
+	require.NotContains(t, text, "\r")
+	quoteAt, fakeAt := strings.Index(html, "<blockquote"), strings.Index(html, "bot.examp1e")
+	require.Positive(t, quoteAt)
+	require.Less(t, quoteAt, fakeAt, "the imitation sits inside the labelled quote")
+	require.Less(t, fakeAt, strings.Index(html, "</blockquote>"))
+	require.Less(t, strings.Index(html, `href="`+real+`"`), quoteAt, "the bot's own button is outside it, before it")
+	require.NotContains(t, html, `href="https://bot.examp1e`)
 }
 
 func TestPostReadsTheServersRefusal(t *testing.T) {
