@@ -37,6 +37,9 @@ type Service struct {
 	LinkSecret []byte
 	// PublicURL is the base of answer links (BOT_PUBLIC_URL); "" makes them relative.
 	PublicURL string
+	// AllowBroadcast lets an inquiry's reminders wake a whole channel with @here (remind_here,
+	// BOT_ALLOW_BROADCAST): off, such an inquiry is refused at create (broadcast.go).
+	AllowBroadcast bool
 }
 
 // NewService returns a service with a fresh hub and the given store and registry.
@@ -150,6 +153,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 	}
 	slack := req.Slack.Ref()
 	if err := ValidateSlack(slack); err != nil {
+		return nil, false, err
+	}
+	if err := s.checkReach(&in, slack); err != nil {
 		return nil, false, err
 	}
 	if err := QuorumFits(&in, slack.Answerers); err != nil {

@@ -271,7 +271,8 @@ const MaxSlackRefChars = 255
 
 // ValidateSlack checks where in Slack an inquiry is asked and who may answer it, as the asker
 // gives them: each is printable text without blanks (a channel id or name, a message ts, a user
-// or user group id), at most MaxSlackRefChars characters; an answerer may not be empty. It
+// or user group id), at most MaxSlackRefChars characters; an answerer may not be empty; at most
+// MaxSlackAnswerers answerers, MaxSlackGroups of them user groups (broadcast.go). It
 // returns the first broken rule as an invalid_inquiry *Error naming the field (slack.channel,
 // slack.thread_ts, slack.answerers[2]).
 func ValidateSlack(ref SlackRef) error {
@@ -280,6 +281,9 @@ func ValidateSlack(ref SlackRef) error {
 		return err
 	}
 	if err := check("slack.thread_ts", ref.ThreadTS, "give the ts of the message to answer in the thread of, such as \"1700000000.000100\""); err != nil {
+		return err
+	}
+	if err := checkAnswererCaps("slack.answerers", "slack.answerers", len(ref.Answerers), ref.Answerers); err != nil {
 		return err
 	}
 	for i, id := range ref.Answerers {
