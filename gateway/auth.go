@@ -42,7 +42,7 @@ func (s *Server) authenticated(c *gin.Context) bool {
 				s.abort(c, err)
 				return false
 			}
-			c.Header("WWW-Authenticate", `Bearer realm="inquiry-bot", error="invalid_token"`)
+			c.Header("WWW-Authenticate", invalidTokenChallenge)
 		}
 		s.abort(c, err)
 		return false
@@ -51,6 +51,10 @@ func (s *Server) authenticated(c *gin.Context) bool {
 	c.Request = c.Request.WithContext(inquiry.WithCaller(c.Request.Context(), tok))
 	return true
 }
+
+// invalidTokenChallenge is the WWW-Authenticate of a token that was given and is refused: unknown,
+// or revoked — before its request or while it is held (waiters.go).
+const invalidTokenChallenge = `Bearer realm="inquiry-bot", error="invalid_token"`
 
 // Bearer takes the token out of an Authorization header ("Bearer <token>", the scheme in any
 // case). Every endpoint that takes the API's tokens (the gateway's, /mcp) reads them with it.

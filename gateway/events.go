@@ -57,7 +57,8 @@ const LastEventIDHeader = "Last-Event-ID"
 // (the header wins: it is what a reconnecting client last saw), or from now on with neither. It
 // holds one of the token's long-poll places for as long as it streams. A follower is woken by
 // the store after any replica records events, and reads on its own every streamFallback; it
-// ends when the client goes, or the server shuts down.
+// ends when the client goes, the server shuts down, or its token is revoked (waiters.go: within
+// a round; and no batch read after the token's refusal is written).
 func (s *Server) followEvents(c *gin.Context) {
 	after, resume, err := resumeFrom(c)
 	if err != nil {
@@ -78,7 +79,16 @@ func (s *Server) followEvents(c *gin.Context) {
 			return
 		}
 	}
-	read := func(after int64) ([]inquiry.Event, error) { return s.svc.EventsAfter(ctx, after, 0) }
+	tok := token(c)
+	read := func(after int64) ([]inquiry.Event, error) {
+		evs, err := s.svc.EventsAfter(ctx, after, 0)
+		if err == nil && len(evs) > 0 {
+			// What the events say (a question's text) is for a token that still lets them in:
+			// one revoked since the last round of the holds gets none of it.
+			err = s.svc.Recheck(ctx, tok)
+		}
+		return evs, err
+	}
 	first, err := read(after)
 	if err != nil {
 		s.abort(c, err)
@@ -90,7 +100,12 @@ func (s *Server) followEvents(c *gin.Context) {
 	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on as it comes
 	c.Status(http.StatusOK)
 	st := stream{w: c.Writer, rc: http.NewResponseController(c.Writer), keepAlive: streamKeepAlive, fallback: streamFallback}
-	if err := st.follow(ctx, after, first, read, woken, s.svc.Hub.Closing()); err != nil && ctx.Err() == nil {
+	err = st.follow(ctx, after, first, read, woken, s.svc.Hub.Closing())
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case inquiry.ErrorCode(err) == inquiry.CodeUnauthenticated:
+		s.log.InfoContext(ctx, "event stream ended: its token was revoked", "request_id", requestID(c))
+	default:
 		s.log.WarnContext(ctx, "event stream ended", "request_id", requestID(c), "err", err)
 	}
 }

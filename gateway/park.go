@@ -51,6 +51,7 @@ type parked struct {
 	mu       sync.Mutex // with answered: the prober and the answer take turns on the connection
 	answered bool
 	gone     bool   // the client went away (or half-closed): answered, the connection closed
+	refused  error  // its token no longer lets it in (waiters.go): answered with this
 	cancel   func() // Service.Park's, once it has returned
 }
 
@@ -60,6 +61,7 @@ type parkers struct {
 	set     map[*parked]struct{}
 	probing bool
 	idle    *sync.Cond // signalled whenever set empties
+	holds   holds      // every held request, parked or not, watched for its token's revocation
 }
 
 // park parks c's long-poll on rec (pending, read after mark: Service.ParkRead) for wait, with
@@ -90,12 +92,17 @@ func (s *Server) park(c *gin.Context, rec *inquiry.Record, mark uint64, wait tim
 	// context that never ends costs the wait nothing; the prober ends a wait by its cancel.
 	p.ctx = inquiry.WithCaller(context.Background(), inquiry.CallerFrom(c.Request.Context()))
 	p.line.ctx = p.ctx
+	if h, ok := c.Get(ctxHold); ok {
+		if p.release, ok = h.(*hold).park(p.refuse); !ok {
+			return false // the token was found revoked meanwhile: the wait on its goroutine ends at once
+		}
+	}
 	c.Set(ctxParked, true) // requestLog leaves the line to the response
 	conn, rw, err := c.Writer.Hijack()
 	if err != nil {
 		// Cannot happen on net/http's HTTP/1.1 before anything is written; answered as a fault.
 		c.Set(ctxParked, false)
-		release()
+		p.release()
 		s.abort(c, err)
 		return true
 	}
@@ -110,7 +117,7 @@ func (s *Server) park(c *gin.Context, rec *inquiry.Record, mark uint64, wait tim
 	cancel := s.svc.ParkRead(p.ctx, rec, mark, wait, p.answer)
 	p.mu.Lock()
 	p.cancel = cancel
-	gone := p.gone && !p.answered // probed meanwhile
+	gone := (p.gone || p.refused != nil) && !p.answered // probed, or refused, meanwhile
 	p.mu.Unlock()
 	if gone {
 		cancel()
@@ -123,7 +130,7 @@ func (s *Server) park(c *gin.Context, rec *inquiry.Record, mark uint64, wait tim
 func (p *parked) answer(rec *inquiry.Record, err error) {
 	p.mu.Lock()
 	p.answered = true // no probe from now on
-	gone := p.gone
+	gone, refused := p.gone, p.refused
 	p.mu.Unlock()
 	defer p.s.parkers.remove(p) // once the response is written: WaitParked waits for that
 	released := false
@@ -141,7 +148,14 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 			_ = p.conn.Close()
 		}
 	}()
-	if gone && rec == nil && errors.Is(err, context.Canceled) {
+	if refused == nil && err == nil {
+		// The answer is about to go: its token must still let it in, revoked since the last
+		// round or not (waiters.go).
+		refused = p.s.svc.Recheck(p.ctx, inquiry.CallerFrom(p.ctx))
+	}
+	if refused != nil {
+		rec, err = nil, refused
+	} else if gone && rec == nil && errors.Is(err, context.Canceled) {
 		// Ended by the prober: the inquiry as it stands, as net/http's background read seeing
 		// the client go made today's wait read it (for the log line, and a client that only
 		// half-closed, which reads the response).
@@ -150,6 +164,9 @@ func (p *parked) answer(rec *inquiry.Record, err error) {
 	header := make(http.Header, len(p.header)/2+4)
 	for i := 0; i+1 < len(p.header); i += 2 {
 		header[p.header[i]] = append(header[p.header[i]], p.header[i+1])
+	}
+	if inquiry.ErrorCode(refused) == inquiry.CodeUnauthenticated {
+		header.Set("WWW-Authenticate", invalidTokenChallenge)
 	}
 	status, body := p.respond(header, rec, err)
 	// As the handler's deferred release ran before net/http flushed its answer: a caller that
@@ -205,6 +222,21 @@ func (p *parked) respond(header http.Header, rec *inquiry.Record, err error) (in
 		status = st
 	}
 	return status, w.body.Bytes()
+}
+
+// refuse ends the wait with err, its token's refusal, unless it is answered already.
+func (p *parked) refuse(err error) {
+	p.mu.Lock()
+	if p.answered || p.refused != nil {
+		p.mu.Unlock()
+		return
+	}
+	p.refused = err
+	cancel := p.cancel
+	p.mu.Unlock()
+	if cancel != nil { // else park cancels it once Service.ParkRead has returned
+		cancel()
+	}
 }
 
 // responseHead is the status line and the header of a response as net/http writes one whose

@@ -285,7 +285,7 @@ func (s *Server) holdWaiter(c *gin.Context) {
 		s.abort(c, err)
 		return
 	}
-	defer release()
+	defer s.holdOpen(c, release)() // ended when the token is revoked (waiters.go)
 	c.Next()
 }
 
@@ -300,7 +300,7 @@ func (s *Server) longPoll(c *gin.Context, wait bool) (release func(), ok bool) {
 		s.abort(c, err)
 		return nil, false
 	}
-	return release, true
+	return s.holdOpen(c, release), true // ended when the token is revoked (waiters.go)
 }
 
 // waits reports whether a create asks to wait for its answer.

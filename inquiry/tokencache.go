@@ -24,6 +24,7 @@ type tokenCache struct {
 	m        map[string]cachedToken
 	inflight map[string]*tokenRead // reads under way, by id: concurrent misses share one
 	gen      uint64                // revocations through this process (forget) so far
+	revoked  chan struct{}         // closed, and replaced, by the next forget (TokenRevocations)
 }
 
 // errTokenReadUnfinished is what the waiters of a token read that panicked get.
@@ -79,11 +80,26 @@ func (c *tokenCache) keep(id string, t *Token, now time.Time, gen uint64) {
 	c.m[id] = cachedToken{t: t, read: now}
 }
 
-// forget drops every token with name (a revocation through this process).
+// revocations is the channel the next forget closes.
+func (c *tokenCache) revocations() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.revoked == nil {
+		c.revoked = make(chan struct{})
+	}
+	return c.revoked
+}
+
+// forget drops every token with name (a revocation through this process), and wakes whoever
+// holds requests open (TokenRevocations).
 func (c *tokenCache) forget(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
+	if c.revoked != nil {
+		close(c.revoked)
+		c.revoked = nil
+	}
 	// A read under way may have found the token before it was revoked: a miss from now on reads
 	// again rather than waiting for that read's result.
 	clear(c.inflight)
