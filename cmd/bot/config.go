@@ -35,6 +35,9 @@ type Config struct {
 	SlackAppToken       string
 	SlackAPIURL         string
 	SlackDefaultChannel string
+	// AllowBroadcast (BOT_ALLOW_BROADCAST) lets an inquiry's reminders mention @here
+	// (remind_here): waking a whole channel is the operator's choice, off by default.
+	AllowBroadcast bool
 
 	// Email is the email transport's mail server and sender (SMTP_URL, EMAIL_FROM); nil when
 	// SMTP_URL is unset.
@@ -190,6 +193,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.SlackAppToken != "" && !c.SlackEnabled() {
 		return c, fmt.Errorf("SLACK_APP_TOKEN is set but SLACK_BOT_TOKEN is not: Socket Mode also needs the bot token (xoxb-…)")
+	}
+	if c.AllowBroadcast, err = strconv.ParseBool(get("BOT_ALLOW_BROADCAST", "false")); err != nil {
+		return c, fmt.Errorf("BOT_ALLOW_BROADCAST %q is not true or false: set true to let reminders mention @here (remind_here), or leave it unset", getenv("BOT_ALLOW_BROADCAST"))
 	}
 	if c.SlackEnabled() && c.SlackAppToken == "" && c.SlackSigningSecret == "" {
 		// Fail closed: without the secret no request from Slack could be verified.

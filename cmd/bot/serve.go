@@ -105,6 +105,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 	svc.Log = m.Log
 	svc.LinkSecret = []byte(linkSecret)
 	svc.PublicURL = cfg.PublicURL
+	svc.AllowBroadcast = cfg.AllowBroadcast
 	m.Service = svc
 
 	m.Metrics = metrics.New(metrics.Gauges{
