@@ -93,8 +93,9 @@ func (h *hold) park(end func(error)) (func(), bool) {
 // and the release it returns (in place of release) answers it 401 then, unless its answer went
 // out first. The returned function may be called more than once.
 func (s *Server) holdOpen(c *gin.Context, release func()) func() {
-	ctx, cancel := context.WithCancelCause(c.Request.Context())
-	c.Request = c.Request.WithContext(ctx)
+	req := c.Request
+	ctx, cancel := context.WithCancelCause(req.Context())
+	c.Request = req.WithContext(ctx)
 	h := &hold{tok: token(c), hs: &s.parkers.holds, release: release, verified: time.Now(), end: cancel}
 	w := &heldWriter{ResponseWriter: c.Writer, s: s, h: h, ctx: ctx, header: c.Writer.Header().Clone()}
 	c.Writer = w
@@ -107,6 +108,9 @@ func (s *Server) holdOpen(c *gin.Context, release func()) func() {
 		h.mu.Unlock()
 		c.Writer = w.ResponseWriter
 		if err != nil && !committed {
+			// Answered on the request's own context: the one ended here is no sign that the
+			// client went away.
+			c.Request = req
 			w.refusal(err)
 			s.abort(c, err)
 		}
@@ -249,7 +253,7 @@ func (hs *holds) watch(s *Server, every time.Duration) {
 // lets them in. A store that cannot be read ends them only once it has not verified them for two
 // rounds: fail closed within the bound, but a passing fault does not cut every wait at once.
 func (s *Server) recheck(held []*hold, every time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), every)
+	ctx, cancel := context.WithTimeout(context.Background(), tokenRecheck) // a round's worth, however short the rounds
 	defer cancel()
 	err := s.svc.Recheck(ctx, held[0].tok)
 	now := time.Now()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,5 +167,40 @@ func TestRevokedBetweenRoundsGetsNothing(t *testing.T) {
 		requireRefusedToken(t, onGoroutine, "GET with wait")
 		requireRefusedToken(t, parked, "parked GET with wait")
 		require.Empty(t, f.requireEnds(t, "events about to be written"), "the answer's event reached the revoked token")
+	})
+}
+
+// failingTokens fails every read of a token while failing is set, as a database that cannot be
+// reached does.
+type failingTokens struct {
+	inquiry.Store
+	failing atomic.Bool
+}
+
+func (f *failingTokens) Token(ctx context.Context, id string) (*inquiry.Token, error) {
+	if f.failing.Load() {
+		return nil, inquiry.Errorf(inquiry.CodeStorageUnavailable, "the database cannot be reached right now: retry in a few seconds")
+	}
+	return f.Store.Token(ctx, id)
+}
+
+// TestHeldTokenUnreadableFailsClosed: when the server cannot read a held request's token again
+// for two rounds, it cannot tell a revoked token from a good one, and the long-poll ends with
+// the store's passing fault (503, Retry-After) rather than waiting on unchecked.
+func TestHeldTokenUnreadableFailsClosed(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		store := &failingTokens{}
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withoutDispatcher(),
+			withStore(func(s inquiry.Store) inquiry.Store { store.Store = s; return store }))
+		gateway.SetTokenRecheck(b.srv, 50*time.Millisecond)
+		key := str(b.ask(b.askA, confirm("held"), http.StatusCreated)["key"])
+		got := make(chan resp, 1)
+		go func() { got <- b.do("GET", "/v1/inquiries/"+key+"?wait=50", b.askA, nil) }()
+		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 20*time.Second, 5*time.Millisecond)
+		store.failing.Store(true)
+		b.later.Add(int64(inquiry.TokenTTL)) // what the server read of the token is stale
+		r := <-got
+		r.errorOf(t, http.StatusServiceUnavailable, inquiry.CodeStorageUnavailable)
+		require.NotEmpty(t, r.header.Get("Retry-After"))
 	})
 }
