@@ -27,7 +27,9 @@ import hashlib
 import json
 import os
 import re
+import string
 import sys
+import unicodedata
 from typing import Dict, Mapping, Optional, Tuple
 
 try:
@@ -225,15 +227,85 @@ def _append(path: Optional[str], text: str) -> None:
         print("merge gate: could not write %s: %s" % (path, e.strerror), file=sys.stderr)
 
 
+# Characters that show as nothing although they are not format characters (Cf): the default
+# ignorable code points of Unicode's Other_Default_Ignorable_Code_Point, and the blank Braille
+# pattern, as the bot's inquiry.Invisible counts them.
+_IGNORABLE = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x2065, 0x2065),
+    (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8),
+    (0xE0000, 0xE0FFF),
+)
+
+
+def _shows_as_code(ch: str) -> bool:
+    """Whether a surface shows ch as a visible code rather than obey it: a control, a format
+    character (the bidirectional overrides and isolates, zero-width spaces), a line or paragraph
+    separator, or one of _IGNORABLE (the bot's inquiry.Printed)."""
+    if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+        return True
+    o = ord(ch)
+    return any(lo <= o <= hi for lo, hi in _IGNORABLE)
+
+
+def printed(s: str, keep: str = "\n\t") -> str:
+    """s as a plain-text surface shows it, as the bot's inquiry.Printed does: a character that
+    would reorder or rewrite the line, or that shows as nothing, appears as a code such as
+    ⟨U+202E⟩ instead. A title or a person's reason can hold one (the bot refuses them in what is
+    asked, not in every answer). A lone surrogate, which no file can hold, is U+FFFD."""
+    out = []
+    for ch in s:
+        if ch in keep:
+            out.append(ch)
+        elif unicodedata.category(ch) == "Cs":
+            out.append("\ufffd")
+        elif _shows_as_code(ch):
+            out.append("⟨U+%04X⟩" % ord(ch))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+# Every ASCII punctuation character, each of which CommonMark lets a backslash make literal.
+_PUNCT = frozenset(string.punctuation)
+_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
 def _md(s: str) -> str:
-    """s safe on a Markdown line or in a table cell: no HTML, no cell break, one line."""
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return s.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    """s as one line of Markdown, in the summary's text or a table cell, that shows exactly its
+    characters. The text comes from the pull request (its title, its author) and from a person's
+    reason, and either may be written to look like the bot's own words: so every ASCII
+    punctuation character is backslash-escaped (CommonMark: an escaped character is literal), and
+    no link, image, autolink, emphasis, heading or table cell can start; <, > and & are entities,
+    so there is no HTML either; and an @ is in a code span, since GitHub links a mention or an
+    address (a@b.co) after the escapes are read, but never inside code."""
+    out = []
+    for ch in printed(s.replace("\r\n", "\n")).replace("\n", " ").replace("\t", " "):
+        if ch in _ENTITY:
+            out.append(_ENTITY[ch])
+        elif ch == "@":
+            out.append("`@`")
+        elif ch in _PUNCT:
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _code(s: str) -> str:
+    """s as an inline code span in a table cell: the fence longer than any run of backticks in it,
+    and a pipe escaped (a table cell ends at a bare one, even in code)."""
+    s = printed(s, keep="").replace("|", "\\|")
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return fence + pad + s + pad + fence
 
 
 def report(env: Mapping[str, str], code: int, line: str, rec: Optional[Mapping], req: Optional[Mapping]) -> None:
     """The one line, and the job summary and step outputs when the runner offers them."""
     github = env.get("GITHUB_ACTIONS") == "true"
+    # Line breaks are folded or escaped below; any other character that would rewrite the line
+    # in the log shows as its code.
+    line = printed(line, keep="\r\n\t")
     if github and code != EXIT_YES:
         # A workflow command's data, escaped as the runner unescapes it: the line carries a
         # person's reason and the bot's message, and a raw line break in them would start a
@@ -248,7 +320,7 @@ def report(env: Mapping[str, str], code: int, line: str, rec: Optional[Mapping],
         summary += "\n| | |\n|---|---|\n| question | %s |\n" % _md(req.get("question", ""))
         summary += "| change | %s |\n" % _md(req.get("context", "").split("\n")[0])
         if rec and rec.get("key"):
-            summary += "| inquiry | `%s` (id %s) |\n" % (_md(rec["key"]), _md(rec.get("id", "")))
+            summary += "| inquiry | %s (id %s) |\n" % (_code(rec["key"]), _md(rec.get("id", "")))
         if req.get("approvals"):
             summary += "| approvals needed | %d |\n" % req["approvals"]
         if req.get("requested_by"):
