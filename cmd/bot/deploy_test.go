@@ -47,6 +47,10 @@ var designVars = []string{
 	"SLACK_DEFAULT_CHANNEL", "BOT_LOG_FORMAT",
 }
 
+// runtimeVars are read by the Go runtime of every Go program, not by the bot's configuration:
+// a manifest may set them (GOMEMLIMIT under a container's memory limit).
+var runtimeVars = []string{"GOMEMLIMIT", "GOMAXPROCS", "GOGC", "GODEBUG"}
+
 // clientVars are read by the CLI and bot mcp (and the token file's place), not by a deployed
 // server's configuration, so the manifests need not carry them.
 var clientVars = []string{"BOT_URL", "BOT_TOKEN", "XDG_CONFIG_HOME", "BOT_MCP_POLICY"}
@@ -165,6 +169,12 @@ type composeService struct {
 	Ports           []any            `yaml:"ports"`
 	Configs         []map[string]any `yaml:"configs"`
 	StopGracePeriod string           `yaml:"stop_grace_period"`
+	User            string           `yaml:"user"`
+	ReadOnly        bool             `yaml:"read_only"`
+	CapDrop         []string         `yaml:"cap_drop"`
+	SecurityOpt     []string         `yaml:"security_opt"`
+	Tmpfs           []string         `yaml:"tmpfs"`
+	Volumes         []any            `yaml:"volumes"`
 }
 
 // composeEnv is a service's environment, written as a mapping or as a list of NAME=value.
@@ -200,11 +210,23 @@ func (e *composeEnv) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // interpolate resolves ${NAME:-default}, ${NAME-default} and ${NAME} as compose would with
-// nothing set in its environment.
-var interpolation = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(?::?-([^}]*))?\}`)
+// nothing set in its environment, and ${NAME:?message} (which compose refuses to start without)
+// as the operator's value, written here as "set".
+var interpolation = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(?:(:?-)([^}]*)|(:?\?)[^}]*)?\}`)
 
 func interpolate(s string) string {
-	return interpolation.ReplaceAllString(s, "$1")
+	return interpolation.ReplaceAllStringFunc(s, func(m string) string {
+		sub := interpolation.FindStringSubmatch(m)
+		if sub[3] != "" {
+			return "set"
+		}
+		return sub[2]
+	})
+}
+
+// requiredVar matches how a compose file reads a variable it must not start without.
+func requiredVar(name string) *regexp.Regexp {
+	return regexp.MustCompile(`^\$\{` + name + `:\?[^}]+\}$`)
 }
 
 func loadCompose(t *testing.T) composeFile {
@@ -243,6 +265,21 @@ func TestDeployCompose(t *testing.T) {
 		t.Errorf("service %s has no healthcheck, so the bots cannot wait for it to be healthy", composePostgres)
 	}
 
+	// The database password has no default: compose refuses to start without one, rather than
+	// run PostgreSQL under a password everyone who read this file knows.
+	if pw := pg.Environment["POSTGRES_PASSWORD"]; !requiredVar("POSTGRES_PASSWORD").MatchString(pw) {
+		t.Errorf("service %s sets POSTGRES_PASSWORD to %q: require it, as ${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD …}", composePostgres, pw)
+	}
+	raw, err := os.ReadFile(deployPath("compose.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range regexp.MustCompile(`\$\{POSTGRES_PASSWORD[^}]*\}`).FindAllString(string(raw), -1) {
+		if !requiredVar("POSTGRES_PASSWORD").MatchString(ref) {
+			t.Errorf("compose.yaml reads the database password as %s: a default or an empty password must not start it, write ${POSTGRES_PASSWORD:?…}", ref)
+		}
+	}
+
 	bots := composeBots(c)
 	if len(bots) < 2 {
 		t.Fatalf("compose.yaml runs %d bot replicas (%v), want at least 2", len(bots), bots)
@@ -259,6 +296,8 @@ func TestDeployCompose(t *testing.T) {
 		u, err := url.Parse(interpolate(svc.Environment["DATABASE_URL"]))
 		if err != nil || u.Scheme != "postgres" || u.Hostname() != composePostgres {
 			t.Errorf("bot %s: DATABASE_URL %q does not point at the %s service", name, svc.Environment["DATABASE_URL"], composePostgres)
+		} else if pw, _ := u.User.Password(); pw != "set" {
+			t.Errorf("bot %s: DATABASE_URL %q does not take its password from ${POSTGRES_PASSWORD:?…}", name, svc.Environment["DATABASE_URL"])
 		}
 		var deps map[string]struct {
 			Condition string `yaml:"condition"`
@@ -279,6 +318,26 @@ func TestDeployCompose(t *testing.T) {
 		for _, v := range secretVars {
 			if got, ok := svc.Environment[v]; ok && v != "DATABASE_URL" && got != "${"+v+":-}" {
 				t.Errorf("bot %s sets %s to %q: secrets come from the operator's environment as ${%s:-}", name, v, got, v)
+			}
+		}
+		// The hardening of the Kubernetes Deployment: an unprivileged user, no capabilities, no
+		// privileges gained through exec, a read-only root filesystem with memory where the bot
+		// writes (/tmp, and /data, its XDG_CONFIG_HOME: the token file of the first start).
+		if uid, _, _ := strings.Cut(svc.User, ":"); uid == "" || uid == "0" || uid == "root" {
+			t.Errorf("bot %s runs as user %q: set user to the image's unprivileged 10001:10001", name, svc.User)
+		}
+		if !svc.ReadOnly {
+			t.Errorf("bot %s has no read_only: true: its root filesystem must be read-only", name)
+		}
+		if !slices.Contains(svc.CapDrop, "ALL") {
+			t.Errorf("bot %s drops capabilities %v, want cap_drop: [ALL]", name, svc.CapDrop)
+		}
+		if !slices.ContainsFunc(svc.SecurityOpt, func(o string) bool { return o == "no-new-privileges:true" || o == "no-new-privileges" }) {
+			t.Errorf("bot %s has security_opt %v, want no-new-privileges:true", name, svc.SecurityOpt)
+		}
+		for _, dir := range []string{"/tmp", dockerEnv(t)["XDG_CONFIG_HOME"]} {
+			if !slices.ContainsFunc(svc.Tmpfs, func(m string) bool { p, _, _ := strings.Cut(m, ":"); return p == dir }) {
+				t.Errorf("bot %s mounts no tmpfs on %s, where it writes under a read-only root", name, dir)
 			}
 		}
 		// The callback secret must be one for all replicas (left empty, it is generated once
@@ -348,14 +407,19 @@ type k8sPodSpec struct {
 }
 
 type k8sContainer struct {
-	Name string `yaml:"name"`
-	Env  []struct {
-		Name      string `yaml:"name"`
+	Name  string `yaml:"name"`
+	Image string `yaml:"image"`
+	Env   []struct {
+		Name      string  `yaml:"name"`
+		Value     *string `yaml:"value"`
 		ValueFrom *struct {
 			ConfigMapKeyRef *k8sKeyRef `yaml:"configMapKeyRef"`
 			SecretKeyRef    *k8sKeyRef `yaml:"secretKeyRef"`
 		} `yaml:"valueFrom"`
 	} `yaml:"env"`
+	Resources struct {
+		Limits map[string]string `yaml:"limits"`
+	} `yaml:"resources"`
 	ReadinessProbe  *k8sProbe `yaml:"readinessProbe"`
 	LivenessProbe   *k8sProbe `yaml:"livenessProbe"`
 	SecurityContext struct {
@@ -541,6 +605,43 @@ func TestDeployK8s(t *testing.T) {
 		t.Errorf("the container must drop ALL capabilities")
 	}
 
+	// A version, not :latest, here and in the kustomization that sets it: every pod of a rollout
+	// runs the same build, and a rollback returns to a known one.
+	if ref := bot.Image; imageTag(ref) == "" || imageTag(ref) == "latest" {
+		t.Errorf("the Deployment runs image %q: name a version tag, not latest", ref)
+	}
+	type kustomization struct {
+		Images []struct {
+			Name    string `yaml:"name"`
+			NewTag  string `yaml:"newTag"`
+			Digest  string `yaml:"digest"`
+			NewName string `yaml:"newName"`
+		} `yaml:"images"`
+	}
+	for _, img := range decodeDocs[kustomization](t, deployPath("k8s", "kustomization.yaml"), false)[0].Images {
+		if img.Digest == "" && (img.NewTag == "" || img.NewTag == "latest") {
+			t.Errorf("k8s/kustomization.yaml sets image %s to tag %q: name a version (and a digest at a release)", img.Name, img.NewTag)
+		}
+	}
+
+	// A soft memory limit for the Go runtime under the container's limit: the heap is collected
+	// harder as it nears it instead of growing into an OOM kill. Some room must stay for what is
+	// not heap.
+	limit, err := k8sBytes(bot.Resources.Limits["memory"])
+	if err != nil {
+		t.Fatalf("the container's memory limit: %v", err)
+	}
+	var goMemLimit string
+	for _, e := range bot.Env {
+		if e.Name == "GOMEMLIMIT" && e.Value != nil {
+			goMemLimit = *e.Value
+		}
+	}
+	if soft, err := goBytes(goMemLimit); err != nil || soft < limit/2 || soft > limit*9/10 {
+		t.Errorf("the container sets GOMEMLIMIT=%q (%v) under a memory limit of %s: want 50%%–90%% of it, such as %dMiB",
+			goMemLimit, err, bot.Resources.Limits["memory"], limit*8/10>>20)
+	}
+
 	podLabels := dep.Spec.Template.Metadata.Labels
 	if !selects(matchLabels(t, dep.Spec.Selector), podLabels) {
 		t.Errorf("the Deployment's selector does not select its own pods")
@@ -553,6 +654,41 @@ func TestDeployK8s(t *testing.T) {
 	if err := objs["Service"][0].Spec.Selector.Decode(&svcSelector); err != nil || !selects(svcSelector, podLabels) {
 		t.Errorf("the Service does not select the bot's pods")
 	}
+}
+
+// imageTag is the tag of an image reference, "" when it names none (a digest alone is a pin).
+func imageTag(ref string) string {
+	ref, digest, _ := strings.Cut(ref, "@")
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		return ref[i+1:]
+	}
+	if digest != "" {
+		return "@" + digest
+	}
+	return ""
+}
+
+// k8sBytes reads a Kubernetes memory quantity in the binary suffixes the manifests use.
+func k8sBytes(q string) (int64, error) {
+	for i, suffix := range []string{"Ki", "Mi", "Gi", "Ti"} {
+		if n, ok := strings.CutSuffix(q, suffix); ok {
+			v, err := strconv.ParseInt(n, 10, 64)
+			return v << (10 * (i + 1)), err
+		}
+	}
+	return strconv.ParseInt(q, 10, 64)
+}
+
+// goBytes reads GOMEMLIMIT as the runtime does: a number of bytes with an optional B, KiB, MiB,
+// GiB or TiB suffix.
+func goBytes(s string) (int64, error) {
+	for i, suffix := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			v, err := strconv.ParseInt(n, 10, 64)
+			return v << (10 * (i + 1)), err
+		}
+	}
+	return strconv.ParseInt(strings.TrimSuffix(s, "B"), 10, 64)
 }
 
 // --- Dockerfile and systemd ---
@@ -804,7 +940,7 @@ func TestDeployEnvVarsAreReadByTheBot(t *testing.T) {
 	add("bot.service Environment=", keys(systemdEnv(t))...)
 
 	for _, name := range slices.Sorted(mapKeys(set)) {
-		if !botReads(name) {
+		if !botReads(name) && !slices.Contains(runtimeVars, name) {
 			t.Errorf("%s is set by %s, but the bot reads no such variable (configVars in cmd/bot/config.go)",
 				name, strings.Join(set[name], ", "))
 		}
