@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -228,6 +229,9 @@ func runToken(ctx context.Context, e *env) error {
 		if scopes, err = inquiry.ParseScopes(*scope); err != nil { // before anything is opened
 			return exitf(exitUsage, "%s", inquiry.ErrorMessage(err))
 		}
+		if err := refuseAnsweringToken(e, scopes); err != nil {
+			return err
+		}
 	}
 	place, err := openTokenPlace(ctx, e)
 	if err != nil {
@@ -271,6 +275,19 @@ func runToken(ctx context.Context, e *env) error {
 		fmt.Fprintf(e.stdout, "revoked %s\n", t.Name)
 	}
 	return nil
+}
+
+// refuseAnsweringToken refuses, in an agent harness's tool shell, a token that may answer (the
+// answer or the admin scope): an agent that refuses to answer as the person (bot answer) must
+// not make itself a token that does. An ask-only token stays allowed: asking is the agent's part.
+func refuseAnsweringToken(e *env, scopes []inquiry.Scope) error {
+	m, ok := agentShell(e.getenv)
+	if !ok || !slices.ContainsFunc(scopes, func(s inquiry.Scope) bool { return s == inquiry.ScopeAnswer || s == inquiry.ScopeAdmin }) {
+		return nil
+	}
+	return exitf(exitUsage, "%s is set, the mark of an agent's tool shell (%s): bot token create makes no token with the answer or admin scope from there, "+
+		"since an agent must not mint itself a token that answers — make it from the person's own terminal outside the agent; "+
+		"nothing was made; a token that only asks (--scope ask) may be made here", m.name, m.harness)
 }
 
 func joinScopes(scopes []inquiry.Scope) string {

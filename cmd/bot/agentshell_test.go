@@ -102,7 +102,7 @@ func TestAnswerRefusedInAnAgentShell(t *testing.T) {
 			}
 		}
 		// Reading stays allowed.
-		if r := in(m, "questions"); r.code != 0 || !strings.HasPrefix(r.stdout, "1. Deploy to production?\n") {
+		if r := in(m, "questions"); r.code != 0 || !strings.HasPrefix(r.stdout, "1. │ Deploy to production?\n") {
 			t.Errorf("bot questions with %s=%s: want the list:\n%s", m[0], m[1], r)
 		}
 		if rec, err := admin.Get(ctx, key, 0); err != nil || rec.Status != inquiry.StatusPending || rec.Answer != nil || len(rec.Votes) != 0 {

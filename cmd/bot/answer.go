@@ -90,23 +90,34 @@ func runAnswer(ctx context.Context, e *env) error {
 	if *asJSON {
 		return writeJSON(e.stdout, answered)
 	}
-	q := inquiry.OneLine(answered.Question, 100)
-	if answered.Status == inquiry.StatusPending {
+	writeRecorded(e.stdout, answered, reply, outputWidth(e.stdout))
+	return nil
+}
+
+// recorded says what was recorded for rec, the answer of reply: the answer whole, as the
+// person chose it (for a vote that did not decide yet, the vote and the tally so far).
+func recorded(rec *inquiry.Record, reply client.Reply) string {
+	if rec.Status == inquiry.StatusPending {
 		// A vote of an inquiry that needs several people, which did not decide it yet.
-		vote := inquiry.RenderAnswer(&answered.Inquiry, &inquiry.Answer{Value: reply.Value, Text: reply.Text, Declined: reply.Declined})
+		vote := inquiry.RenderAnswer(&rec.Inquiry, &inquiry.Answer{Value: reply.Value, Text: reply.Text, Declined: reply.Declined})
 		left := "Not decided yet"
-		if tally := inquiry.Tallied(answered); tally != "" {
+		if tally := inquiry.Tallied(rec); tally != "" {
 			left += ": " + tally
 		}
-		fmt.Fprintf(e.stdout, "Your vote for %q (%s) is recorded: %s. %s.\n", q, answered.Key, vote, left)
-		return nil
+		return inquiry.Printed(fmt.Sprintf("Your vote for %s is recorded: %s. %s.", rec.Key, vote, left))
 	}
-	what := inquiry.RenderAnswer(&answered.Inquiry, answered.Answer)
-	if line, ok := decided(&answered.Inquiry, answered.Answer); ok {
+	what := inquiry.RenderAnswer(&rec.Inquiry, rec.Answer)
+	if line, ok := decided(&rec.Inquiry, rec.Answer); ok {
 		what = line
 	}
-	fmt.Fprintf(e.stdout, "Recorded for %q (%s): %s\n", q, answered.Key, what)
-	return nil
+	return inquiry.Printed(fmt.Sprintf("Recorded for %s: %s", rec.Key, what))
+}
+
+// writeRecorded echoes what was recorded, and the question it answers whole, behind the
+// gutter: what the person decided is said beside what they decided it for.
+func writeRecorded(w io.Writer, rec *inquiry.Record, reply client.Reply, width int) {
+	writeWrapped(w, "", recorded(rec, reply), width)
+	writeQuoted(w, "   ", "   ", rec.Question, width)
 }
 
 // answerWords is how the answer was typed, to repeat it in a hint.
@@ -213,7 +224,7 @@ func readReply(in *inquiry.Inquiry, words string, decline bool) (client.Reply, s
 		return client.Reply{Value: inquiry.One(values[0])}, "", nil
 	}
 	if in.AllowText {
-		return client.Reply{Text: words}, fmt.Sprintf("Taken as your own words: %q is none of the offered answers (%s).", words, numberedOptions(offered)), nil
+		return client.Reply{Text: words}, fmt.Sprintf("Taken as your own words: %q is none of the offered answers (%s).", inquiry.Printed(words), numberedOptions(offered)), nil
 	}
 	if miss == "" {
 		miss = words
@@ -222,14 +233,14 @@ func readReply(in *inquiry.Inquiry, words string, decline bool) (client.Reply, s
 	if in.Multiple {
 		how = "answer with numbers or words of them, separated by commas"
 	}
-	return client.Reply{}, "", exitf(exitUsage, "%q is none of the offered answers: %s; %s, or --decline. Nothing was sent.", miss, numberedOptions(offered), how)
+	return client.Reply{}, "", exitf(exitUsage, "%q is none of the offered answers: %s; %s, or --decline. Nothing was sent.", inquiry.Printed(miss), numberedOptions(offered), how)
 }
 
-// numberedOptions is "1 Merge, 2 Hold".
+// numberedOptions is "1 Merge, 2 Hold", each label whole and printed.
 func numberedOptions(opts []inquiry.Option) string {
 	parts := make([]string, len(opts))
 	for i, o := range opts {
-		parts[i] = fmt.Sprintf("%d %s", i+1, o.Label)
+		parts[i] = fmt.Sprintf("%d %s", i+1, inquiry.Printed(o.Label))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -404,7 +404,9 @@ func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool, 
 			return
 		}
 		for _, line := range answerLines(in, a) {
-			fmt.Fprintln(e.stdout, line)
+			// Answers are stored without carriage returns now, but one stored before may hold
+			// one, and a script may print what it reads to a terminal: as printed, never obeyed.
+			fmt.Fprintln(e.stdout, inquiry.Printed(line))
 		}
 	}
 	switch rec.Status {
@@ -440,21 +442,21 @@ func askOutcome(e *env, rec *inquiry.Record, timeout time.Duration, print bool, 
 			by = " by " + a.AnsweredBy
 		}
 		if a.Text != "" {
-			return exitf(exitDeclined, "declined%s: %s", by, a.Text)
+			return exitf(exitDeclined, "declined%s: %s", by, inquiry.Printed(a.Text))
 		}
 		return exitf(exitDeclined, "declined%s", by)
 	}
 	out(a)
 	switch a.Source {
 	case inquiry.SourceExpired:
-		fmt.Fprintf(e.stderr, "bot ask: nobody answered before question %s expired; assumed its default: %s\n", rec.Key, inquiry.RenderValue(in, a.Value))
+		fmt.Fprintf(e.stderr, "bot ask: nobody answered before question %s expired; assumed its default: %s\n", rec.Key, inquiry.Printed(inquiry.RenderValue(in, a.Value)))
 	case inquiry.SourceDefault:
-		fmt.Fprintf(e.stderr, "bot ask: %s\n", inquiry.RenderAnswer(in, a))
+		fmt.Fprintf(e.stderr, "bot ask: %s\n", inquiry.Printed(inquiry.RenderAnswer(in, a)))
 	}
 	if line, ok := decided(in, a); ok {
-		fmt.Fprintf(e.stderr, "bot ask: %s\n", line)
+		fmt.Fprintf(e.stderr, "bot ask: %s\n", inquiry.Printed(line))
 	} else if a.Value.Len() > 0 && a.Text != "" {
-		fmt.Fprintf(e.stderr, "bot ask: with the words: %s\n", a.Text)
+		fmt.Fprintf(e.stderr, "bot ask: with the words: %s\n", inquiry.Printed(a.Text))
 	}
 	if in.Kind == inquiry.KindConfirm {
 		switch {

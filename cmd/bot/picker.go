@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -42,9 +41,10 @@ type listing struct {
 	sent int
 }
 
-// runPicker runs the picker on the terminal in/out until q, Ctrl-C or the end of ctx. The
-// terminal is restored however it ends; the answers recorded are printed after.
-func runPicker(ctx context.Context, c *client.Client, in, out *os.File) error {
+// runPicker runs the picker on the terminal in/out until q, Ctrl-C or the end of ctx, with the
+// selected question's context shown from the start when withContext. The terminal is restored
+// however it ends; the answers recorded are printed after.
+func runPicker(ctx context.Context, c *client.Client, in, out *os.File, withContext bool) error {
 	fd := int(in.Fd())
 	saved, err := term.MakeRaw(fd)
 	if err != nil {
@@ -53,12 +53,12 @@ func runPicker(ctx context.Context, c *client.Client, in, out *os.File) error {
 	// The alternate screen keeps the shell's scrollback as it was; the cursor is hidden while
 	// the picker draws.
 	io.WriteString(out, "\x1b[?1049h\x1b[?25l")
-	p := &picker{}
+	p := &picker{context: withContext}
 	defer func() {
 		io.WriteString(out, "\x1b[?25h\x1b[?1049l")
 		term.Restore(fd, saved)
-		for _, line := range p.done {
-			fmt.Fprintln(out, clean(line))
+		for _, block := range p.done {
+			io.WriteString(out, block) // printed and quoted already, as bot answer echoes
 		}
 	}()
 

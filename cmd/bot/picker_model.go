@@ -15,6 +15,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -133,7 +134,11 @@ type picker struct {
 	line   []rune // the line being written (words, reason)
 	status string // the bottom line in browse mode: what just happened, or a refusal
 
-	done []string // one line per answer recorded, printed when the picker ends
+	context bool   // the selected question's context is shown (c shows and hides it)
+	whole   string // the key of the question the last screen drawn showed whole, "" for none
+	cols    int    // the width of the last screen drawn
+
+	done []string // what was recorded, one block per answer, printed when the picker ends
 }
 
 // setQuestions takes a new listing. The selection stays on the same question while it is
@@ -153,7 +158,7 @@ func (p *picker) setQuestions(qs []*inquiry.Record) {
 	}
 	if p.target != nil && p.mode != modeSending && p.mode != modeBrowse {
 		if p.index(p.target.Key) < 0 {
-			p.status = fmt.Sprintf("%q is no longer waiting (answered elsewhere, expired or cancelled): nothing was sent.", inquiry.OneLine(p.target.Inquiry.Question, 60))
+			p.status = fmt.Sprintf("The question you were answering (%s) is no longer waiting (answered elsewhere, expired or cancelled): nothing was sent.", p.target.Key)
 			p.reset()
 		}
 	}
@@ -219,6 +224,15 @@ func (p *picker) browse(k key) bool {
 		if k.kind == keyRune || k.kind == keyEnter {
 			p.status = "No questions are waiting for you: q quits, and new ones show up here as they arrive."
 		}
+	case k.kind == keyRune && (k.r == 'c' || k.r == 'C'):
+		p.context, p.status = !p.context, ""
+	case (k.kind == keyRune && strings.ContainsRune("123456789rRdD", k.r) || k.kind == keyEnter && len(p.chosen) > 0) && !p.readable(r):
+		// Nobody answers a question they could not read whole.
+		hide := ""
+		if p.context {
+			hide = " or hide its context (c)"
+		}
+		p.status = fmt.Sprintf("Question %d is taller than the window, so it is not answered here: make the window taller%s, or answer it with bot questions and bot answer.", p.sel+1, hide)
 	case k.kind == keyRune && k.r >= '1' && k.r <= '9':
 		p.pick(r, int(k.r-'1'))
 	case k.kind == keyEnter && len(p.chosen) > 0:
@@ -236,6 +250,12 @@ func (p *picker) browse(k key) bool {
 		p.chosen, p.status = nil, ""
 	}
 	return false
+}
+
+// readable reports whether the last screen drawn showed r whole: its question, its answers and
+// (when shown) its context.
+func (p *picker) readable(r *inquiry.Record) bool {
+	return p.whole != "" && p.whole == r.Key
 }
 
 func (p *picker) move(d int) {
@@ -335,22 +355,10 @@ func (p *picker) sent(rec *inquiry.Record, err error) {
 		return
 	}
 	p.reset()
-	q := inquiry.OneLine(rec.Inquiry.Question, 60)
-	switch {
-	case rec.Status == inquiry.StatusPending:
-		left := "not decided yet"
-		if tally := inquiry.Tallied(rec); tally != "" {
-			left += ": " + tally
-		}
-		p.status = fmt.Sprintf("Your vote for %q is recorded (%s).", q, left)
-	default:
-		what := inquiry.RenderAnswer(&rec.Inquiry, rec.Answer)
-		if line, ok := decided(&rec.Inquiry, rec.Answer); ok {
-			what = line
-		}
-		p.status = fmt.Sprintf("Recorded for %q: %s", q, what)
-	}
-	p.done = append(p.done, p.status)
+	p.status = recorded(rec, reply)
+	var b strings.Builder
+	writeRecorded(&b, rec, reply, cmp.Or(p.cols, defaultWidth))
+	p.done = append(p.done, b.String())
 	// The answered question leaves the list now rather than at the next listing.
 	if rec.Status != inquiry.StatusPending {
 		if i := p.index(target.Key); i >= 0 {
@@ -364,15 +372,19 @@ func (p *picker) sent(rec *inquiry.Record, err error) {
 func (p *picker) bottom() string {
 	switch p.mode {
 	case modeConfirm:
-		q := inquiry.OneLine(p.target.Inquiry.Question, 60)
+		// The answer whole, and the question by its number: the screen above shows it whole.
+		q := "the question"
+		if i := p.index(p.target.Key); i >= 0 {
+			q = fmt.Sprintf("question %d", i+1)
+		}
 		if p.reply.Declined && p.reply.Text == "" {
-			return fmt.Sprintf("Decline %q? y/n", q)
+			return fmt.Sprintf("Decline %s? y/n", q)
 		}
 		what := p.what
 		if !strings.HasPrefix(what, `"`) { // own words come quoted already
 			what = `"` + what + `"`
 		}
-		return fmt.Sprintf("Send %s to %q? y/n", what, q)
+		return fmt.Sprintf("Send %s to %s? y/n", what, q)
 	case modeSending:
 		return "Sending…"
 	case modeWords:
@@ -394,15 +406,17 @@ func (p *picker) bottom() string {
 	if len(p.qs) == 0 {
 		return "q quits"
 	}
-	return "1-9 picks an answer · r own words · d declines · ↑↓ or j/k move · q quits"
+	return "1-9 picks an answer · r own words · d declines · c context · ↑↓ or j/k move · q quits"
 }
 
-// view draws the screen of width × height cells: a title, the questions numbered (the selected
-// one with its answers), and the bottom line on the last row. Every line is cut to the width and
-// cleaned of control characters, so that text from an asker cannot move the cursor or restyle the
-// terminal.
+// view draws the screen of width × height cells: a title, the questions numbered, each whole
+// and wrapped (the selected one with its answers), and the bottom line, wrapped, on the last
+// rows. Every line is printed (inquiry.Printed), so that text from an asker cannot move the
+// cursor or restyle the terminal, and the asker's words stand behind the gutter. It records
+// whether the selected question was shown whole: only then do the keys answer it.
 func (p *picker) view(now time.Time, width, height int) []string {
 	width, height = max(width, 20), max(height, 3)
+	p.cols = width
 	title := "Questions waiting for you"
 	switch {
 	case !p.loaded:
@@ -410,19 +424,30 @@ func (p *picker) view(now time.Time, width, height int) []string {
 	case len(p.qs) > 0:
 		title += fmt.Sprintf(" (%d)", len(p.qs))
 	}
+	var bottom []string
+	if p.mode == modeWords || p.mode == modeReason {
+		// A line being written shows its end, so that the cursor stays in sight.
+		bottom = []string{fit(inquiry.Printed(p.bottom()), width, true)}
+	} else {
+		bottom = wrap(inquiry.Printed(p.bottom()), width)
+	}
+	bottom = bottom[max(len(bottom)-(height-2), 0):]
+
 	var body []string
 	selStart, selEnd := 0, 0
 	if p.loaded && len(p.qs) == 0 {
 		body = append(body, "", "No questions are waiting for an answer. They show up here as they arrive.")
 	}
 	for i, r := range p.qs {
+		var b bytes.Buffer
 		if i != p.sel {
-			body = append(body, fmt.Sprintf("  %d. %s", i+1, inquiry.OneLine(r.Inquiry.Question, 100)))
+			num := fmt.Sprintf("  %d. ", i+1)
+			writeQuoted(&b, num, strings.Repeat(" ", len(num)), r.Inquiry.Question, width)
+			body = append(body, strings.Split(strings.TrimRight(b.String(), "\n"), "\n")...)
 			continue
 		}
 		selStart = len(body)
-		var b bytes.Buffer
-		writeQuestion(&b, i+1, r, now)
+		writeQuestion(&b, i+1, r, now, shown{width: width - 2, context: p.context, hint: "c shows it"})
 		for j, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 			if j == 0 {
 				line = "> " + line
@@ -433,8 +458,19 @@ func (p *picker) view(now time.Time, width, height int) []string {
 		}
 		selEnd = len(body)
 	}
-	// Scroll so that the selected question is in sight, its first line first if it fits.
-	bodyRows := height - 2
+	// Scroll so that the selected question is in sight, its first line first if it fits. One
+	// taller than the window is shown as far as it goes, and says so.
+	bodyRows := max(height-1-len(bottom), 1)
+	p.whole = ""
+	if sel := p.selected(); sel != nil {
+		if selEnd-selStart <= bodyRows {
+			p.whole = sel.Key
+		} else {
+			more := selEnd - selStart - (bodyRows - 1)
+			body = append(body[:selStart+bodyRows-1], fmt.Sprintf("  ↓ %d more %s of question %d: a taller window shows it whole", more, plural(more, "line", "lines"), p.sel+1))
+			selEnd = len(body)
+		}
+	}
 	off := 0
 	if selEnd > bodyRows {
 		off = min(selStart, selEnd-bodyRows)
@@ -451,26 +487,12 @@ func (p *picker) view(now time.Time, width, height int) []string {
 			lines = append(lines, "")
 		}
 	}
-	lines = append(lines, p.bottom())
+	lines = append(lines, bottom...)
 	for i, l := range lines {
-		lines[i] = fit(clean(l), width, i == len(lines)-1 && (p.mode == modeWords || p.mode == modeReason))
+		// Lines are wrapped to the width already; fit is the guard for a line that is not.
+		lines[i] = fit(inquiry.Printed(l), width, false)
 	}
 	return lines
-}
-
-// clean makes s safe to print on a terminal: control characters (escape sequences, carriage
-// returns, the C1 range) and the bidirectional overrides become "�", so that text from an asker
-// is shown and never obeyed.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t':
-			return ' '
-		case unicode.IsControl(r), r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-			return utf8.RuneError
-		}
-		return r
-	}, s)
 }
 
 // fit cuts s to width characters: its end ("…" where it was cut), or for a line being written

@@ -28,9 +28,11 @@ func runes(s string) []key {
 	return ks
 }
 
-// pressAll presses keys and returns the last answer to send and whether the picker ended.
+// pressAll presses keys, each on a screen drawn of 100×30 as the picker's loop draws it, and
+// returns the last answer to send and whether the picker ended.
 func pressAll(p *picker, keys ...key) (send *sendRequest, quit bool) {
 	for _, k := range keys {
+		p.view(time.Time{}, 100, 30) // the picker draws before it reads a key
 		s, q := p.press(k)
 		if s != nil {
 			send = s
@@ -54,7 +56,7 @@ func TestPickerDigitAsksThenYesSends(t *testing.T) {
 	if send, _ := pressAll(p, runes("2")...); send != nil {
 		t.Fatalf("a digit alone sent %+v", send)
 	}
-	if got, want := p.bottom(), `Send "Hold" to "Merge the PR?"? y/n`; got != want {
+	if got, want := p.bottom(), `Send "Hold" to question 1? y/n`; got != want {
 		t.Fatalf("bottom line = %q, want %q", got, want)
 	}
 	send, _ := pressAll(p, runes("y")...)
@@ -97,7 +99,7 @@ func TestPickerOwnWords(t *testing.T) {
 	}
 	pressAll(p, runes("rship itt")...)
 	pressAll(p, key{kind: keyBackspace}, key{kind: keyEnter})
-	if got, want := p.bottom(), `Send "ship it" to "Release notes?"? y/n`; got != want {
+	if got, want := p.bottom(), `Send "ship it" to question 1? y/n`; got != want {
 		t.Fatalf("bottom = %q, want %q", got, want)
 	}
 	send, _ := pressAll(p, runes("y")...)
@@ -212,7 +214,7 @@ func TestPickerView(t *testing.T) {
 		t.Fatalf("%d lines for a height of 12", len(lines))
 	}
 	got := strings.Join(lines, "\n")
-	for _, want := range []string{"Questions waiting for you (2)", "  1. Deploy �[2Jnow?", "> 2. Merge the PR?", "1  Merge", "2  Hold", "key inq_b", "1-9 picks"} {
+	for _, want := range []string{"Questions waiting for you (2)", "  1. │ Deploy ⟨U+001B⟩[2Jnow?", "> 2. │ Merge the PR?", "1 │ Merge", "2 │ Hold", "key inq_b", "1-9 picks"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("screen lacks %q:\n%s", want, got)
 		}
@@ -225,8 +227,8 @@ func TestPickerView(t *testing.T) {
 			t.Errorf("line of %d characters for a width of 60: %q", n, l)
 		}
 	}
-	if lines[len(lines)-1] != fit(p.bottom(), 60, false) {
-		t.Errorf("the last row is %q, not the bottom line", lines[len(lines)-1])
+	if bottom := wrap(p.bottom(), 60); !slices.Equal(lines[len(lines)-len(bottom):], bottom) {
+		t.Errorf("the last rows are %q, not the bottom line %q", lines[len(lines)-len(bottom):], bottom)
 	}
 	// On a short screen the selected question is still in sight.
 	var many []*inquiry.Record
@@ -237,7 +239,7 @@ func TestPickerView(t *testing.T) {
 	for range 25 {
 		pressAll(p, key{kind: keyDown})
 	}
-	if got := strings.Join(p.view(now, 60, 10), "\n"); !strings.Contains(got, "> 26. Question z?") {
+	if got := strings.Join(p.view(now, 60, 10), "\n"); !strings.Contains(got, "> 26. │ Question z?") {
 		t.Errorf("the selected question is out of sight:\n%s", got)
 	}
 	// A line being written shows its end.

@@ -132,13 +132,13 @@ func TestQuestionsInteractiveOnATerminal(t *testing.T) {
 
 	// A question arriving while the picker is open shows up.
 	merge := b.ask(t, "--question", "Merge the PR?", "--option", "merge=Merge", "--option", "hold=Hold")
-	picker.waitFor(t, "1. Merge the PR?")
-	picker.waitFor(t, "1  Merge")
+	picker.waitFor(t, "1. │ Merge the PR?")
+	picker.waitFor(t, "1 │ Merge")
 	key := b.waitPending(t, 1, merge)[0].Key
 
 	// A digit asks on the bottom line; n takes it back and nothing is sent.
 	picker.typeKeys(t, "2")
-	picker.waitFor(t, `Send "Hold" to "Merge the PR?"? y/n`)
+	picker.waitFor(t, `Send "Hold" to question 1? y/n`)
 	picker.typeKeys(t, "n")
 	picker.waitFor(t, "Taken back: nothing was sent.")
 	if rec, err := c.Get(ctx, key, 0); err != nil || rec.Status != inquiry.StatusPending {
@@ -147,9 +147,9 @@ func TestQuestionsInteractiveOnATerminal(t *testing.T) {
 
 	// A digit, then y, answers through the API as the token's person, via the CLI.
 	picker.typeKeys(t, "1")
-	picker.waitFor(t, `Send "Merge" to "Merge the PR?"? y/n`)
+	picker.waitFor(t, `Send "Merge" to question 1? y/n`)
 	picker.typeKeys(t, "y")
-	picker.waitFor(t, `Recorded for "Merge the PR?"`)
+	picker.waitFor(t, "Recorded for "+key+": Merge by admin")
 	if r := merge.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "merge" {
 		t.Fatalf("bot ask after the picker's answer:\n%s", r)
 	}
@@ -159,26 +159,28 @@ func TestQuestionsInteractiveOnATerminal(t *testing.T) {
 	}
 	// r writes own words: Esc cancels, Enter then y sends them.
 	notes := b.ask(t, "--text", "--question", "Release notes?")
-	picker.waitFor(t, "1. Release notes?")
+	notesKey := b.waitPending(t, 1, notes)[0].Key
+	picker.waitFor(t, "1. │ Release notes?")
 	picker.typeKeys(t, "r", "dra", "\x1b")
 	picker.waitFor(t, "Nothing was sent.")
 	picker.typeKeys(t, "r", "fixes login", "\r")
-	picker.waitFor(t, `Send "fixes login" to "Release notes?"? y/n`)
+	picker.waitFor(t, `Send "fixes login" to question 1? y/n`)
 	picker.typeKeys(t, "y")
-	picker.waitFor(t, `Recorded for "Release notes?"`)
+	picker.waitFor(t, "Recorded for "+notesKey+`: "fixes login"`)
 	if r := notes.wait(t); r.code != exitOK || strings.TrimSpace(r.stdout) != "fixes login" {
 		t.Fatalf("bot ask after own words:\n%s", r)
 	}
 
 	// The server's refusal is the bottom line: a no that must say why asks for the reason.
 	deploy := b.ask(t, "--confirm", "--question", "Deploy on Friday?", "--reason", "on_no")
-	picker.waitFor(t, "1. Deploy on Friday?")
+	deployKey := b.waitPending(t, 1, deploy)[0].Key
+	picker.waitFor(t, "1. │ Deploy on Friday?")
 	picker.typeKeys(t, "2", "y")
 	picker.waitFor(t, "Reason (Enter; Esc cancels)")
 	picker.typeKeys(t, "not on a Friday", "\r")
 	picker.waitFor(t, "y/n")
 	picker.typeKeys(t, "y")
-	picker.waitFor(t, `Recorded for "Deploy on Friday?"`)
+	picker.waitFor(t, "Recorded for "+deployKey+": No")
 	if r := deploy.wait(t); r.code != exitNo {
 		t.Fatalf("bot ask after a no with a reason:\n%s", r)
 	}
@@ -201,7 +203,7 @@ func TestQuestionsInteractiveOnATerminal(t *testing.T) {
 	if !picker.lineMode(t) {
 		t.Error("the picker left the terminal in raw mode")
 	}
-	picker.waitFor(t, `Recorded for "Merge the PR?"`)
+	picker.waitFor(t, "Recorded for "+key+": Merge by admin\r\n   │ Merge the PR?")
 	if out := picker.screen.String(); strings.Contains(out, b.admin) {
 		t.Error("the picker printed the token")
 	}
@@ -240,7 +242,7 @@ func TestQuestionsInteractiveWithoutATerminalLists(t *testing.T) {
 	merge := b.ask(t, "--question", "Merge the PR?", "--option", "merge=Merge", "--option", "hold=Hold")
 	b.waitPending(t, 1, merge)
 	piped := b.bot(t, "", "questions", "-i")
-	if piped.code != 0 || !strings.HasPrefix(piped.stdout, "1. Merge the PR?\n") || !strings.Contains(piped.stdout, "\nAnswer with: bot answer <number>") || strings.Contains(piped.stdout, "\x1b") {
+	if piped.code != 0 || !strings.HasPrefix(piped.stdout, "1. │ Merge the PR?\n") || !strings.Contains(piped.stdout, "\nAnswer with: bot answer <number>") || strings.Contains(piped.stdout, "\x1b") {
 		t.Fatalf("bot questions -i on a pipe is not the plain list:\n%s", piped)
 	}
 	if r := b.bot(t, "", "questions", "-i", "--json"); r.code != exitUsage || !strings.Contains(r.stderr, "drop --all and --json") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,19 +15,27 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-const questionsHelp = `usage: bot questions [--all] [--json]
-       bot questions -i
+const questionsHelp = `usage: bot questions [--context] [--all] [--json]
+       bot questions -i [--context]
 
 Lists the questions waiting for an answer that your token may answer, numbered oldest first
 (the number 'bot answer N' takes), each with its numbered answers. --all also lists the
 resolved ones with their answers, assumptions made by policy marked as such.
 
+Each question is shown whole, wrapped to the terminal's width (80 columns off a terminal).
+What its asker wrote — the question, the context, the answers' words — stands behind a bar
+(│), so that words which imitate the bot's own lines read as quoted; a control or an invisible
+character in it shows as a code such as ⟨U+000D⟩. The context is shown with --context; without
+it a line says the question has one.
+
 -i, on a terminal, is the interactive picker: the questions numbered, the selected one with its
 answers. A digit picks an answer of the selected question and the bottom line asks whether to
 send it: y sends (as bot answer does), n takes it back and nothing is sent. r writes an answer
 in your own words, or an answer's number or words, as bot answer reads them (answers past 9:
-r 10); Enter, then y/n; Esc cancels. d declines, the arrow keys or j/k move between
-questions, q or Ctrl-C quits. For a multiple choice, digits add or remove answers and Enter
+r 10); Enter, then y/n; Esc cancels. d declines, c shows or hides the selected question's
+context, the arrow keys or j/k move between questions, q or Ctrl-C quits. The confirmation
+names the whole answer; a question taller than the window is not answered there (make the
+window taller, or use bot answer). For a multiple choice, digits add or remove answers and Enter
 asks to send them. The list follows the questions as they arrive and leave. Without a terminal
 (a pipe, a file) -i prints the list as without it. In an agent harness's tool shell -i refuses,
 as bot answer does: the list is the agent's to read, the answer the person's to give.
@@ -39,6 +48,7 @@ func runQuestions(ctx context.Context, e *env) error {
 	all := fs.Bool("all", false, "also list resolved questions and their answers")
 	asJSON := fs.Bool("json", false, "print the questions as JSON (pending ones in the order of their numbers)")
 	interactive := fs.Bool("i", false, "on a terminal, pick and send answers interactively (see above)")
+	withContext := fs.Bool("context", false, "show each question's context, the background its asker gave (without it, a line says there is one)")
 	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
 	}
@@ -63,7 +73,7 @@ func runQuestions(ctx context.Context, e *env) error {
 		// Interactive only when asked and on a terminal: a script or an agent that runs bot
 		// questions, even in a pseudo-terminal, gets the list and never a screen waiting for keys.
 		if in, out, ok := terminals(e); ok {
-			return runPicker(ctx, c, in, out)
+			return runPicker(ctx, c, in, out, *withContext)
 		}
 	}
 	pending, err := pendingQuestions(ctx, c)
@@ -100,6 +110,7 @@ func runQuestions(ctx context.Context, e *env) error {
 	}
 	now := time.Now()
 	w := e.stdout
+	how := shown{width: outputWidth(w), context: *withContext, hint: "bot questions --context"}
 	if len(pending) == 0 {
 		fmt.Fprintln(w, "No questions are waiting for an answer.")
 	}
@@ -107,11 +118,11 @@ func runQuestions(ctx context.Context, e *env) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		writeQuestion(w, i+1, r, now)
+		writeQuestion(w, i+1, r, now, how)
 	}
 	if len(pending) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Answer with: bot answer <number> <answer number | answer words | own words>, or bot answer <number> --decline")
+		writeWrapped(w, "", "Answer with: bot answer <number> <answer number | answer words | own words>, or bot answer <number> --decline", how.width)
 	}
 	if *all {
 		fmt.Fprintln(w)
@@ -121,7 +132,7 @@ func runQuestions(ctx context.Context, e *env) error {
 			fmt.Fprintln(w, "Resolved (newest asked first):")
 		}
 		for _, r := range resolved {
-			writeResolved(w, r, now)
+			writeResolved(w, r, now, how)
 		}
 	}
 	return nil
@@ -139,16 +150,34 @@ func pendingQuestions(ctx context.Context, c *client.Client) ([]*inquiry.Record,
 	return recs, nil
 }
 
-// writeQuestion prints one pending question with what a person needs to decide.
-func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time) {
+// shown is how a listing shows its questions: the width it wraps to, and whether it shows each
+// question's context or only says that there is one.
+type shown struct {
+	width   int
+	context bool
+	hint    string // how to show a context that is not shown
+}
+
+// writeQuestion prints one pending question with what a person needs to decide: the question
+// whole, behind the gutter after its number; the context (or a line saying there is one); the
+// numbered options, their words behind the gutter; then the bot's own lines (what approvals it
+// needs, the tally, the deadlines, the facts), never behind it.
+func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time, how shown) {
 	in := &r.Inquiry
-	fmt.Fprintf(w, "%d. %s\n", n, inquiry.OneLine(in.Question, 100))
-	if in.Context != "" {
-		for _, line := range strings.Split(strings.TrimSpace(in.Context), "\n") {
-			fmt.Fprintf(w, "   %s\n", strings.TrimRight(line, " \t\r"))
+	num := fmt.Sprintf("%d. ", n)
+	indent := strings.Repeat(" ", len(num))
+	writeQuoted(w, num, indent, in.Question, how.width)
+	if ctx := strings.TrimSpace(in.Context); ctx != "" {
+		if how.context {
+			writeWrapped(w, indent, "context:", how.width)
+			writeQuoted(w, indent, indent, ctx, how.width)
+		} else {
+			lines := strings.Count(ctx, "\n") + 1
+			writeWrapped(w, indent, fmt.Sprintf("context: %d %s, not shown (%s shows it)", lines, plural(lines, "line", "lines"), how.hint), how.width)
 		}
 	}
 	offered := inquiry.Offered(in)
+	opt := indent + "  "
 	for i, o := range offered {
 		label := o.Label
 		if o.Value != o.Label && in.Kind == inquiry.KindChoice {
@@ -157,27 +186,30 @@ func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time) {
 		if o.Description != "" {
 			label += " — " + o.Description
 		}
-		fmt.Fprintf(w, "     %d  %s\n", i+1, label)
+		num := fmt.Sprintf("%d ", i+1)
+		writeQuoted(w, opt+num, opt+strings.Repeat(" ", len(num)), label, how.width)
 	}
 	switch {
 	case in.Kind == inquiry.KindText:
-		fmt.Fprintln(w, "     answer in your own words")
+		writeWrapped(w, opt, "answer in your own words", how.width)
 	case in.Multiple && in.AllowText:
-		fmt.Fprintln(w, "     choose one or more (1,3), or answer in your own words")
+		writeWrapped(w, opt, "choose one or more (1,3), or answer in your own words", how.width)
 	case in.Multiple:
-		fmt.Fprintln(w, "     choose one or more, separated by commas (1,3)")
+		writeWrapped(w, opt, "choose one or more, separated by commas (1,3)", how.width)
 	case in.AllowText:
-		fmt.Fprintln(w, "     or answer in your own words")
+		writeWrapped(w, opt, "or answer in your own words", how.width)
 	}
+	// The bot's own lines name what the asker and the people wrote (requested_by, the labels of
+	// a default, voters): printed, so that none of it is obeyed.
 	if asked := inquiry.ApprovalAsked(in); asked != "" {
 		// What the people who answer must give: how many must agree, a reason, who may not.
-		fmt.Fprintf(w, "   %s\n", asked)
+		writeWrapped(w, indent, inquiry.Printed(asked), how.width)
 	}
 	if tally := inquiry.Tallied(r); tally != "" {
-		fmt.Fprintf(w, "   so far: %s\n", tally)
+		writeWrapped(w, indent, "so far: "+inquiry.Printed(tally), how.width)
 	}
 	if st := inquiry.DeadlineState(r); st != "" {
-		fmt.Fprintf(w, "   %s\n", st)
+		writeWrapped(w, indent, inquiry.Printed(st), how.width)
 	}
 	facts := []string{string(in.Kind), "key " + r.Key}
 	if r.Namespace != "" {
@@ -193,18 +225,24 @@ func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time) {
 		facts = append(facts, "expires in "+roundDuration(in.ExpiresAt.Sub(now)))
 	}
 	if in.HasDefault() {
-		facts = append(facts, "if nobody answers: "+inquiry.RenderValue(in, in.Default))
+		facts = append(facts, "if nobody answers: "+strconv.Quote(inquiry.RenderValue(in, in.Default)))
 	} else if in.ExpiresAt != nil {
 		facts = append(facts, "if nobody answers: declined")
 	}
-	fmt.Fprintf(w, "   (%s)\n", strings.Join(facts, " · "))
+	writeWrapped(w, indent, "("+inquiry.Printed(strings.Join(facts, " · "))+")", how.width)
 }
 
-// writeResolved prints one resolved question and what it came to.
-func writeResolved(w io.Writer, r *inquiry.Record, now time.Time) {
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// writeResolved prints one resolved question, whole, and what it came to.
+func writeResolved(w io.Writer, r *inquiry.Record, now time.Time, how shown) {
 	in := &r.Inquiry
-	what := inquiry.Outcome(r)
-	fmt.Fprintf(w, "-  %s\n", inquiry.OneLine(in.Question, 100))
+	writeQuoted(w, "-  ", "   ", in.Question, how.width)
 	facts := []string{string(in.Kind), "key " + r.Key}
 	if r.Namespace != "" {
 		facts = append(facts, "from "+r.Namespace)
@@ -212,5 +250,6 @@ func writeResolved(w io.Writer, r *inquiry.Record, now time.Time) {
 	if r.ResolvedAt != nil {
 		facts = append(facts, "resolved "+ago(now.Sub(*r.ResolvedAt)))
 	}
-	fmt.Fprintf(w, "   → %s\n   (%s)\n", what, strings.Join(facts, " · "))
+	writeWrapped(w, "   ", "→ "+inquiry.Printed(inquiry.Outcome(r)), how.width)
+	writeWrapped(w, "   ", "("+inquiry.Printed(strings.Join(facts, " · "))+")", how.width)
 }
