@@ -874,6 +874,89 @@ func TestDeployDockerfile(t *testing.T) {
 	}
 }
 
+// dockerRuns finds the `docker run` commands of a file that start the server (detached, -d),
+// with backslash continuations joined; prefix is what each line of an example starts with in
+// that file ("#" in the Dockerfile's comments, nothing in a README's code blocks).
+func dockerRuns(t *testing.T, path, prefix string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs [][]string
+	var cur strings.Builder
+	for _, line := range strings.Split(string(b), "\n") {
+		line, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
+		if !ok {
+			cur.Reset()
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if body, more := strings.CutSuffix(line, `\`); more && (cur.Len() > 0 || strings.HasPrefix(line, "docker run ")) {
+			cur.WriteString(body + " ")
+			continue
+		}
+		if cur.Len() > 0 || strings.HasPrefix(line, "docker run ") {
+			cur.WriteString(line)
+			words := shellFields(cur.String())
+			cur.Reset()
+			if slices.Contains(words, "-d") || slices.Contains(words, "--detach") {
+				runs = append(runs, words)
+			}
+		}
+	}
+	return runs
+}
+
+// TestDeployDockerRunIsHardened checks every `docker run` that starts the server in the
+// README and the Dockerfile's header: the hardening of the Kubernetes Deployment (an
+// unprivileged user, a read-only root, no capabilities, no privilege gained through exec), with a
+// volume for the database in /data and memory for /tmp, where the bot writes.
+func TestDeployDockerRunIsHardened(t *testing.T) {
+	t.Parallel()
+	for _, f := range []struct{ path, prefix string }{
+		{deployPath("README.md"), ""},
+		{deployPath("Dockerfile"), "#"},
+	} {
+		runs := dockerRuns(t, f.path, f.prefix)
+		if len(runs) == 0 {
+			t.Errorf("%s shows no docker run -d of the server: the test would pass without looking", f.path)
+		}
+		for _, words := range runs {
+			cmd := strings.Join(words, " ")
+			flag := func(name string) []string {
+				var vals []string
+				for i, w := range words {
+					if v, ok := strings.CutPrefix(w, name+"="); ok {
+						vals = append(vals, v)
+					} else if w == name && i+1 < len(words) {
+						vals = append(vals, words[i+1])
+					}
+				}
+				return vals
+			}
+			if !slices.Contains(words, "--read-only") {
+				t.Errorf("%s: %q lacks --read-only", f.path, cmd)
+			}
+			if !slices.Contains(flag("--cap-drop"), "ALL") {
+				t.Errorf("%s: %q lacks --cap-drop ALL", f.path, cmd)
+			}
+			if !slices.ContainsFunc(flag("--security-opt"), func(v string) bool { return v == "no-new-privileges" || v == "no-new-privileges:true" }) {
+				t.Errorf("%s: %q lacks --security-opt no-new-privileges", f.path, cmd)
+			}
+			if u := flag("--user"); len(u) != 1 || strings.HasPrefix(u[0], "0") || strings.HasPrefix(u[0], "root") {
+				t.Errorf("%s: %q lacks --user with the image's unprivileged user (10001:10001)", f.path, cmd)
+			}
+			if !slices.ContainsFunc(flag("--tmpfs"), func(v string) bool { return strings.HasPrefix(v, "/tmp") }) {
+				t.Errorf("%s: %q lacks --tmpfs /tmp, where the bot writes under a read-only root", f.path, cmd)
+			}
+			if !slices.ContainsFunc(append(flag("-v"), flag("--volume")...), func(v string) bool { return strings.HasSuffix(v, ":/data") }) {
+				t.Errorf("%s: %q keeps no volume on /data, where the database is", f.path, cmd)
+			}
+		}
+	}
+}
+
 func TestDeploySystemdUnit(t *testing.T) {
 	t.Parallel()
 	s := systemdService(t)
