@@ -193,7 +193,7 @@ export interface paths {
         };
         /**
          * Follow the events of the token's namespace as Server-Sent Events.
-         * @description A text/event-stream of the events of every inquiry the token may read (its namespace; every namespace for admin tokens and answer tokens not bound to one), in id order: for each, `id:` the event id, `event:` its type and `data:` the Event as JSON, then an empty line. A comment line (`: keep-alive`) comes every 15 s. The `Last-Event-ID` header (what an EventSource sends on reconnect) or `after` resumes after that event, with nothing missed and nothing twice, across replicas and restarts; `after=0` replays every retained event; with neither the stream starts with the events recorded from then on. A stream holds one of the token's long-polls (BOT_MAX_WAITERS) while it is open.
+         * @description A text/event-stream of the events of every inquiry the token may read (its namespace; every namespace for admin tokens and answer tokens not bound to one), in id order: for each, `id:` the event id, `event:` its type and `data:` the Event as JSON, then an empty line. A comment line (`: keep-alive`) comes every 15 s. The `Last-Event-ID` header (what an EventSource sends on reconnect) or `after` resumes after that event, with nothing missed and nothing twice, across replicas and restarts; `after=0` replays every retained event; with neither the stream starts with the events recorded from then on. A stream holds one of the token's long-polls (BOT_MAX_WAITERS) while it is open, and ends within about 6 s of its token's revocation (on every replica), writing nothing after it.
          */
         get: operations["followEvents"];
         put?: never;
@@ -543,7 +543,7 @@ export interface components {
             votes?: components["schemas"]["Vote"][];
             /** @description How long before expires_at to remind who may answer (Go durations such as "30m"); needs an expiry. Kept in the order they fall due. */
             remind?: components["schemas"]["Duration"][];
-            /** @description A Slack reminder of an inquiry without answerers mentions @here (opt-in). */
+            /** @description A Slack reminder of an inquiry without answerers mentions @here (opt-in). Only a server whose operator set BOT_ALLOW_BROADCAST=true takes it; elsewhere: 422 invalid_inquiry, field remind_here. */
             remind_here?: boolean;
             /** @description A Slack reminder also goes to each listed user answerer as a direct message. */
             remind_dm?: boolean;
@@ -724,7 +724,7 @@ export interface components {
             after: components["schemas"]["Duration"];
             /** @description A Slack channel id (C…, G…) the question is posted in too. */
             channel?: string;
-            /** @description Slack user ids (U…, W…) and user group ids (S…) who may answer too. */
+            /** @description Slack user ids (U…, W…) and user group ids (S…) who may answer too; with slack.answerers and the other steps' at most 50 ids in all, 5 of them user groups. */
             answerers?: string[];
             /** @description Mention the step's answerers where it posts. */
             mention?: boolean;
@@ -769,7 +769,7 @@ export interface components {
             reason?: "on_no" | "always";
             /** @description How long before expires_at to remind who may answer (Go durations such as "30m"); needs an expiry. Kept in the order they fall due. */
             remind?: components["schemas"]["Duration"][];
-            /** @description A Slack reminder of an inquiry without answerers mentions @here (opt-in). */
+            /** @description A Slack reminder of an inquiry without answerers mentions @here (opt-in). Only a server whose operator set BOT_ALLOW_BROADCAST=true takes it; elsewhere: 422 invalid_inquiry, field remind_here. */
             remind_here?: boolean;
             /** @description A Slack reminder also goes to each listed user answerer as a direct message. */
             remind_dm?: boolean;
@@ -782,7 +782,7 @@ export interface components {
             slack?: {
                 channel?: string;
                 thread_ts?: string;
-                /** @description Slack user ids (U…, W…) and user group ids (S…) who may answer. */
+                /** @description Slack user ids (U…, W…) and user group ids (S…) who may answer: at most 50, of which at most 5 user groups (each pages all of its members). The escalation steps' answerers count towards the same bounds, each id once. Past them: 422 invalid_inquiry, field slack.answerers (or escalate). */
                 answerers?: string[];
             } | null;
             /** @description With config.transport email, whom to mail the question to (SMTP_URL, EMAIL_FROM on the server). */
@@ -1021,7 +1021,7 @@ export interface operations {
     getInquiry: {
         parameters: {
             query?: {
-                /** @description Seconds to wait for the inquiry to leave pending (0..55). */
+                /** @description Seconds to wait for the inquiry to leave pending (0..55). A wait whose token is revoked meanwhile ends with 401 unauthenticated within about 6 s (on every replica); one whose token cannot be read for 10 s ends with 503 storage_unavailable. */
                 wait?: number;
             };
             header?: never;
