@@ -203,6 +203,9 @@ func TestDeployGitLabMergeGate(t *testing.T) {
 	}
 }
 
+// pinnedRef is a ref that cannot move without force: a full commit id, or a version tag.
+var pinnedRef = regexp.MustCompile(`^(?:[0-9a-f]{40}|v\d+(?:\.\d+)*)$`)
+
 // TestReadmeMergeGateWorkflow checks the README's example workflow (section "Merge gate") against
 // action.yml: it uses this action, and gives it only inputs it declares, the required ones among
 // them.
@@ -240,6 +243,11 @@ func TestReadmeMergeGateWorkflow(t *testing.T) {
 				continue
 			}
 			used++
+			// The gate holds a token and decides the merge: a branch would run whatever was
+			// pushed to it last.
+			if _, ref, _ := strings.Cut(st.Uses, "@"); !pinnedRef.MatchString(ref) {
+				t.Errorf("the README's workflow uses the action at %q: name a commit (40 hex digits) or a release tag, never a branch", ref)
+			}
 			for k := range st.With {
 				if _, ok := action.Inputs[k]; !ok {
 					t.Errorf("the README's workflow gives the action input %q, which action.yml does not declare", k)
