@@ -83,3 +83,31 @@ func TestLinkExpiryPastAWeekRefused(t *testing.T) {
 		require.NotEmpty(t, m.URL)
 	})
 }
+
+// TestPageShowsDisguiseAsCodes: a question stored before the rule refused them (here written to
+// the store directly) with a carriage return, a right-to-left override and a zero-width space
+// shows each as a visible code (html/template writes its "+" as &#43;), inside <bdi> under the
+// label that says whose words they are.
+func TestPageShowsDisguiseAsCodes(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		now := b.clock.Now()
+		rec := &inquiry.Record{Key: inquiry.NewKey(now), Namespace: "team", AskedBy: "asker", Status: inquiry.StatusPending, CreatedAt: now}
+		rec.ID, rec.Kind = "old", inquiry.KindChoice
+		rec.Question = "Merge PR \u202e41# ?"
+		rec.Context = "CI: 214 tests FAILED\r   CI: all 214 tests passed"
+		rec.Options = []inquiry.Option{{Value: "merge", Label: "Merge\u200b"}, {Value: "hold", Label: "Hold"}}
+		rec.Config = inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportInbox}
+		_, _, err := b.svc.Store.CreateInquiry(context.Background(), rec, nil)
+		require.NoError(t, err)
+		m := b.mintAs(b.admin, rec.Key, "alice@example.com")
+		p := b.open(m.URL)
+		require.Equal(t, http.StatusOK, p.status, p.body)
+		require.Contains(t, p.body, `The question, as its asker wrote it:`)
+		require.Contains(t, p.body, `<h1 id="question" dir="auto"><bdi>Merge PR ⟨U&#43;202E⟩41# ?</bdi></h1>`)
+		require.Contains(t, p.body, `FAILED⟨U&#43;000D⟩   CI`)
+		require.Contains(t, p.body, `<bdi>Merge⟨U&#43;200B⟩</bdi>`)
+		require.NotContains(t, p.body, "\u202e")
+		require.NotContains(t, p.body, "\r")
+	})
+}

@@ -31,7 +31,11 @@ var pageHTML string
 //go:embed page.css
 var pageCSS string
 
-var page = template.Must(template.New("page").Parse(pageHTML))
+// page shows every text of the asker's through inquiry.Printed (a character that would reorder
+// or hide part of it shown as a visible code, never obeyed) inside <bdi>, so that nothing it holds
+// reorders the page's own words, and the question and context under a label that says whose
+// words they are.
+var page = template.Must(template.New("page").Funcs(template.FuncMap{"printed": inquiry.Printed}).Parse(pageHTML))
 
 // styleHash is the CSP source of the one inline stylesheet: no 'unsafe-inline' is needed.
 var styleHash = func() string {
