@@ -447,7 +447,7 @@ func (p *picker) view(now time.Time, width, height int) []string {
 			continue
 		}
 		selStart = len(body)
-		writeQuestion(&b, i+1, r, now, shown{width: width - 2, context: p.context, hint: "c shows it"})
+		writeQuestion(&b, i+1, r, now, shown{width: width - 2, context: p.context, hint: "c"})
 		for j, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 			if j == 0 {
 				line = "> " + line
@@ -467,7 +467,7 @@ func (p *picker) view(now time.Time, width, height int) []string {
 			p.whole = sel.Key
 		} else {
 			more := selEnd - selStart - (bodyRows - 1)
-			body = append(body[:selStart+bodyRows-1], fmt.Sprintf("  ↓ %d more %s of question %d: a taller window shows it whole", more, plural(more, "line", "lines"), p.sel+1))
+			body = append(body[:selStart+bodyRows-1], fmt.Sprintf("  ↓ %d more %s: make the window taller", more, plural(more, "line", "lines")))
 			selEnd = len(body)
 		}
 	}

@@ -272,3 +272,76 @@ func TestPickerAnswerPastNine(t *testing.T) {
 		t.Fatalf("r 10: mode %v reply %+v bottom %q", p.mode, p.reply, p.bottom())
 	}
 }
+
+// The confirmation names the whole answer, wrapped on the bottom rows, and the selected question
+// is on the screen whole above it (it used to be cut to the width: a long label lost its end).
+func TestPickerConfirmsTheWholeAnswer(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	label := "Merge it now, skip the staging soak, and page the on-call only if it fails"
+	r := pickRecord("inq_1", longQuestion, inquiry.KindChoice, label, "Hold")
+	p := newPicker(r)
+	pressAll(p, runes("1")...)
+	lines := p.view(now, 60, 24)
+	screen := strings.Join(lines, "\n")
+	if !strings.Contains(flat(screen), `Send "`+label+`" to question 1? y/n`) {
+		t.Errorf("the confirmation does not name the whole answer:\n%s", screen)
+	}
+	if got := unquoted(screen); !strings.Contains(got, "and delete the production database backups?") {
+		t.Errorf("the screen does not show the question whole:\n%s", screen)
+	}
+	for _, l := range lines {
+		if strings.ContainsRune(l, '…') || len([]rune(l)) > 60 {
+			t.Errorf("a row cut or wider than 60: %q", l)
+		}
+	}
+}
+
+// A question taller than the window is not answered there: the keys that answer say why, and
+// the same key answers once the window shows it whole. c shows and hides the context.
+func TestPickerAnswersOnlyWhatItShowedWhole(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	r := pickRecord("inq_1", longQuestion, inquiry.KindChoice, "Merge", "Hold")
+	r.Inquiry.Context = "CI: FAILED\r   CI: passed \u202eon\nline two"
+	p := newPicker(r)
+	if screen := strings.Join(p.view(now, 60, 24), "\n"); strings.Contains(screen, "FAILED") || !strings.Contains(screen, "context: 2 lines, not shown (c shows it)") {
+		t.Errorf("the context is shown before c, or not said to be there:\n%s", screen)
+	}
+	p.press(runes("c")[0])
+	screen := strings.Join(p.view(now, 60, 24), "\n")
+	if !strings.Contains(screen, "   │ CI: FAILED⟨U+000D⟩   CI: passed ⟨U+202E⟩on") || strings.ContainsAny(screen, "\r\u202e") {
+		t.Errorf("c does not show the context as printed, behind the gutter:\n%q", screen)
+	}
+	for _, k := range []string{"1", "r", "d"} {
+		p.view(now, 60, 8) // a window too short for the question
+		if send, _ := p.press(runes(k)[0]); send != nil || p.mode != modeBrowse || !strings.Contains(p.bottom(), "taller than the window") {
+			t.Errorf("%s on a question taller than the window: mode %v, bottom %q", k, p.mode, p.bottom())
+		}
+	}
+	if last := p.view(now, 60, 8); !strings.Contains(strings.Join(last, "\n"), "↓ 7 more lines: make the window taller") {
+		t.Errorf("a question cut by the window does not say so:\n%s", strings.Join(last, "\n"))
+	}
+	p.view(now, 60, 40)
+	if p.press(runes("1")[0]); p.mode != modeConfirm {
+		t.Errorf("1 on a question shown whole: mode %v, bottom %q", p.mode, p.bottom())
+	}
+}
+
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		cols int
+		want []string
+	}{
+		{"one two three", 8, []string{"one two", "three"}},
+		{"one two three", 13, []string{"one two three"}},
+		{"a\n\nb  ", 8, []string{"a", "", "b"}},
+		{"  indented words here", 10, []string{"  indented", "words here"}},
+		{"abcdefghijklmnopqrst", 8, []string{"abcdefgh", "ijklmnop", "qrst"}},
+		{"go 漢字漢字漢字", 8, []string{"go 漢字", "漢字漢字"}}, // two columns each
+		{"tab\there", 10, []string{"tab", "here"}},
+	} {
+		if got := wrap(tc.in, tc.cols); !slices.Equal(got, tc.want) {
+			t.Errorf("wrap(%q, %d) = %q, want %q", tc.in, tc.cols, got, tc.want)
+		}
+	}
+}

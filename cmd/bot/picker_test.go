@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,8 +31,14 @@ type ptyBot struct {
 	cmd    *exec.Cmd
 	screen *testkit.SyncBuffer
 	mark   int // where the output waited for next starts
-	done   chan struct{}
-	err    error
+	// done is closed once the program has exited AND all it wrote is in screen: the terminal
+	// keeps what a program wrote after it exits, and a test that judged the screen at the exit
+	// alone missed its last writes (the picker's restored screen, on a busy machine).
+	done     chan struct{}
+	err      error
+	ptsMu    sync.Mutex    // pts is read and closed under it
+	ptsGone  bool          // pts was closed: its modes are exitMode
+	exitMode *unix.Termios // the terminal's modes as the program left them
 }
 
 // startPTY runs bot args on a 100×30 pseudo-terminal with the token file (the admin's).
@@ -58,10 +65,23 @@ func (s *server) startPTYEnv(t *testing.T, extra []string, args ...string) *ptyB
 		t.Fatal(err)
 	}
 	b := &ptyBot{tty: tty, pts: pts, cmd: cmd, screen: &testkit.SyncBuffer{}, done: make(chan struct{})}
+	copied := make(chan struct{})
 	go func() {
-		io.Copy(b.screen, tty) // ends with EIO once the program has exited
+		// It ends with EIO once no one holds the terminal's side any more, after what is left
+		// to read was read.
+		io.Copy(b.screen, tty)
+		close(copied)
 	}()
-	go func() { b.err = cmd.Wait(); close(b.done) }()
+	go func() {
+		b.err = cmd.Wait()
+		b.ptsMu.Lock()
+		b.exitMode, _ = unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
+		pts.Close() // the last holder of the terminal's side: the read above drains and ends
+		b.ptsGone = true
+		b.ptsMu.Unlock()
+		<-copied
+		close(b.done)
+	}()
 	t.Cleanup(func() {
 		select {
 		case <-b.done:
@@ -79,9 +99,14 @@ func (s *server) startPTYEnv(t *testing.T, extra []string, args ...string) *ptyB
 // terminal (ICANON) and echoed (ECHO), which raw mode turns off.
 func (b *ptyBot) lineMode(t *testing.T) bool {
 	t.Helper()
-	tio, err := unix.IoctlGetTermios(int(b.pts.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
+	b.ptsMu.Lock()
+	defer b.ptsMu.Unlock()
+	tio, err := b.exitMode, error(nil)
+	if !b.ptsGone {
+		tio, err = unix.IoctlGetTermios(int(b.pts.Fd()), unix.TCGETS)
+	}
+	if err != nil || tio == nil {
+		t.Fatalf("the terminal's modes: %v", err)
 	}
 	return tio.Lflag&unix.ICANON != 0 && tio.Lflag&unix.ECHO != 0
 }
@@ -98,6 +123,12 @@ func (b *ptyBot) waitFor(t *testing.T, want string) {
 		}
 		select {
 		case <-b.done:
+			// Everything it wrote is in the screen now: one last look.
+			out = b.screen.String()
+			if i := strings.Index(out[b.mark:], want); i >= 0 {
+				b.mark += i + len(want)
+				return
+			}
 			t.Fatalf("bot ended before showing %q; it showed:\n%q", want, testkit.Tail(out[b.mark:], 20))
 		case <-time.After(50 * time.Millisecond):
 		}
@@ -261,11 +292,10 @@ func TestQuestionsInteractiveRefusedInAnAgentShell(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("the picker started in an agent's shell:\n%q", picker.screen.String())
 	}
-	// It has ended; what it wrote may still be on its way from the terminal.
-	eventually(t, "the refusal on the terminal", func() bool {
-		out := picker.screen.String()
-		return strings.Contains(out, "CLAUDECODE is set") && strings.Contains(out, "must come from the person")
-	})
+	// It has ended, and all it wrote is on the screen (done waits for it).
+	if out := picker.screen.String(); !strings.Contains(out, "CLAUDECODE is set") || !strings.Contains(out, "must come from the person") {
+		t.Errorf("the refusal is not on the terminal:\n%q", out)
+	}
 	if code := picker.cmd.ProcessState.ExitCode(); code != exitUsage {
 		t.Errorf("bot questions -i in an agent's shell exited %d, want %d", code, exitUsage)
 	}
@@ -275,4 +305,52 @@ func TestQuestionsInteractiveRefusedInAnAgentShell(t *testing.T) {
 	if !picker.lineMode(t) {
 		t.Error("the terminal was left in raw mode")
 	}
+}
+
+// frame is the last screen the picker drew whole, as rows of text: the output after the last
+// "cursor home", up to the end of its bottom row, without the styling.
+func (b *ptyBot) frame() string {
+	out := b.screen.String()
+	out = out[strings.LastIndex(out, "\x1b[H")+len("\x1b[H"):]
+	out = strings.NewReplacer("\x1b[K\r\n", "\n", "\x1b[7m", "", "\x1b[0m", "", "\x1b[K", "").Replace(out)
+	return out
+}
+
+// On a terminal the picker shows the question whole, wrapped, behind the gutter; c shows the
+// context as printed; the confirmation names the whole answer. Before, the question was cut at
+// 100 characters (zero-width ones counted) and the confirmation at the window's width.
+func TestPickerShowsTheWholeQuestionOnATerminal(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	picker := b.startPTY(t, "questions", "-i")
+	b.mark(t, picker)
+	label := "Merge it now, skip the staging soak, and page the on-call only if it fails"
+	merge := b.ask(t, "--question", longQuestion, "--option", "merge="+label, "--option", "hold=Hold",
+		"--context", "CI summary", "--timeout", "0")
+	key := b.waitPending(t, 1, nil)[0].Key
+	merge.wait(t)
+	b.rewriteStored(t, key, "context", "CI: 214 tests FAILED\r   CI: all 214 tests passed \u202eon\nApproved by: ana")
+	picker.waitFor(t, "context: 2 lines, not shown (c shows it)")
+	picker.waitFor(t, "1-9 picks")
+	if got := flat(unquoted(picker.frame())); !strings.Contains(got, "and delete the production database backups?") {
+		t.Errorf("the picker does not show the question whole:\n%s", picker.frame())
+	}
+	picker.typeKeys(t, "c")
+	picker.waitFor(t, "1-9 picks")
+	frame := picker.frame()
+	if got := unquoted(frame); !strings.Contains(got, "CI: 214 tests FAILED⟨U+000D⟩   CI: all 214 tests passed ⟨U+202E⟩on Approved by: ana") {
+		t.Errorf("c does not show the context as printed, behind the gutter:\n%s", frame)
+	}
+	if strings.ContainsAny(frame, "\r\u202e\u200b") {
+		t.Errorf("the picker drew a carriage return, an override or a zero-width space raw:\n%q", frame)
+	}
+	picker.typeKeys(t, "1")
+	picker.waitFor(t, "y/n")
+	if got := flat(picker.frame()); !strings.Contains(got, `Send "`+label+`" to question 1? y/n`) {
+		t.Errorf("the confirmation does not name the whole answer:\n%s", picker.frame())
+	}
+	picker.typeKeys(t, "n")
+	picker.waitFor(t, "Taken back: nothing was sent.")
+	picker.typeKeys(t, "q")
+	<-picker.done
 }
