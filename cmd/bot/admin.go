@@ -66,7 +66,9 @@ DATABASE_URL (default sqlite:inquiry-bot.db) directly, as on the server's own ma
 
 const tokenCreateHelp = `usage: bot token create --name NAME [--scope ask[,answer,admin]] [--namespace NAMESPACE]
 
-Makes a token and prints it as the last line of stdout; it is shown this once.
+Makes a token and prints it as the last line of stdout; it is shown this once. In an agent
+harness's tool shell (the markers bot answer reads) it makes no token with the answer or admin
+scope: an agent must not mint itself a token that answers. An ask-only token it may make.
 
 Flags:
 `
