@@ -65,7 +65,7 @@ func runAnswer(ctx context.Context, e *env) error {
 		return err
 	}
 	if rec.Status != inquiry.StatusPending {
-		return exitf(exitUsage, "%s", inquiry.AlreadyResolved(rec).Message)
+		return exitf(exitUsage, "%s", inquiry.Printed(inquiry.AlreadyResolved(rec).Message)) // it names who answered and how
 	}
 	reply, note, err := readReply(&rec.Inquiry, words, *decline)
 	if err != nil {
