@@ -174,7 +174,7 @@ func (s *Server) extendInquiry(c *gin.Context) {
 	if !s.bind(c, &b, true) {
 		return
 	}
-	rec, err := s.svc.Extend(c.Request.Context(), c.Param("key"), b.By, "")
+	rec, err := s.svc.Extend(c.Request.Context(), c.Param("key"), b.By, inquiry.TokenHolder(token(c)))
 	s.writeInquiry(c, rec, err)
 }
 

@@ -147,7 +147,7 @@ func (s *Server) routes() *gin.Engine {
 	// Who may answer is the service's decision (inquiry.MayAnswer), the answer scope included.
 	v1.POST("/inquiries/:key/answer", s.limitCreates, s.answerInquiry)
 	v1.POST("/inquiries/:key/cancel", s.need(inquiry.ScopeAsk), s.cancelInquiry)
-	v1.POST("/inquiries/:key/extend", s.need(inquiry.ScopeAnswer), s.limitCreates, s.extendInquiry)
+	v1.POST("/inquiries/:key/extend", s.limitCreates, s.extendInquiry) // the rule of who may answer decides
 	v1.GET("/inquiries/:key/events", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.inquiryEvents)
 	v1.GET("/events", s.needAny(inquiry.ScopeAsk, inquiry.ScopeAnswer), s.followEvents)
 

@@ -488,21 +488,18 @@ type ExtendRequest struct {
 }
 
 // Extend pushes the expiry of the pending inquiry with key back by by (0: its extend.by), as who
-// (a Slack user id or a token's name): the reminders move with the expiry, the message shows the
-// new deadline, and the change is on the record. With a caller in ctx, the token must be one
-// that may answer the inquiry (MayAnswer); an edge without a token checks who itself first (the
-// Slack permit).
-func (s *Service) Extend(ctx context.Context, key string, by Duration, who string) (*Record, error) {
+// (as their channel saw them): the reminders move with the expiry, the message shows the new
+// deadline, and the change is on the record. Whoever may answer the inquiry may give it more
+// time: the one rule, MayAnswer, decides.
+func (s *Service) Extend(ctx context.Context, key string, by Duration, identity Identity) (*Record, error) {
 	rec, err := s.Store.Inquiry(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	if tok := CallerFrom(ctx); tok != nil {
-		if err := mayExtend(tok, rec); err != nil {
-			return nil, err
-		}
-		who = tok.Name
+	if p := MayAnswer(rec, identity); !p.Allowed {
+		return nil, extendRefusal(p, rec)
 	}
+	who := identity.AnsweredBy()
 	if rec, err = s.current(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -688,16 +685,13 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 	return s.Store.AddPlacement(ctx, rec.Key, where)
 }
 
-// mayExtend is MayAnswer for Extend, its refusals said of giving more time: the tokens that may
-// answer an inquiry may extend it, and its asker may not (the people asked decide they need time).
-func mayExtend(t *Token, rec *Record) error {
-	switch {
-	case !t.Has(ScopeAnswer):
-		return Errorf(CodeForbidden, "token %q lacks the answer scope giving more time needs: extend with a token created with `bot token create --scope answer`, or in Slack with the Extend button", t.Name)
-	case !t.SeesAll() && rec.Namespace != t.Namespace:
-		return Errorf(CodeForbidden, "token %q extends only namespace %q and inquiry %s belongs to another: extend it with a token of that namespace, or one created without --namespace", t.Name, t.Namespace, rec.Key)
-	case rec.AskedBy != "" && rec.AskedBy == t.Name && !t.IsAdmin():
-		return Errorf(CodeForbidden, "token %q asked inquiry %s and may not extend it: the people who may answer it give it more time, in Slack or with a token of their own", t.Name, rec.Key)
+// extendRefusal is MayAnswer's refusal said of giving more time: the asking token's in words of
+// its own, the others as the rule says them.
+func extendRefusal(p Permission, rec *Record) error {
+	if p.Refused == RefusedAsker {
+		e := Errorf(CodeForbidden, "token %q asked inquiry %s and may not extend it: the people who may answer it give it more time, in Slack or with a token of their own", rec.AskedBy, rec.Key)
+		e.Err = p.Refused
+		return e
 	}
-	return nil
+	return p.Err()
 }

@@ -150,7 +150,7 @@ func TestParkFollowsAnExtendedExpiry(t *testing.T) {
 	in.Extend = &inquiry.Extension{By: inquiry.Duration(time.Hour), Max: inquiry.Duration(time.Hour)}
 	rec := pendingInquiry(t, b, in)
 	r := park(b, rec.Key, 30*time.Second)
-	_, err := b.svc.Extend(b.ctx, rec.Key, 0, "U1")
+	_, err := b.svc.Extend(b.ctx, rec.Key, 0, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	time.Sleep(600 * time.Millisecond) // past the old expiry, by the wall clock its timer ran on
 	require.False(t, r.called(), "the park outlived the old expiry")

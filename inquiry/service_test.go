@@ -1215,7 +1215,7 @@ func TestAWaitFollowsAnExtendedExpiry(t *testing.T) {
 	require.NoError(t, err)
 	done := waitAside(t, b, rec.Key)
 	time.Sleep(100 * time.Millisecond)
-	_, err = b.svc.Extend(b.ctx, rec.Key, 0, "U1")
+	_, err = b.svc.Extend(b.ctx, rec.Key, 0, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	time.Sleep(time.Until(at.Add(300 * time.Millisecond))) // past the old expiry
 	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
@@ -1244,7 +1244,7 @@ func TestAnExpiryReadBeforeAnExtendLosesToIt(t *testing.T) {
 	due, err := b.store.DueInquiries(b.ctx, b.clock.Now().Add(2*time.Minute), nil, 10) // the sweeper's clock
 	require.NoError(t, err)
 	require.Len(t, due, 1)
-	ext, err := b.svc.Extend(b.ctx, rec.Key, 0, "U1")
+	ext, err := b.svc.Extend(b.ctx, rec.Key, 0, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	n, err := b.svc.ExpireMany(b.ctx, due)
 	require.NoError(t, err)

@@ -253,7 +253,7 @@ func TestExtendMovesTheDeadlineAndTheReminders(t *testing.T) {
 		sweepAndDrain(t, r)
 
 		c.Add(40 * time.Minute)
-		got, err := r.svc.Extend(ctx, rec.Key, 0, "U1")
+		got, err := r.svc.Extend(ctx, rec.Key, 0, inquiry.SlackUser("U1", nil))
 		require.NoError(t, err)
 		require.Equal(t, c.Now().Add(50*time.Minute), *got.ExpiresAt, "pushed back by extend.by")
 		require.Equal(t, inquiry.Duration(30*time.Minute), got.ExtendedBy)
@@ -268,11 +268,11 @@ func TestExtendMovesTheDeadlineAndTheReminders(t *testing.T) {
 		sweepAndDrain(t, r)
 		require.Empty(t, f.remindersOf(rec.Key), "no reminder at the old time")
 
-		_, err = r.svc.Extend(ctx, rec.Key, inquiry.Duration(30*time.Minute), "U1")
+		_, err = r.svc.Extend(ctx, rec.Key, inquiry.Duration(30*time.Minute), inquiry.SlackUser("U1", nil))
 		require.ErrorContains(t, err, "more than the 15m left of extend.max 45m")
-		_, err = r.svc.Extend(ctx, rec.Key, inquiry.Duration(15*time.Minute), "U1")
+		_, err = r.svc.Extend(ctx, rec.Key, inquiry.Duration(15*time.Minute), inquiry.SlackUser("U1", nil))
 		require.NoError(t, err)
-		_, err = r.svc.Extend(ctx, rec.Key, 0, "U1")
+		_, err = r.svc.Extend(ctx, rec.Key, 0, inquiry.SlackUser("U1", nil))
 		require.ErrorContains(t, err, "the most its asker allows")
 
 		c.Add(45 * time.Minute) // 10 minutes before the twice-moved expiry
@@ -285,7 +285,7 @@ func TestExtendMovesTheDeadlineAndTheReminders(t *testing.T) {
 		got, err = r.svc.Get(ctx, rec.Key)
 		require.NoError(t, err)
 		require.Equal(t, inquiry.StatusExpired, got.Status, "expired at the new deadline")
-		_, err = r.svc.Extend(ctx, rec.Key, 0, "U1")
+		_, err = r.svc.Extend(ctx, rec.Key, 0, inquiry.SlackUser("U1", nil))
 		require.ErrorIs(t, err, inquiry.ErrAlreadyResolved)
 	})
 }
@@ -307,7 +307,7 @@ func TestExtendWhileAReminderIsQueued(t *testing.T) {
 		n, err := r.svc.SweepDeadlines(ctx, 100) // the reminder is enqueued, not posted yet
 		require.NoError(t, err)
 		require.Equal(t, 1, n)
-		_, err = r.svc.Extend(ctx, rec.Key, 0, "U1")
+		_, err = r.svc.Extend(ctx, rec.Key, 0, inquiry.SlackUser("U1", nil))
 		require.NoError(t, err)
 		_, err = r.disp.Drain(ctx)
 		require.NoError(t, err)

@@ -100,7 +100,7 @@ func (a *App) extend(ctx context.Context, ic slack.InteractionCallback, key stri
 		a.tell(whereOf(ic, rec), user, say)
 		return
 	}
-	out, err := a.svc.Extend(ctx, rec.Key, 0, user)
+	out, err := a.svc.Extend(ctx, rec.Key, 0, a.identity(ctx, rec.Key, user))
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "extended in slack", "key", rec.Key, "user", user)
