@@ -60,11 +60,13 @@ func failed(ctx context.Context, err error, asking bool) error {
 // errMessage is the sentence for err: the API's message for an *inquiry.Error (without any
 // cause behind it), else the error's own sentence (a gateway that cannot be reached).
 func errMessage(err error) string {
+	// A sentence of the server's can quote an asker's label or a person's words: printed, never
+	// obeyed.
 	var ie *inquiry.Error
 	if errors.As(err, &ie) {
-		return inquiry.ErrorMessage(err)
+		return inquiry.Printed(inquiry.ErrorMessage(err))
 	}
-	return err.Error()
+	return inquiry.Printed(err.Error())
 }
 
 // commandFlags is the flag set of bot name. Its usage is help followed by the flags and their

@@ -60,7 +60,7 @@ func runLog(ctx context.Context, e *env) error {
 		if by == "" {
 			by = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.At.UTC().Format(time.DateTime+"Z"), ev.Type, inquiry.OneLine(by, 40), ev.Summary())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ev.At.UTC().Format(time.DateTime+"Z"), ev.Type, inquiry.OneLine(inquiry.Printed(by), 40), inquiry.Printed(ev.Summary()))
 	}
 	return tw.Flush()
 }

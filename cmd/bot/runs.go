@@ -60,10 +60,13 @@ func runRuns(ctx context.Context, e *env) error {
 	now := time.Now()
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tNAMESPACE\tSTATUS\tHEARTBEAT\tANSWERS\tWAITING ON")
+	cut := false
 	for _, r := range runs {
 		waiting := "-"
 		if r.WaitingOn != nil {
-			waiting = fmt.Sprintf("%s %q", r.WaitingOn.Key, inquiry.OneLine(r.WaitingOn.Question, 100))
+			q := inquiry.OneLine(inquiry.Printed(r.WaitingOn.Question), 100)
+			cut = cut || q != inquiry.Printed(r.WaitingOn.Question)
+			waiting = fmt.Sprintf("%s %q", r.WaitingOn.Key, q)
 		}
 		hb := "-"
 		if !r.HeartbeatAt.IsZero() {
@@ -71,5 +74,12 @@ func runRuns(ctx context.Context, e *env) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Namespace, r.Status, hb, len(r.Answers), waiting)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if cut {
+		// A list row shortens; the question itself is never answered from here.
+		fmt.Fprintln(e.stdout, "A question ending in … is cut here: bot questions shows it whole.")
+	}
+	return nil
 }
