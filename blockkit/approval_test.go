@@ -1,42 +1,72 @@
 package blockkit_test
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/slack-go/slack"
 
 	"github.com/inquiry-bot/bot/blockkit"
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// The tally renders voters as mentions (a Slack id) or escaped text (a token's name), labels
-// escaped, in the order people voted.
+// The tally renders voters as mentions (a Slack id) or their names as text of their own (a
+// token's name), labels as the asker's text in plain_text (never formatted), in the order people
+// voted.
 func TestTally(t *testing.T) {
 	t.Parallel()
 	confirm := approval(record(inquiry.KindConfirm), 2)
 	pick := approval(choice(3, false), 2)
-	pick.Options[1].Label = "Hold <&> @here"
+	pick.Options[1].Label = "Hold <&> @here *now*"
 	for _, tc := range []struct {
 		name  string
-		in    *inquiry.Inquiry
+		rec   *inquiry.Record
 		votes []inquiry.Vote
 		want  string
 	}{
-		{"nobody", &confirm.Inquiry, nil, ""},
-		{"one approval", &confirm.Inquiry, []inquiry.Vote{vote("U1ANA0001", "yes", "")}, "1 of 2 approvals: <@U1ANA0001>"},
-		{"approval and no", &confirm.Inquiry, []inquiry.Vote{vote("ci<b>", "no", ""), vote("U1ANA0001", "yes", "")},
-			"1 of 2 approvals: <@U1ANA0001>; 1 of 2 noes: ci&lt;b&gt;"},
-		{"choice", &pick.Inquiry, []inquiry.Vote{vote("U1ANA0001", "hold", ""), vote("W2BOB0001", "hold", ""), vote("U3CAT0001", "merge", "")},
-			"1 of 2 for Merge: <@U3CAT0001>; 2 of 2 for Hold &lt;&amp;&gt; @\u2060here: <@U1ANA0001>, <@W2BOB0001>"},
-		{"a declined vote counts for nothing", &confirm.Inquiry, []inquiry.Vote{{By: "U1ANA0001", Declined: true}}, ""},
+		{"nobody", confirm, nil, "m:Needs 2 approvals; one no stops it · no votes yet"},
+		{"one approval", confirm, []inquiry.Vote{vote("U1ANA0001", "yes", "")}, "m:Needs 2 approvals; one no stops it · 1 of 2 approvals: <@U1ANA0001>"},
+		{"approval and no", confirm, []inquiry.Vote{vote("ci<b>", "no", ""), vote("U1ANA0001", "yes", "")},
+			"m:Needs 2 approvals; one no stops it · 1 of 2 approvals: <@U1ANA0001>; 1 of 2 noes: |p:ci<b>"},
+		{"choice", pick, []inquiry.Vote{vote("U1ANA0001", "hold", ""), vote("W2BOB0001", "hold", ""), vote("U3CAT0001", "merge", "")},
+			"m:Needs 2 people to choose the same answer · 1 of 2 for|p:“Merge”|m:: <@U3CAT0001>; 2 of 2 for|p:“Hold <&> @here *now*”|m:: <@U1ANA0001>, <@W2BOB0001>"},
+		{"a declined vote counts for nothing", confirm, []inquiry.Vote{{By: "U1ANA0001", Declined: true}}, "m:Needs 2 approvals; one no stops it · no votes yet"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := blockkit.Tally(tc.in, tc.votes); got != tc.want {
-				t.Errorf("Tally = %q, want %q", got, tc.want)
+			rec := *tc.rec
+			rec.Votes = tc.votes
+			_, blocks := blockkit.Message(&rec, now)
+			if got := contextLine(t, blocks, "q-tally"); got != tc.want {
+				t.Errorf("tally = %q, want %q", got, tc.want)
 			}
 		})
 	}
-	if got, want := blockkit.Names([]string{"U1ANA0001", "ops <cli>", "W2BOB0001"}), "<@U1ANA0001>, ops &lt;cli&gt; and <@W2BOB0001>"; got != want {
-		t.Errorf("Names = %q, want %q", got, want)
+}
+
+// contextLine renders the elements of the context block whose block_id ends in suffix as
+// "m:<mrkdwn>|p:<plain_text>|…", and checks that no plain_text element turns emoji codes on.
+func contextLine(t *testing.T, blocks []slack.Block, suffix string) string {
+	t.Helper()
+	for _, b := range blocks {
+		c, ok := b.(*slack.ContextBlock)
+		if !ok || !strings.HasSuffix(c.BlockID, "|"+suffix) {
+			continue
+		}
+		var parts []string
+		for _, e := range c.ContextElements.Elements {
+			o := e.(*slack.TextBlockObject)
+			if o.Type == slack.PlainTextType {
+				if o.Emoji == nil || *o.Emoji {
+					t.Errorf("%s: plain_text %q turns emoji codes on", suffix, o.Text)
+				}
+				parts = append(parts, "p:"+o.Text)
+			} else {
+				parts = append(parts, "m:"+o.Text)
+			}
+		}
+		return strings.Join(parts, "|")
 	}
+	return ""
 }
 
 // A button whose answer must say why has no confirmation dialog (the reason modal confirms it);

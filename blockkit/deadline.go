@@ -18,23 +18,31 @@ const ActionExtend = "inq:extend"
 const revReminder = "m"
 
 // Reminder renders reminder number n of a pending inquiry, a reply in its thread: who may answer
-// mentioned (users, user groups; @here only when the asker opted in), how long is left and what
-// will be assumed (inquiry.ReminderText, escaped), and a link to the question.
+// mentioned (users, user groups; @here only when the asker opted in and the server allows it:
+// the caller clears RemindHere otherwise), how long is left and a link to the question, and
+// under it what will be assumed, in the asker's words as literal text.
 func Reminder(rec *inquiry.Record, n int, now time.Time) (text string, blocks []slack.Block) {
-	var parts []string
+	var parts, head []string
 	if m := mentions(inquiry.Mentions(rec, rec.Escalation)); m != "" {
-		parts = append(parts, m)
+		parts, head = append(parts, m), append(head, m)
 	}
 	parts = append(parts, Escape(inquiry.ReminderText(rec, now)))
+	head = append(head, "Still waiting for an answer: "+inquiry.TimeLeft(rec, now)+" left.")
 	if link := safeLink(rec.Slack.Permalink); link != "" {
 		parts = append(parts, "<"+link+"|Open the question>")
+		head = append(head, "<"+link+"|Open the question>")
 	}
-	line := clip(strings.Join(parts, " "), maxSectionText)
-	blocks = append(blocks, section(blockID(rec.Key, revReminder+strconv.Itoa(n), "0"), line))
+	rev := revReminder + strconv.Itoa(n)
+	blocks = append(blocks, section(blockID(rec.Key, rev, "0"), clip(strings.Join(head, " "), maxSectionText)))
+	meta := &line{}
+	meta.ours("If nobody answers:")
+	meta.theirs("“"+inquiry.OneLine(inquiry.Assumed(&rec.Inquiry), 300)+"”", 0)
 	if rec.RunID != "" {
-		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revReminder+strconv.Itoa(n), "meta"),
-			mrkdwn(clip("run "+Escape(rec.RunID)+" · reminder "+strconv.Itoa(n)+" of "+strconv.Itoa(len(rec.Remind)), maxText))))
+		meta.ours("·")
+		meta.theirs("run “"+inquiry.OneLine(rec.RunID, inquiry.MaxIDChars)+"”", 0)
 	}
+	meta.ours("· reminder " + strconv.Itoa(n) + " of " + strconv.Itoa(len(rec.Remind)))
+	blocks = append(blocks, meta.block(blockID(rec.Key, rev, "meta")))
 	return clip(strings.Join(parts, " "), 3000), blocks
 }
 

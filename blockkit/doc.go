@@ -45,10 +45,16 @@
 //
 // # Escaping
 //
-// User text (question, context, labels in mrkdwn, answers, failure messages, names) goes into
-// mrkdwn only through Escape: & < > become entities, so no <!channel>, <@U…>, <!subteam^…> or
-// <url|text> can form, and a bare @channel, @here or @everyone gets a word joiner after the @.
-// Every mrkdwn object carrying user text is verbatim, so Slack does not auto-link URLs or channel
-// names in it either. Buttons, options, labels and titles are plain_text, which Slack never
-// parses. The only mentions rendered are ids that look like Slack ids (Mention, Who).
+// mrkdwn has no escape for its formatting characters (* _ ~ `), so text of the asker's or of
+// whoever answered (question, context, labels, descriptions, run id, requested_by, answer words,
+// a failure's sentence) never goes into mrkdwn: it is a plain_text object of its own (literal,
+// emoji codes off), which Slack neither formats nor parses for mentions or links, shown through
+// inquiry.Printed (a character that rewrites the line or shows as nothing is a visible code).
+// The asker's text is marked off from the bot's own lines: the question in sections of its own,
+// the context under a "Context" label, labels and run ids quoted in context lines. The bot's
+// own lines (outcomes, who may answer, dates, links) are verbatim mrkdwn; the notification text
+// quotes the question through Escape (Printed, then & < > as entities, and a word joiner after
+// the @ of a bare @channel, @here or @everyone) and mentions at most ten answerers. The only
+// mentions rendered are ids that look like Slack ids (Mention, Who); <!here> only in a reminder
+// of an inquiry with remind_here, which the server takes only with BOT_ALLOW_BROADCAST=true.
 package blockkit

@@ -60,14 +60,22 @@ func ExampleMessage() {
 	for _, b := range blocks {
 		fmt.Println(b.BlockType(), b.ID())
 	}
+	// The asker's words (the run id, the default) are plain_text of their own, quoted; the bot's
+	// are mrkdwn.
 	meta := blocks[len(blocks)-1].(*slack.ContextBlock)
-	fmt.Println(meta.ContextElements.Elements[0].(*slack.TextBlockObject).Text)
+	for _, e := range meta.ContextElements.Elements {
+		o := e.(*slack.TextBlockObject)
+		fmt.Println(o.Type + ": " + o.Text)
+	}
 	// Output:
 	// Question: Merge now?
 	// section inq|inq_abcdefghijklmnop|q-q0
 	// actions inq|inq_abcdefghijklmnop|q-act
 	// context inq|inq_abcdefghijklmnop|q-meta
-	// run deploy-42 · expires in 2h (<!date^1796133600^{date_short_pretty} at {time}|14:00 UTC>) · if nobody answers: Hold
+	// plain_text: run “deploy-42”
+	// mrkdwn: · expires in 2h (<!date^1796133600^{date_short_pretty} at {time}|14:00 UTC>) · if nobody answers:
+	// plain_text: “Hold”
+	// mrkdwn: Anyone here may answer. You can also answer by replying in this thread.
 }
 
 func ExampleReadAction() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,10 +24,9 @@ const CallbackHome = "inq:home"
 const (
 	// HomeAnswered is how many of the questions a person answered lately the Home tab lists.
 	HomeAnswered = 10
-	// homeQuestionChars and homeContextChars cut a question and its context on the Home tab:
-	// it lists many questions, and each links to its message, where nothing is cut.
-	homeQuestionChars = 300
-	homeContextChars  = 300
+	// homeAnsweredChars cuts a question in the list of what a person answered lately: a line
+	// that says it was cut ("…") and links to its message, beside no control.
+	homeAnsweredChars = 100
 )
 
 // Home is what the Home tab of one person shows.
@@ -85,85 +85,103 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 	return slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}, CallbackID: CallbackHome}
 }
 
-// homeQuestion is one waiting question: a divider, the question (a link to its message) with
-// where it was asked and its context, its controls, the tally of a team approval, and when it
-// expires.
+// homeQuestion is one waiting question: a divider, the question whole (split across sections
+// where it is longer than one holds: a person answers it here, beside live buttons), where it
+// was asked with a link to its message, its context whole under its label, its controls, the
+// tally of a team approval, and when it expires.
 func homeQuestion(rec *inquiry.Record, now time.Time) []slack.Block {
 	in := &rec.Inquiry
-	q := "*" + short(nonEmpty(in.Question, noQuestion), homeQuestionChars) + "*"
+	blocks := []slack.Block{slack.NewDividerBlock()}
+	for i, c := range chunkPlain(printed(nonEmpty(in.Question, noQuestion)), maxSectionText) {
+		blocks = append(blocks, literalSection(blockID(rec.Key, revHome, "q"+strconv.Itoa(i)), c))
+	}
+	where := &line{}
 	if link := safeLink(rec.Slack.Permalink); link != "" {
-		q = "<" + link + "|" + short(nonEmpty(in.Question, noQuestion), homeQuestionChars) + ">"
-		q = "*" + q + "*"
+		where.ours("<" + link + "|Open its message>")
 	}
 	if rec.Slack.Channel != "" && channelIDRe.MatchString(rec.Slack.Channel) {
-		q += "\nin <#" + rec.Slack.Channel + ">"
+		where.ours(" in <#" + rec.Slack.Channel + ">")
 	}
-	if c := strings.TrimSpace(in.Context); c != "" {
-		q += "\n" + short(c, homeContextChars)
+	if b := where.block(blockID(rec.Key, revHome, "where")); b != nil {
+		blocks = append(blocks, b)
 	}
-	blocks := []slack.Block{
-		slack.NewDividerBlock(),
-		section(blockID(rec.Key, revHome, "q"), clip(q, maxSectionText)),
+	if strings.TrimSpace(in.Context) != "" {
+		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revHome, "cl"), mrkdwn(contextLabel)))
+		for i, c := range chunkPlain(printed(in.Context), maxSectionText) {
+			blocks = append(blocks, literalSection(blockID(rec.Key, revHome, "c"+strconv.Itoa(i)), c))
+		}
 	}
 	blocks = append(blocks, controls(rec, revHome)...)
-	if line := approvalLine(rec); line != "" {
-		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revHome, "tally"), mrkdwn(line)))
+	if b := approvalLine(rec).block(blockID(rec.Key, revHome, "tally")); b != nil {
+		blocks = append(blocks, b)
 	}
-	blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revHome, "meta"), mrkdwn(metaLine(rec, now))))
-	return blocks
+	meta := &line{}
+	metaLine(meta, rec, now)
+	return append(blocks, meta.block(blockID(rec.Key, revHome, "meta")))
 }
 
 // homeAnswered is the list of what the person answered lately: a divider, a header and one
-// section of lines, each the question (a link to its message) and what came of it.
+// context block a question: the question (cut, with a link to its message) and what came of it.
 func homeAnswered(h Home, now time.Time) []slack.Block {
 	blocks := []slack.Block{slack.NewDividerBlock(),
 		slack.NewHeaderBlock(plain("What you answered lately"), slack.HeaderBlockOptionBlockID("inq-home|answered"))}
-	var lines []string
 	n := 0
 	for i, rec := range h.Answered {
-		line := homeAnsweredLine(rec, h.User, now)
-		// Whole lines only: a cut could fall inside a link or a date token.
-		if i == HomeAnswered || n+runes(line)+1 > maxSectionText {
+		if i == HomeAnswered {
 			break
 		}
-		lines, n = append(lines, line), n+runes(line)+1
+		blocks = append(blocks, homeAnsweredLine(rec, h.User, now).block("inq-home|answered-"+strconv.Itoa(i)))
+		n++
 	}
-	text := strings.Join(lines, "\n")
-	if len(lines) == 0 {
-		text = "Nothing yet: your answers show up here."
+	if n == 0 {
+		blocks = append(blocks, section("inq-home|answered-list", "Nothing yet: your answers show up here."))
 	}
-	return append(blocks, section("inq-home|answered-list", text))
+	return blocks
 }
 
-// homeAnsweredLine is "• <link|Merge now?> — Merge by @ana · resolved 5 min ago", or for a vote
-// that did not decide yet "• … — your vote: Yes; waiting for more votes".
-func homeAnsweredLine(rec *inquiry.Record, user string, now time.Time) string {
+// homeAnsweredLine is "“Merge now?” (message) — Answered by @ana: Merge · 5 min ago", or for a
+// vote that did not decide yet "“…” — your vote: Yes; waiting for more votes".
+func homeAnsweredLine(rec *inquiry.Record, user string, now time.Time) *line {
 	in := &rec.Inquiry
-	q := short(nonEmpty(in.Question, noQuestion), 100)
+	l := &line{}
+	l.theirs("“"+inquiry.OneLine(nonEmpty(in.Question, noQuestion), homeAnsweredChars)+"”", 0)
 	if link := safeLink(rec.Slack.Permalink); link != "" {
-		q = "<" + link + "|" + q + ">"
+		l.ours("(<" + link + "|its message>) ")
 	}
-	var what string
+	l.ours("— ")
 	if rec.Status == inquiry.StatusPending {
-		what = "waiting for more votes"
+		what := "waiting for more votes"
 		for _, v := range rec.Votes {
 			if v.By == user {
-				what = "your vote: " + short(inquiry.RenderValue(in, v.Value), 60) + "; waiting for more votes"
+				what = ""
 				if v.Declined {
 					what = "you declined; waiting for more votes"
 				}
+				if what == "" {
+					l.ours("your vote:")
+					l.theirs(inquiry.OneLine(inquiry.RenderValue(in, v.Value), 60), 0)
+					what = "; waiting for more votes"
+				}
 			}
 		}
-		if t := Tally(in, rec.Votes); t != "" {
-			what += " (" + t + ")"
+		l.ours(what)
+		t := &line{}
+		if tally(t, in, rec.Votes) {
+			l.ours(" (")
+			tally(l, in, rec.Votes)
+			l.ours(")")
 		}
-	} else {
-		what = outcome(rec, now, false) // a one-liner, its prose cut
-		if rec.ResolvedAt != nil {
-			what += " · " + when(*rec.ResolvedAt, now)
-		}
+		return l
 	}
-	return "• " + q + " — " + what
+	o := outcome(rec, now)
+	l.ours(o.head)
+	if w := strings.TrimSpace(o.words); w != "" {
+		l.theirs(inquiry.OneLine(w, 100), 0)
+	}
+	if rec.ResolvedAt != nil {
+		l.ours(" · " + when(*rec.ResolvedAt, now))
+	}
+	return l
 }
 
 // jsonSize is how many bytes blocks take in the view Slack receives.

@@ -34,20 +34,49 @@ func message(rec *inquiry.Record, now time.Time, replies bool) (text string, blo
 	if ext := extendButton(rec); ext != nil {
 		blocks = append(blocks, ext)
 	}
-	if line := approvalLine(rec); line != "" {
-		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revQuestion, "tally"), mrkdwn(line)))
+	if b := approvalLine(rec).block(blockID(rec.Key, revQuestion, "tally")); b != nil {
+		blocks = append(blocks, b)
 	}
-	blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revQuestion, "meta"),
-		mrkdwn(metaLine(rec, now)), mrkdwn(whoLine(rec, replies))))
+	var meta line
+	metaLine(&meta, rec, now)
+	meta.flush()
+	whoLine(&meta, rec, replies)
+	blocks = append(blocks, meta.block(blockID(rec.Key, revQuestion, "meta")))
+	return notifyText(rec.Slack.Answerers, "Question: "+short(nonEmpty(in.Question, noQuestion), 300)), blocks
+}
 
+// notifyNames is how many people and groups the notification text of a message mentions: it is
+// what phones notify with, and a question naming many answerers must not page them all in one
+// line (the message itself says who may answer).
+const notifyNames = 10
+
+// notifyText is the notification text of a question message: the first notifyNames answerers
+// that are Slack ids as mentions, "and 1,990 more" without mentions past them, then rest.
+func notifyText(answerers []string, rest string) string {
 	var b strings.Builder
-	for _, id := range rec.Slack.Answerers {
-		if IsUserID(id) || IsGroupID(id) {
+	n := 0
+	for _, id := range answerers {
+		if !IsUserID(id) && !IsGroupID(id) {
+			continue
+		}
+		if n < notifyNames {
 			b.WriteString(Mention(id) + " ")
 		}
+		n++
 	}
-	b.WriteString("Question: " + short(nonEmpty(in.Question, noQuestion), 300))
-	return b.String(), blocks
+	if n > notifyNames {
+		b.WriteString("and " + thousands(n-notifyNames) + " more · ")
+	}
+	return b.String() + rest
+}
+
+// thousands writes n with a comma between thousands: 1,990.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 const noQuestion = "(no question given)"
@@ -65,23 +94,34 @@ func browserLink(rec *inquiry.Record) string {
 	return ""
 }
 
-// prose renders the question and the context as verbatim mrkdwn sections, split across as many
-// sections as the escaped text needs: nothing is cut.
+// prose renders the asker's question and context, marked off from the bot's own lines: the
+// question in sections of its own, the context under a "Context" label, both as literal text
+// (plain_text: no formatting, mention or link of the asker's takes effect) split across as many
+// sections as they need: nothing is cut.
 func prose(key, rev string, in *inquiry.Inquiry) []slack.Block {
 	var blocks []slack.Block
-	for i, c := range chunk(Escape(nonEmpty(in.Question, noQuestion)), maxSectionText, maxSectionText) {
-		blocks = append(blocks, section(blockID(key, rev, "q"+strconv.Itoa(i)), c))
+	for i, c := range chunkPlain(printed(nonEmpty(in.Question, noQuestion)), maxSectionText) {
+		blocks = append(blocks, literalSection(blockID(key, rev, "q"+strconv.Itoa(i)), c))
 	}
 	if strings.TrimSpace(in.Context) != "" {
-		for i, c := range chunk("*Context*\n"+Escape(in.Context), maxSectionText, maxSectionText) {
-			blocks = append(blocks, section(blockID(key, rev, "c"+strconv.Itoa(i)), c))
+		blocks = append(blocks, slack.NewContextBlock(blockID(key, rev, "cl"), mrkdwn(contextLabel)))
+		for i, c := range chunkPlain(printed(in.Context), maxSectionText) {
+			blocks = append(blocks, literalSection(blockID(key, rev, "c"+strconv.Itoa(i)), c))
 		}
 	}
 	return blocks
 }
 
+// contextLabel heads the asker's context.
+const contextLabel = "*Context* given with the question:"
+
 func section(id, text string) *slack.SectionBlock {
 	return slack.NewSectionBlock(mrkdwn(text), nil, nil, slack.SectionBlockOptionBlockID(id))
+}
+
+// literalSection is a section of the asker's (or an answerer's) text, shown as it is.
+func literalSection(id, text string) *slack.SectionBlock {
+	return slack.NewSectionBlock(literal(text, "…"), nil, nil, slack.SectionBlockOptionBlockID(id))
 }
 
 // controls renders what a person answers with, by kind, with the block_ids of revision rev (the
@@ -129,7 +169,7 @@ func controls(rec *inquiry.Record, rev string) []slack.Block {
 	case !in.Multiple && len(opts) <= maxButtons:
 		// Buttons show no description, so the descriptions get a section of their own.
 		if d := descriptions(opts); d != "" {
-			blocks = append(blocks, section(blockID(key, rev, "desc"), d))
+			blocks = append(blocks, literalSection(blockID(key, rev, "desc"), clip(d, maxSectionText)))
 		}
 		blocks = append(blocks, actions(append(answerButtons(in, opts), ownWords...)...))
 	case !in.Multiple:
@@ -160,8 +200,9 @@ func controls(rec *inquiry.Record, rev string) []slack.Block {
 	return blocks
 }
 
+// label is an option as its button or menu shows it, printed (inquiry.Printed).
 func label(o inquiry.Option) string {
-	return nonEmpty(strings.TrimSpace(o.Label), nonEmpty(o.Value, "(no label)"))
+	return printed(nonEmpty(strings.TrimSpace(o.Label), nonEmpty(o.Value, "(no label)")))
 }
 
 func options(opts []inquiry.Option) []*slack.OptionBlockObject {
@@ -169,19 +210,19 @@ func options(opts []inquiry.Option) []*slack.OptionBlockObject {
 	for i, o := range opts {
 		var desc *slack.TextBlockObject
 		if strings.TrimSpace(o.Description) != "" {
-			desc = plain(clip(o.Description, maxOptionDesc))
+			desc = plain(clip(printed(o.Description), maxOptionDesc))
 		}
 		out[i] = slack.NewOptionBlockObject(o.Value, plain(clip(label(o), maxOptionText)), desc)
 	}
 	return out
 }
 
-// descriptions lists the options that have a description, one line each.
+// descriptions lists the options that have a description, one line each, as literal text.
 func descriptions(opts []inquiry.Option) string {
 	var lines []string
 	for _, o := range opts {
 		if d := strings.TrimSpace(o.Description); d != "" {
-			lines = append(lines, "• *"+Escape(label(o))+"*: "+Escape(d))
+			lines = append(lines, "• "+label(o)+": "+printed(d))
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -210,11 +251,16 @@ func sendNote(rec *inquiry.Record) string {
 }
 
 // approvalLine says what a team approval needs and, once people voted, the tally as it grows:
-// "Needs 2 approvals; one no stops it · 1 of 2 approvals: @ana". "" for an inquiry that asks
+// "Needs 2 approvals; one no stops it · 1 of 2 approvals: @ana". Empty for an inquiry that asks
 // none of it.
-func approvalLine(rec *inquiry.Record) string {
+func approvalLine(rec *inquiry.Record) *line {
 	in := &rec.Inquiry
-	var parts []string
+	l := &line{}
+	sep := func() {
+		if !l.empty() {
+			l.ours(" · ")
+		}
+	}
 	if n := rec.Quorum(); n > 1 {
 		need := fmt.Sprintf("Needs %d people to choose the same answer", n)
 		if in.Kind == inquiry.KindConfirm {
@@ -223,154 +269,243 @@ func approvalLine(rec *inquiry.Record) string {
 				need = fmt.Sprintf("Needs %d approvals, or %d noes", n, n)
 			}
 		}
-		parts = append(parts, need)
-		if t := Tally(in, rec.Votes); t != "" {
-			parts = append(parts, t)
-		} else {
-			parts = append(parts, "no votes yet")
+		l.ours(need + " · ")
+		if !tally(l, in, rec.Votes) {
+			l.ours("no votes yet")
 		}
 	}
 	switch in.Reason {
 	case inquiry.ReasonOnNo:
-		parts = append(parts, "a no must say why")
+		sep()
+		l.ours("a no must say why")
 	case inquiry.ReasonAlways:
-		parts = append(parts, "every answer must say why")
+		sep()
+		l.ours("every answer must say why")
 	}
 	if len(in.RequestedBy) > 0 {
-		parts = append(parts, "asked for by "+Names(in.RequestedBy)+", who may not answer")
+		sep()
+		l.ours("asked for by ")
+		names(l, in.RequestedBy)
+		l.ours(", who may not answer")
 	}
-	return clip(strings.Join(parts, " · "), maxText)
+	return l
 }
 
-// Tally renders the votes of an inquiry that needs several people for mrkdwn, "1 of 2
-// approvals: <@U1>; 1 of 2 noes: <@U3>" (inquiry.Shares): voters as mentions or escaped names,
-// labels escaped. "" when nobody voted.
-func Tally(in *inquiry.Inquiry, votes []inquiry.Vote) string {
-	var parts []string
-	for _, sh := range inquiry.Shares(in, votes) {
-		who := make([]string, len(sh.Voters))
-		for i, v := range sh.Voters {
-			who[i] = Who(v)
+// tally adds the votes of an inquiry that needs several people to l, "1 of 2 approvals: <@U1>;
+// 1 of 2 noes: <@U3>" (inquiry.Shares): voters as mentions or their names as text, labels as
+// the asker's text. It reports whether anybody voted.
+func tally(l *line, in *inquiry.Inquiry, votes []inquiry.Vote) bool {
+	shares := inquiry.Shares(in, votes)
+	for i, sh := range shares {
+		if i > 0 {
+			l.ours("; ")
 		}
-		parts = append(parts, sh.Count(escapeLabel)+": "+strings.Join(who, ", "))
+		if sh.Approval || in.Kind == inquiry.KindConfirm {
+			l.ours(sh.Count(nil) + ": ")
+		} else {
+			l.ours(fmt.Sprintf("%d of %d for", len(sh.Voters), sh.Of))
+			l.theirs("“"+inquiry.OneLine(sh.Label, maxOptionText)+"”", 0)
+			l.ours(": ")
+		}
+		for j, v := range sh.Voters {
+			if j > 0 {
+				l.ours(", ")
+			}
+			l.who(v)
+		}
 	}
-	return strings.Join(parts, "; ")
+	return len(shares) > 0
 }
 
-func escapeLabel(s string) string { return short(s, maxOptionText) }
-
-// Names renders people for mrkdwn as a list read aloud, "<@U1>, <@U2> and <@U4>": Slack user ids
-// as mentions, anything else (a token's name) as escaped text (Who).
-func Names(ids []string) string {
-	who := make([]string, len(ids))
+// names adds people to l as a list read aloud, "<@U1>, <@U2> and <@U4>": Slack user ids as
+// mentions, anything else (a token's name) as text of its own.
+func names(l *line, ids []string) {
 	for i, id := range ids {
-		who[i] = Who(id)
+		switch {
+		case i == 0:
+		case i == len(ids)-1:
+			l.ours(" and ")
+		default:
+			l.ours(", ")
+		}
+		l.who(id)
 	}
-	if len(who) <= 1 {
-		return strings.Join(who, "")
-	}
-	return strings.Join(who[:len(who)-1], ", ") + " and " + who[len(who)-1]
 }
 
 // confirmOption is the dialog behind a choice button: a slip of one click sends nothing.
 func confirmOption(in *inquiry.Inquiry, o inquiry.Option) *slack.ConfirmationBlockObject {
 	answer := label(o)
 	if d := strings.TrimSpace(o.Description); d != "" {
-		answer += " (" + d + ")"
+		answer += " (" + printed(d) + ")"
 	}
-	text := "Your answer: " + answer + "\n\nQuestion: " + inquiry.OneLine(nonEmpty(in.Question, noQuestion), maxConfirmText)
+	text := "Your answer: " + answer + "\n\nQuestion: " + inquiry.OneLine(printed(nonEmpty(in.Question, noQuestion)), maxConfirmText)
 	return slack.NewConfirmationBlockObject(plain("Send this answer?"), plain(clip(text, maxConfirmText)),
 		plain("Send answer"), plain("Cancel"))
 }
 
-// metaLine says which run asks, when the question expires and what is assumed then.
-func metaLine(rec *inquiry.Record, now time.Time) string {
+// metaLine adds to l which run asks, when the question expires and what is assumed then; the
+// run id and the assumed answer are the asker's, quoted as text of their own.
+func metaLine(l *line, rec *inquiry.Record, now time.Time) {
 	in := &rec.Inquiry
-	var parts []string
 	if rec.RunID != "" {
-		parts = append(parts, "run "+Escape(rec.RunID))
+		l.theirs("run “"+inquiry.OneLine(rec.RunID, inquiry.MaxIDChars)+"”", 0)
+		l.ours("· ")
 	}
-	assumed := Escape(inquiry.Assumed(in))
+	assumed := func(lead string) {
+		l.ours(lead)
+		l.theirs("“"+inquiry.OneLine(inquiry.Assumed(in), 300)+"”", 0)
+	}
 	switch {
 	case in.ExpiresAt == nil:
-		parts = append(parts, "no expiry")
+		l.ours("no expiry")
 		if in.HasDefault() {
-			parts = append(parts, "default: "+assumed)
+			assumed(" · default:")
 		}
 	case in.ExpiresAt.After(now):
-		parts = append(parts, "expires "+inquiry.Until(in.ExpiresAt.Sub(now))+" ("+when(*in.ExpiresAt, now)+")",
-			"if nobody answers: "+assumed)
+		l.ours("expires " + inquiry.Until(in.ExpiresAt.Sub(now)) + " (" + when(*in.ExpiresAt, now) + ")")
 		if rec.ExtendedBy > 0 {
-			parts = append(parts, "extended by "+rec.ExtendedBy.String())
+			l.ours(" · extended by " + rec.ExtendedBy.String())
 		}
+		assumed(" · if nobody answers:")
 	default:
-		parts = append(parts, "expired "+when(*in.ExpiresAt, now), "if nobody answers: "+assumed)
+		l.ours("expired " + when(*in.ExpiresAt, now))
+		assumed(" · if nobody answers:")
 	}
-	return clip(strings.Join(parts, " · "), maxText)
 }
 
-// whoLine says who may answer, and that a reply in the thread answers too. Only ids that look
-// like Slack ids become mentions.
-func whoLine(rec *inquiry.Record, replies bool) string {
+// whoLine adds to l who may answer, and that a reply in the thread answers too. Only ids that
+// look like Slack ids become mentions; anything else an asker named is shown as text.
+func whoLine(l *line, rec *inquiry.Record, replies bool) {
 	tail := ". You can also answer by replying in this thread."
 	if !replies {
 		tail = "."
 	}
 	ids := inquiry.Answerers(rec) // widened by the escalation steps taken
 	if len(ids) == 0 {
-		return "Anyone here may answer" + tail
+		l.ours("Anyone here may answer" + tail)
+		return
 	}
 	var b strings.Builder
 	b.WriteString("Who may answer: ")
+	var others []string
+	n := 0
 	for i, id := range ids {
+		if !IsUserID(id) && !IsGroupID(id) {
+			others = append(others, id)
+			continue
+		}
 		m := Mention(id)
 		if b.Len()+len(m)+len(tail)+40 > maxText {
 			fmt.Fprintf(&b, " and %d more", len(ids)-i)
 			break
 		}
-		if i > 0 {
+		if n > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(m)
+		n++
 	}
-	b.WriteString(tail)
-	return b.String()
+	if n == 0 {
+		b.WriteString("nobody with a Slack id")
+	}
+	l.ours(b.String())
+	if len(others) > 0 {
+		l.ours(", and named but no Slack id:")
+		l.theirs("“"+inquiry.OneLine(strings.Join(others, "”, “"), 500)+"”", 0)
+	}
+	l.ours(tail)
 }
 
 // Resolved renders the message after the inquiry left pending, for chat.update: the question
-// and context kept, the controls gone, new block_ids, and one line that says what happened.
+// and context kept, the controls gone, new block_ids, and what happened: the bot's line (who
+// decided, when) and, under it as literal text, what was decided in the asker's or the
+// answerer's words.
 func Resolved(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Block) {
 	in := &rec.Inquiry
 	blocks = append(blocks, prose(rec.Key, revResolved, in)...)
-	for i, c := range chunk(outcome(rec, now, true), maxSectionText, maxSectionText) {
-		blocks = append(blocks, section(blockID(rec.Key, revResolved, "o"+strconv.Itoa(i)), c))
+	o := outcome(rec, now)
+	blocks = append(blocks, section(blockID(rec.Key, revResolved, "o0"), clip(o.head, maxSectionText)))
+	for i, c := range chunkPlain(printed(o.words), maxSectionText) {
+		blocks = append(blocks, literalSection(blockID(rec.Key, revResolved, "ow"+strconv.Itoa(i)), c))
 	}
-	var meta []string
+	if len(o.inTime) > 0 {
+		// The votes given in time, beside what was assumed: not enough to decide.
+		l := &line{}
+		l.ours("Votes given in time: ")
+		if tally(l, in, o.inTime) {
+			blocks = append(blocks, l.block(blockID(rec.Key, revResolved, "votes")))
+		}
+	}
+	blocks = append(blocks, reasons(rec.Key, in, o.reasons)...)
+	meta := &line{}
 	if rec.RunID != "" {
-		meta = append(meta, "run "+Escape(rec.RunID))
+		meta.theirs("run “"+inquiry.OneLine(rec.RunID, inquiry.MaxIDChars)+"”", 0)
 	}
 	switch {
 	case rec.ResolvedAt != nil:
-		meta = append(meta, "resolved "+when(*rec.ResolvedAt, now))
+		meta.ours("resolved " + when(*rec.ResolvedAt, now))
 	case rec.Answer != nil && !rec.Answer.AnsweredAt.IsZero():
-		meta = append(meta, "resolved "+when(rec.Answer.AnsweredAt, now))
+		meta.ours("resolved " + when(rec.Answer.AnsweredAt, now))
 	}
-	if len(meta) > 0 {
-		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revResolved, "meta"),
-			mrkdwn(clip(strings.Join(meta, " · "), maxText))))
+	if b := meta.block(blockID(rec.Key, revResolved, "meta")); b != nil {
+		blocks = append(blocks, b)
 	}
-	text = outcome(rec, now, false) + " — Question: " + short(nonEmpty(in.Question, noQuestion), 200)
+	text = o.oneLine() + " — Question: " + short(nonEmpty(in.Question, noQuestion), 200)
 	return text, blocks
 }
 
-// outcome is the line that says what happened. full keeps a prose answer whole (the message);
-// otherwise it is cut to a one-liner (the notification text).
-func outcome(rec *inquiry.Record, now time.Time, full bool) string {
+// maxReasons is how many voters' reasons the resolved message shows, one context block each: a
+// message holds at most 50 blocks.
+const maxReasons = 20
+
+// voteWords is how much of each vote's reason the resolved message shows beside who decided.
+const voteWords = 500
+
+// reasons are the reasons voters gave, one context block each: who, then what they chose and
+// why in their own words.
+func reasons(key string, in *inquiry.Inquiry, votes []inquiry.Vote) []slack.Block {
+	var blocks []slack.Block
+	for i, v := range votes {
+		if i == maxReasons {
+			blocks = append(blocks, slack.NewContextBlock(blockID(key, revResolved, "vmore"),
+				mrkdwn(fmt.Sprintf("…and the reasons of %d more voters", len(votes)-i))))
+			break
+		}
+		l := &line{}
+		l.ours("• ")
+		l.who(v.By)
+		l.theirs("("+inquiry.OneLine(inquiry.RenderValue(in, v.Value), maxOptionText)+"): “"+inquiry.OneLine(v.Text, voteWords)+"”", 0)
+		blocks = append(blocks, l.block(blockID(key, revResolved, "v"+strconv.Itoa(i))))
+	}
+	return blocks
+}
+
+// said is what an outcome says: head, the bot's own line (mrkdwn: what happened, who decided,
+// when); words, what was decided or said in the asker's or the answerer's words (literal text);
+// the reasons voters gave beside it; and, for an expiry, the votes given in time.
+type said struct {
+	head    string
+	words   string
+	reasons []inquiry.Vote
+	inTime  []inquiry.Vote
+}
+
+// oneLine is the outcome as a notification text or a one-line summary: its words escaped and
+// cut.
+func (o said) oneLine() string {
+	if strings.TrimSpace(o.words) == "" {
+		return strings.TrimSuffix(o.head, ":")
+	}
+	return o.head + " " + short(o.words, 200)
+}
+
+// outcome is what happened to rec.
+func outcome(rec *inquiry.Record, now time.Time) said {
 	in, a := &rec.Inquiry, rec.Answer
 	switch rec.Status {
 	case inquiry.StatusAnswered:
 		if a != nil && a.Source == inquiry.SourceDefault {
-			return assumedByPolicy(in, a, full)
+			return assumedByPolicy(in, a)
 		}
 		by := ""
 		if a != nil && a.AnsweredBy != "" {
@@ -381,19 +516,18 @@ func outcome(rec *inquiry.Record, now time.Time, full bool) string {
 			by = " by the run's caller" + strings.TrimPrefix(by, " by")
 		}
 		if a != nil && a.Source == inquiry.SourcePerson && in.Quorum() > 1 && len(a.Votes) > 0 && !a.Declined {
-			return decidedBy(in, a, full)
+			return decidedBy(in, a)
 		}
 		if inquiry.IsDeclined(a) {
-			line := ":no_entry_sign: Declined" + by
-			if a.Text != "" {
-				line += ": " + quote(a.Text, full)
+			if strings.TrimSpace(a.Text) != "" {
+				return said{head: ":no_entry_sign: Declined" + by + ":", words: quote(a.Text)}
 			}
-			return line
+			return said{head: ":no_entry_sign: Declined" + by}
 		}
-		if d := decision(in, a, full); d != "" {
-			return ":white_check_mark: Answered" + by + ": " + d
+		if d := decision(in, a); d != "" {
+			return said{head: ":white_check_mark: Answered" + by + ":", words: d}
 		}
-		return ":white_check_mark: Answered" + by
+		return said{head: ":white_check_mark: Answered" + by}
 	case inquiry.StatusExpired:
 		if a == nil {
 			d := inquiry.DefaultAnswerFor(in) // what expiry records
@@ -403,114 +537,100 @@ func outcome(rec *inquiry.Record, now time.Time, full bool) string {
 		if in.ExpiresAt != nil {
 			by = " by " + when(*in.ExpiresAt, now)
 		}
-		line := ":hourglass: Expired — nobody decided (no answer" + by + ")"
-		if d := decision(in, a, full); d != "" {
-			line = ":hourglass: No answer" + by + " — assumed " + d
+		o := said{head: ":hourglass: Expired — nobody decided (no answer" + by + ")"}
+		if d := decision(in, a); d != "" {
+			o = said{head: ":hourglass: No answer" + by + " — assumed:", words: d}
 		}
-		if t := Tally(in, a.Votes); t != "" && full {
-			// The votes given in time, beside what was assumed: not enough to decide.
-			line += "\nVotes given in time: " + t
+		if len(inquiry.Shares(in, a.Votes)) > 0 {
+			o.inTime = a.Votes
 		}
-		return line
+		return o
 	case inquiry.StatusCancelled:
-		return ":heavy_multiplication_x: Cancelled — the question was withdrawn"
+		return said{head: ":heavy_multiplication_x: Cancelled — the question was withdrawn"}
 	case inquiry.StatusFailed:
-		why := "for an unknown reason"
 		if rec.Failure != nil && strings.TrimSpace(rec.Failure.Message) != "" {
-			why = Escape(rec.Failure.Message)
-			if !full {
-				why = short(rec.Failure.Message, 300)
-			}
+			return said{head: ":warning: Could not be asked:", words: rec.Failure.Message}
 		}
-		return ":warning: Could not be asked: " + why
+		return said{head: ":warning: Could not be asked for an unknown reason"}
 	}
-	return ":hourglass_flowing_sand: Waiting for an answer"
+	return said{head: ":hourglass_flowing_sand: Waiting for an answer"}
 }
 
-// voteWords is how much of each vote's reason the resolved message shows beside who decided.
-const voteWords = 500
-
-// decidedBy is the line of an answer that several people gave: who decided it (inquiry.Voters of
-// the votes that chose it, in the order they voted) — "Approved by <@U1> and <@U2>", "Vetoed by
-// <@U3>: “reason”", "*Merge* — chosen by <@U1>, <@U2> and <@U4>" — and, in full, the reasons the
-// voters gave, one line each.
-func decidedBy(in *inquiry.Inquiry, a *inquiry.Answer, full bool) string {
+// decidedBy is the outcome of an answer that several people gave: who decided it (inquiry.Voters
+// of the votes that chose it, in the order they voted) — "Approved by <@U1> and <@U2>", "Vetoed
+// by <@U3>:" and the reason, "Chosen by <@U1>, <@U2> and <@U4>:" and the answer — and the reasons
+// the other voters gave.
+func decidedBy(in *inquiry.Inquiry, a *inquiry.Answer) said {
 	v := a.Value.First()
-	who := Names(inquiry.Voters(a.Votes, v))
-	var line string
+	who := whoList(inquiry.Voters(a.Votes, v))
+	var o said
 	shown := ""
 	switch {
 	case inquiry.Vetoed(in, a):
-		line = ":no_entry: Vetoed by " + Who(a.AnsweredBy)
+		o.head = ":no_entry: Vetoed by " + Who(a.AnsweredBy)
 		if strings.TrimSpace(a.Text) != "" {
-			line += ": " + quote(a.Text, full)
+			o.head += ":"
+			o.words = quote(a.Text)
 			shown = a.AnsweredBy
 		}
 	case in.Kind == inquiry.KindConfirm && v == "yes":
-		line = ":white_check_mark: Approved by " + who
+		o.head = ":white_check_mark: Approved by " + who
 	case in.Kind == inquiry.KindConfirm:
-		line = ":no_entry: Rejected by " + who
+		o.head = ":no_entry: Rejected by " + who
 	default:
-		l := inquiry.LabelOf(in, v)
-		if full {
-			l = Escape(l)
-		} else {
-			l = short(l, 300)
-		}
-		line = ":white_check_mark: *" + l + "* — chosen by " + who
-	}
-	if !full {
-		return line
+		o.head, o.words = ":white_check_mark: Chosen by "+who+":", inquiry.LabelOf(in, v)
 	}
 	for _, vote := range a.Votes {
-		if t := strings.TrimSpace(vote.Text); t != "" && vote.By != shown {
-			line += "\n• " + Who(vote.By) + " (" + short(inquiry.RenderValue(in, vote.Value), maxOptionText) + "): “" + short(t, voteWords) + "”"
+		if strings.TrimSpace(vote.Text) != "" && vote.By != shown {
+			o.reasons = append(o.reasons, vote)
 		}
 	}
-	return line
+	return o
 }
 
-// assumedByPolicy is the line for an answer that policy default assumed: nobody was asked.
-func assumedByPolicy(in *inquiry.Inquiry, a *inquiry.Answer, full bool) string {
-	if d := decision(in, a, full); d != "" {
-		return ":robot_face: Nobody was asked (policy default): assumed " + d
+// whoList renders people for mrkdwn as a list read aloud, "<@U1>, <@U2> and <@U4>" (Who).
+func whoList(ids []string) string {
+	who := make([]string, len(ids))
+	for i, id := range ids {
+		who[i] = Who(id)
 	}
-	return ":robot_face: Nobody was asked (policy default) and there is no default: declined"
+	if len(who) <= 1 {
+		return strings.Join(who, "")
+	}
+	return strings.Join(who[:len(who)-1], ", ") + " and " + who[len(who)-1]
 }
 
-// decision renders what an answer decided: the option labels in bold, the prose quoted, both
-// escaped; "" for a decline or no answer. The reading is inquiry's (AnsweredWith, RenderValue).
-func decision(in *inquiry.Inquiry, a *inquiry.Answer, full bool) string {
+// assumedByPolicy is the outcome of an answer that policy default assumed: nobody was asked.
+func assumedByPolicy(in *inquiry.Inquiry, a *inquiry.Answer) said {
+	if d := decision(in, a); d != "" {
+		return said{head: ":robot_face: Nobody was asked (policy default): assumed:", words: d}
+	}
+	return said{head: ":robot_face: Nobody was asked (policy default) and there is no default: declined"}
+}
+
+// decision is what an answer decided, as literal text: the option labels, the prose quoted; ""
+// for a decline or no answer. The reading is inquiry's (DecisionOf).
+func decision(in *inquiry.Inquiry, a *inquiry.Answer) string {
 	d := inquiry.DecisionOf(in, a)
 	if d.Declined || d.Empty() {
 		return ""
 	}
 	var parts []string
 	if len(d.Labels) > 0 {
-		labels := strings.TrimSpace(d.Chosen())
-		if full {
-			parts = append(parts, "*"+Escape(labels)+"*")
-		} else {
-			parts = append(parts, "*"+short(labels, 300)+"*")
-		}
+		parts = append(parts, strings.TrimSpace(d.Chosen()))
 	}
 	if d.Words != "" {
-		parts = append(parts, quote(d.Words, full))
+		parts = append(parts, quote(d.Words))
 	}
 	s := strings.Join(parts, " — ")
 	if d.Truncated {
-		s += fmt.Sprintf(" _(cut to %d characters)_", inquiry.DefaultAnswerChars)
+		s += fmt.Sprintf(" (cut to %d characters)", inquiry.DefaultAnswerChars)
 	}
 	return s
 }
 
-// quote puts prose in quotation marks, whole or cut to one line.
-func quote(s string, full bool) string {
-	if !full {
-		return "“" + short(s, 200) + "”"
-	}
-	return "“" + Escape(strings.TrimSpace(s)) + "”"
-}
+// quote puts prose in quotation marks.
+func quote(s string) string { return "“" + strings.TrimSpace(s) + "”" }
 
 // Notice renders the message posted in an inquiry's thread when policy default assumed an
 // answer and nobody was asked, so the assumption is recorded where people read.
@@ -521,13 +641,19 @@ func Notice(rec *inquiry.Record) (text string, blocks []slack.Block) {
 		d := inquiry.DefaultAnswerFor(in) // what policy default records
 		a = &d
 	}
-	text = assumedByPolicy(in, a, false) + " for “" + short(nonEmpty(in.Question, noQuestion), 200) + "”"
-	for i, c := range chunk(text, maxSectionText, maxSectionText) {
-		blocks = append(blocks, section(blockID(rec.Key, revNotice, strconv.Itoa(i)), c))
+	o := assumedByPolicy(in, a)
+	text = o.oneLine() + " for “" + short(nonEmpty(in.Question, noQuestion), 200) + "”"
+	blocks = append(blocks, section(blockID(rec.Key, revNotice, "0"), o.head))
+	for i, c := range chunkPlain(printed(o.words), maxSectionText) {
+		blocks = append(blocks, literalSection(blockID(rec.Key, revNotice, "w"+strconv.Itoa(i)), c))
 	}
+	q := &line{}
+	q.ours("for the question")
+	q.theirs("“"+inquiry.OneLine(nonEmpty(in.Question, noQuestion), 300)+"”", 0)
 	if rec.RunID != "" {
-		blocks = append(blocks, slack.NewContextBlock(blockID(rec.Key, revNotice, "meta"),
-			mrkdwn(clip("run "+Escape(rec.RunID), maxText))))
+		q.ours("· ")
+		q.theirs("run “"+inquiry.OneLine(rec.RunID, inquiry.MaxIDChars)+"”", 0)
 	}
+	blocks = append(blocks, q.block(blockID(rec.Key, revNotice, "meta")))
 	return text, blocks
 }

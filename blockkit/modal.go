@@ -48,10 +48,11 @@ func OwnWordsModal(rec *inquiry.Record) slack.ModalViewRequest {
 	if offered := inquiry.Offered(&rec.Inquiry); len(offered) > 0 {
 		labels := make([]string, len(offered))
 		for i, o := range offered {
-			labels[i] = Escape(label(o))
+			labels[i] = "• " + inquiry.OneLine(label(o), maxOptionText)
 		}
-		for i, c := range chunk("*Offered answers:* "+strings.Join(labels, " · "), maxSectionText, maxSectionText) {
-			extra = append(extra, section(blockID(rec.Key, revView, fmt.Sprintf("offered%d", i)), c))
+		extra = append(extra, slack.NewContextBlock(blockID(rec.Key, revView, "offeredl"), mrkdwn("*Offered answers:*")))
+		for i, c := range chunkPlain(strings.Join(labels, "\n"), maxSectionText) {
+			extra = append(extra, literalSection(blockID(rec.Key, revView, fmt.Sprintf("offered%d", i)), c))
 		}
 	}
 	extra = append(extra, answerInput("Your answer, in your own words",
@@ -66,7 +67,7 @@ func ConfirmModal(rec *inquiry.Record) slack.ModalViewRequest {
 	yesNo := slack.NewRadioButtonsBlockElement(ActionYesNo, options(inquiry.ConfirmOptions)...)
 	var hint *slack.TextBlockObject
 	if in.HasDefault() {
-		hint = plain(clip("If nobody answers: "+inquiry.RenderValue(in, in.Default), maxInputHint))
+		hint = plain(clip("If nobody answers: "+printed(inquiry.RenderValue(in, in.Default)), maxInputHint))
 	}
 	inputs := []slack.Block{slack.NewInputBlock(BlockAnswer, plain("Your answer"), hint, yesNo)}
 	switch {

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
+
+	"github.com/inquiry-bot/bot/inquiry"
 )
 
 // wordJoiner is invisible and keeps "@here" from reading as "@here" to a parser.
@@ -16,14 +18,17 @@ const wordJoiner = "\u2060"
 // broadcasts are the words that notify a whole channel when written after an @ and parsed.
 var broadcasts = []string{"channel", "here", "everyone"}
 
-// Escape makes s safe to put in mrkdwn: the three control characters & < > become entities
-// (Slack's own rule), so no mention, broadcast or link can form, and a bare @channel, @here or
-// @everyone gets an invisible word joiner after the @ in case the text is ever parsed with
-// link_names. Invalid UTF-8 is replaced.
+// Escape makes s safe to put in mrkdwn: first as every surface prints stored text
+// (inquiry.Printed: a character that would rewrite the line or show as nothing becomes a visible
+// code, invalid UTF-8 U+FFFD), then the three control characters & < > become entities (Slack's
+// own rule), so no mention, broadcast or link can form, and a bare @channel, @here or @everyone
+// gets an invisible word joiner after the @ in case the text is ever parsed with link_names.
+//
+// mrkdwn has no escape for its formatting characters (* _ ~ `), so Escape is for the
+// notification text and the bot's own words only: text of the asker or of whoever answered goes
+// into a plain_text object (literal), which Slack shows as it is.
 func Escape(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
+	s = inquiry.Printed(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
@@ -140,6 +145,18 @@ func plain(s string) *slack.TextBlockObject {
 	return slack.NewTextBlockObject(slack.PlainTextType, s, true, false)
 }
 
+// literal is a text object for text of the asker's or of whoever answered (a question, a label,
+// a run id, an answer's words): plain_text, which Slack neither formats nor parses for mentions
+// or links, as inquiry.Printed shows it, with emoji codes off so that ":white_check_mark:" in a
+// question cannot pass for the bot's own outcome line. Slack refuses an empty text: "" shows as
+// alt.
+func literal(s, alt string) *slack.TextBlockObject {
+	return slack.NewTextBlockObject(slack.PlainTextType, printed(nonEmpty(s, alt)), false, false)
+}
+
+// printed is s as a plain_text object shows it: inquiry.Printed.
+func printed(s string) string { return inquiry.Printed(s) }
+
 // mrkdwn is a verbatim mrkdwn object: Slack renders the formatting but does not auto-link URLs
 // or channel names, nor parse mentions, in it.
 func mrkdwn(s string) *slack.TextBlockObject {
@@ -220,4 +237,114 @@ func when(t, now time.Time) string {
 		fallback = t.Format("Jan 2 2006, 15:04 UTC")
 	}
 	return fmt.Sprintf("<!date^%d^{date_short_pretty} at {time}|%s>", t.Unix(), fallback)
+}
+
+// line builds a context block's elements where the bot's own words (mrkdwn: mentions, dates,
+// links) and text of the asker's (literal) alternate: each run of the bot's words is one mrkdwn
+// element, each piece of asker text a plain_text element of its own, so no formatting character
+// of the asker's reaches mrkdwn. A context block holds at most maxContextBlock elements: what
+// does not fit is joined into the last one as plain text (mentions then show as ids).
+type line struct {
+	els  []slack.MixedElement
+	bot  strings.Builder // the bot's words not yet made an element
+	over []string        // what did not fit, as plain text
+}
+
+// ours adds the bot's own mrkdwn (already escaped where it quotes anything).
+func (l *line) ours(s string) {
+	if len(l.over) > 0 {
+		l.over = append(l.over, s)
+		return
+	}
+	l.bot.WriteString(s)
+}
+
+// theirs adds text of the asker's (or an answerer's), cut to max characters (0: uncut) on one line.
+func (l *line) theirs(s string, max int) {
+	if max > 0 {
+		s = inquiry.OneLine(s, max)
+	}
+	l.flush()
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	if len(l.over) > 0 || len(l.els) >= maxContextBlock-1 {
+		l.over = append(l.over, printed(s))
+		return
+	}
+	l.els = append(l.els, literal(s, ""))
+}
+
+// who adds a person: a mention for a Slack user id, else their name as text of its own.
+func (l *line) who(id string) {
+	if IsUserID(id) {
+		l.ours("<@" + id + ">")
+		return
+	}
+	l.theirs(id, 100)
+}
+
+func (l *line) flush() {
+	if l.bot.Len() == 0 {
+		return
+	}
+	s := l.bot.String()
+	l.bot.Reset()
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	if len(l.over) > 0 || len(l.els) >= maxContextBlock-1 {
+		l.over = append(l.over, s)
+		return
+	}
+	l.els = append(l.els, mrkdwn(clip(s, maxText)))
+}
+
+func (l *line) empty() bool { return len(l.els) == 0 && l.bot.Len() == 0 && len(l.over) == 0 }
+
+// elements are the context block's elements, at most maxContextBlock.
+func (l *line) elements() []slack.MixedElement {
+	l.flush()
+	els := l.els
+	if len(l.over) > 0 {
+		els = append(els, slack.NewTextBlockObject(slack.PlainTextType, clip(strings.Join(l.over, " "), maxText), false, false))
+	}
+	return els
+}
+
+// block is the line as a context block with block_id id, or nil when it says nothing.
+func (l *line) block(id string) slack.Block {
+	if l.empty() {
+		return nil
+	}
+	return slack.NewContextBlock(id, l.elements()...)
+}
+
+// chunkPlain splits literal text into pieces of at most limit characters, after a line break or
+// a space when one lies in the second half of the window, so text longer than a section is
+// split across sections rather than cut. Pieces of nothing but blanks are dropped.
+func chunkPlain(s string, limit int) []string {
+	var out []string
+	for s != "" {
+		if runes(s) <= limit {
+			return appendNonBlank(out, s)
+		}
+		end, n := len(s), 0
+		for i := range s {
+			if n == limit {
+				end = i
+				break
+			}
+			n++
+		}
+		w, cut := s[:end], end
+		if i := strings.LastIndexByte(w, '\n'); i >= end/2 {
+			cut = i + 1
+		} else if i := strings.LastIndexByte(w, ' '); i >= end/2 {
+			cut = i + 1
+		}
+		out = appendNonBlank(out, s[:cut])
+		s = s[cut:]
+	}
+	return out
 }

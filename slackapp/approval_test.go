@@ -143,7 +143,7 @@ func TestChoiceQuorumThroughThreadReplies(t *testing.T) {
 		require.Equal(t, "You changed your vote to Hold: 2 of 3 for Hold so far.", b.ephemeral("U0ALICE01", 2).Text)
 		b.ok(b.fake.ReplyInThread("U0DAVE001", ch, ts, "hold it please"))
 		require.True(t, strings.HasPrefix(b.ephemeral("U0DAVE001", 1).Text, "that is none of the offered answers: Merge, Hold"))
-		m := b.shows(rec, "2 of 3 for Hold: <@U0BOB0001>, <@U0ALICE01>")
+		m := b.shows(rec, "2 of 3 for\n“Hold”\n: <@U0BOB0001>, <@U0ALICE01>")
 		require.True(t, m.HasControls())
 		require.NotContains(t, m.AllText(), "for Merge:", "Alice's vote moved")
 		b.noAnswer(rec.Key)
@@ -152,7 +152,7 @@ func TestChoiceQuorumThroughThreadReplies(t *testing.T) {
 		got := b.resolved(rec.Key)
 		require.Equal(t, "hold", got.Answer.Value.First())
 		require.Equal(t, []string{"U0BOB0001", "U0ALICE01", "U0CAROL01"}, inquiry.Voters(got.Answer.Votes, "hold"))
-		m = b.shows(rec, "*Hold* — chosen by <@U0BOB0001>, <@U0ALICE01> and <@U0CAROL01>")
+		m = b.shows(rec, "Chosen by <@U0BOB0001>, <@U0ALICE01> and <@U0CAROL01>:\nHold\n")
 		require.False(t, m.HasControls())
 	})
 }
@@ -265,6 +265,6 @@ func TestApprovalExpiredWithVotes(t *testing.T) {
 	b.shows(rec, "1 of 2 approvals: <@U0ALICE01>")
 	_, err := b.svc.Expire(b.ctx, b.get(rec.Key))
 	require.NoError(t, err)
-	m := b.shows(rec, "assumed *No*", "Votes given in time: 1 of 2 approvals: <@U0ALICE01>")
+	m := b.shows(rec, "— assumed:\nNo\n", "Votes given in time: 1 of 2 approvals: <@U0ALICE01>")
 	require.False(t, m.HasControls())
 }

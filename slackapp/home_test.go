@@ -91,8 +91,8 @@ func TestHomeClickAnswersAndResolutionRefreshes(t *testing.T) {
 	require.Eventually(t, func() bool {
 		h, _ = b.fake.HomeOf(alice)
 		text := h.Text()
-		return !strings.Contains(text, "*<"+merge.Slack.Permalink+"|Merge the release branch?>*") &&
-			strings.Contains(text, "What you answered lately") && strings.Contains(text, "|Merge the release branch?> — ")
+		return !strings.Contains(text, "<"+merge.Slack.Permalink+"|Open its message>") &&
+			strings.Contains(text, "What you answered lately") && strings.Contains(text, "“Merge the release branch?”\n(<"+merge.Slack.Permalink+"|its message>) — ")
 	}, 15*time.Second, 10*time.Millisecond, "the Home tab was not refreshed after the answer:\n%s", h.Text())
 	require.Contains(t, h.Text(), "Deploy it now?", "what still waits stays")
 
@@ -107,7 +107,7 @@ func TestHomeClickAnswersAndResolutionRefreshes(t *testing.T) {
 	h = b.home(alice, n+1)
 	require.Eventually(t, func() bool {
 		h, _ = b.fake.HomeOf(alice)
-		return !strings.Contains(h.Text(), "*<"+deploy.Slack.Permalink) && strings.Contains(h.Text(), "Nothing waits for you right now.")
+		return !strings.Contains(h.Text(), "<"+deploy.Slack.Permalink+"|Open its message>") && strings.Contains(h.Text(), "Nothing waits for you right now.")
 	}, 15*time.Second, 10*time.Millisecond, "the Home tab still lists the question answered in its thread:\n%s", h.Text())
 }
 
@@ -141,7 +141,7 @@ func TestHomeShowsAVoteAtOnce(t *testing.T) {
 	var h slackfake.Home
 	require.Eventually(t, func() bool {
 		h, _ = b.fake.HomeOf(alice)
-		return strings.Contains(h.Text(), "your vote: Yes; waiting for more votes")
+		return strings.Contains(h.Text(), "your vote:\nYes\n; waiting for more votes")
 	}, 15*time.Second, 10*time.Millisecond, "the vote is not on the Home tab:\n%s", h.Text())
 	require.Equal(t, inquiry.StatusPending, b.get(rec.Key).Status)
 	require.Contains(t, h.Text(), "1 of 2 approvals", "still waiting, with its tally")

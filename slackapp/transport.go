@@ -287,6 +287,13 @@ func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
 	if channel == "" || thread == "" {
 		return nil // never shown: the record and the events carry the reminder
 	}
+	if rec.RemindHere && !a.svc.AllowBroadcast {
+		// Stored while the operator allowed @here, reminded after they stopped: the switch
+		// holds now, so the reminder calls on nobody it does not name.
+		cp := *rec
+		cp.RemindHere = false
+		rec = &cp
+	}
 	text, blocks := blockkit.Reminder(rec, n, a.now())
 	if err := a.replyInThread(ctx, channel, thread, text, blocks, fmt.Sprintf("post reminder %d of inquiry %s in channel %s", n, rec.Key, channel),
 		slack.MsgOptionMetadata(slack.SlackMetadata{EventType: reminderEvent, EventPayload: map[string]any{"key": rec.Key, "n": n}})); err != nil {
