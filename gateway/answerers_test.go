@@ -56,3 +56,16 @@ func TestAnswerScopeIsTheServicesWord(t *testing.T) {
 	require.Contains(t, got["message"], "lacks the answer scope answering needs")
 	require.Equal(t, "pending", b.do("GET", "/v1/inquiries/"+str(q["key"]), b.admin, nil).json(t)["status"])
 }
+
+// TestAskTokenLearnsNoKeyByAnswering: a token that may answer nothing is refused before the key
+// is looked up, so answering or extending tells it nothing of which keys exist.
+func TestAskTokenLearnsNoKeyByAnswering(t *testing.T) {
+	b := setup(t, withPolicy(inquiry.PolicyAsk))
+	q := b.ask(b.askB, confirm("theirs"), http.StatusCreated)
+	for _, key := range []string{str(q["key"]), "inq_3ocyaaaaaaaaaaaaaaaaaaaaaaaaa"} {
+		got := b.do("POST", "/v1/inquiries/"+key+"/answer", b.askA, map[string]any{"value": "yes"}).errorOf(t, http.StatusForbidden, inquiry.CodeForbidden)
+		require.Contains(t, got["message"], "lacks the answer scope", key)
+		got = b.do("POST", "/v1/inquiries/"+key+"/extend", b.askA, map[string]any{}).errorOf(t, http.StatusForbidden, inquiry.CodeForbidden)
+		require.Contains(t, got["message"], "lacks the answer scope", key)
+	}
+}

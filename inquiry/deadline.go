@@ -492,6 +492,9 @@ type ExtendRequest struct {
 // deadline, and the change is on the record. Whoever may answer the inquiry may give it more
 // time: the one rule, MayAnswer, decides.
 func (s *Service) Extend(ctx context.Context, key string, by Duration, identity Identity) (*Record, error) {
+	if p, refused := whoever(identity); refused {
+		return nil, p.Err()
+	}
 	rec, err := s.Store.Inquiry(ctx, key)
 	if err != nil {
 		return nil, err

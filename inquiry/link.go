@@ -422,10 +422,32 @@ func (s *Service) OpenLink(ctx context.Context, token string) (*Record, *Link, e
 	if !l.ExpiresAt.IsZero() && !s.Clock().Before(l.ExpiresAt) {
 		return rec, l, Errorf(CodeGone, "this link expired at %s: ask whoever sent it for a new one", l.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
 	}
-	if p := MayAnswer(rec, LinkHolder(l)); !p.Allowed {
+	p := MayAnswer(rec, LinkHolder(l))
+	if !p.Allowed {
 		return nil, l, p.Err() // the page shows no question its link may not answer
 	}
+	if !p.Named && l.MintedBy != "" && NamesAnswerers(rec) {
+		// Vouched for by the token that minted it: only while that token holds.
+		if err := s.stillHeld(ctx, l.MintedBy); err != nil {
+			return nil, l, err
+		}
+	}
 	return rec, l, nil
+}
+
+// stillHeld refuses a link vouched for by the token name once that token is revoked or gone: a
+// revoked token loses what it handed out in place of the people a question names.
+func (s *Service) stillHeld(ctx context.Context, name string) error {
+	tokens, err := s.Store.ListTokens(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tokens {
+		if t.Name == name && t.RevokedAt == nil {
+			return nil
+		}
+	}
+	return Errorf(CodeGone, "the token that made this link (%s) was revoked, and this question names who may answer it: ask one of them for a new link", name)
 }
 
 // LinkSigned reports whether token is a link the bot signed, by its signature alone (nothing is

@@ -218,18 +218,11 @@ func NamesAnswerers(rec *Record) bool {
 //   - on a channel where the question names answerers, only they (or members of a group named)
 //     answer there; where it names none, anybody who sees it does.
 func MayAnswer(rec *Record, who Identity) Permission {
-	switch {
-	case who.Channel == "",
-		who.Channel == ChannelToken && who.Token == nil,
-		who.Channel == ChannelLink && who.Link == nil,
-		who.Channel != ChannelLink && who.ID == "":
-		return refuse(RefusedNobody, "this answer names nobody who gives it, so it was not taken: answer in Slack, through your own link, or with a token of your own")
+	if p, refused := whoever(who); refused {
+		return p
 	}
 	if who.Channel == ChannelToken {
 		t := who.Token
-		if !t.Has(ScopeAnswer) {
-			return refuse(RefusedScope, "token %q lacks the answer scope answering needs: answer with a token created with `bot token create --scope answer`", t.Name)
-		}
 		if !t.SeesAll() && rec.Namespace != t.Namespace {
 			return refuse(RefusedNamespace, "token %q answers only namespace %q and inquiry %s belongs to another: answer it with a token of that namespace, or one created without --namespace", t.Name, t.Namespace, rec.Key)
 		}
@@ -247,6 +240,22 @@ func MayAnswer(rec *Record, who Identity) Permission {
 		return linkMayAnswer(rec, who)
 	}
 	return channelAnswerers(rec, who)
+}
+
+// whoever is the part of MayAnswer that needs no inquiry: an identity that names nobody, or a
+// token without the answer scope, may answer nothing. The service asks it before it reads the
+// inquiry, so that such a caller learns nothing of which keys exist.
+func whoever(who Identity) (Permission, bool) {
+	switch {
+	case who.Channel == "",
+		who.Channel == ChannelToken && who.Token == nil,
+		who.Channel == ChannelLink && who.Link == nil,
+		who.Channel != ChannelLink && who.ID == "":
+		return refuse(RefusedNobody, "this answer names nobody who gives it, so it was not taken: answer in Slack, through your own link, or with a token of your own"), true
+	case who.Channel == ChannelToken && !who.Token.Has(ScopeAnswer):
+		return refuse(RefusedScope, "token %q lacks the answer scope answering needs: answer with a token created with `bot token create --scope answer`", who.Token.Name), true
+	}
+	return Permission{}, false
 }
 
 // Requested reports whether rec's requested_by names who: they asked for the approval and may

@@ -391,6 +391,9 @@ func (s *Service) AnswerRead(ctx context.Context, rec *Record, reply Reply, who 
 
 // answer checks, caps and records reply to the inquiry with key as source by who.
 func (s *Service) answer(ctx context.Context, key string, reply Reply, who Identity, source Source) (*Record, error) {
+	if p, refused := whoever(who); refused && source == SourcePerson {
+		return nil, p.Err()
+	}
 	rec, err := s.Store.Inquiry(ctx, key)
 	if err != nil {
 		return nil, err

@@ -111,3 +111,21 @@ func TestPageShowsDisguiseAsCodes(t *testing.T) {
 		require.NotContains(t, p.body, "\r")
 	})
 }
+
+// TestVouchedLinkEndsWithItsToken: a link a person's answer token minted for someone a question
+// does not name works while that token holds, and not once it is revoked.
+func TestVouchedLinkEndsWithItsToken(t *testing.T) {
+	each(t, func(t *testing.T, dbURL string) {
+		b := setup(t, dbURL)
+		q := b.askWith(map[string]any{"kind": "confirm", "question": "Deploy?", "approvals": 2})
+		m := b.mintAs(b.answerer, q.Key, "carol@example.com")
+		require.Equal(t, http.StatusOK, b.open(m.URL).status)
+		ctx := inquiry.WithCaller(context.Background(), inquiry.Operator())
+		_, err := b.svc.RevokeToken(ctx, "answerer")
+		require.NoError(t, err)
+		p := b.open(m.URL)
+		require.Equal(t, http.StatusGone, p.status, p.body)
+		require.Contains(t, p.body, "was revoked")
+		require.Equal(t, "pending", b.get(q.Key).Status)
+	})
+}
