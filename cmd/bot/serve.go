@@ -203,7 +203,7 @@ func (m *Main) firstStart(ctx context.Context, getenv func(string) string) error
 		}
 		return fmt.Errorf("create the admin token: %w", err)
 	}
-	path, werr := writeTokenFile(getenv, plain)
+	path, werr := m.keepTokenFile(ctx, getenv, plain)
 	fmt.Fprintln(m.Out, "First start: created the admin token. It is shown once:")
 	fmt.Fprintln(m.Out, "  "+plain)
 	if werr != nil {
