@@ -329,7 +329,8 @@ func Render(in *Inquiry) string {
 			if i > 0 {
 				b = append(b, sep...)
 			}
-			b = append(b, o.Label...)
+			// Quoted, so that a label holding " | " cannot pass for two options in the line.
+			b = strconv.AppendQuote(b, o.Label)
 		}
 		b = append(b, ']')
 	}

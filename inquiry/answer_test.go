@@ -428,8 +428,13 @@ func TestRender(t *testing.T) {
 		in   *inquiry.Inquiry
 		want string
 	}{
-		{"a choice with a default and an expiry, in UTC", choice, `choice deploy-42:merge "Merge now?" [Merge now | Hold | Close the PR] default Hold expires 2026-12-01T13:00:00Z`},
-		{"a multiple choice, defaults by label", multiple, `choice deploy-42:merge "Merge now?" [Merge now + Hold + Close the PR] default Merge now, Close the PR`},
+		{"a choice with a default and an expiry, in UTC", choice, `choice deploy-42:merge "Merge now?" ["Merge now" | "Hold" | "Close the PR"] default Hold expires 2026-12-01T13:00:00Z`},
+		{"a label holding the separator stays one option", func() *inquiry.Inquiry {
+			in := pureChoiceInquiry()
+			in.Options = []inquiry.Option{{Value: "m", Label: "Merge | Deploy anyway"}, {Value: "h", Label: "Hold"}}
+			return in
+		}(), `choice deploy-42:merge "Merge now?" ["Merge | Deploy anyway" | "Hold"]`},
+		{"a multiple choice, defaults by label", multiple, `choice deploy-42:merge "Merge now?" ["Merge now" + "Hold" + "Close the PR"] default Merge now, Close the PR`},
 		{"a confirm shows no options, its default by label", &inquiry.Inquiry{ID: "tag", Kind: inquiry.KindConfirm, Question: "Tag it?", Default: inquiry.One("yes")}, `confirm tag "Tag it?" default Yes`},
 		{"a text with a default", &inquiry.Inquiry{ID: "notes", Kind: inquiry.KindText, Question: "Notes?", Default: inquiry.One("none")}, `text notes "Notes?" default "none"`},
 		{"a question on several lines is one line", &inquiry.Inquiry{ID: "q", Kind: inquiry.KindText, Question: "First line\n\n  second\tline"}, `text q "First line second line"`},

@@ -116,7 +116,7 @@ func ExampleRender() {
 	fmt.Println(inquiry.Render(merge))
 	fmt.Println(inquiry.Render(tag))
 	// Output:
-	// choice deploy-42:merge "Merge now?" [Merge | Hold] default Hold expires 2026-12-01T14:00:00Z
+	// choice deploy-42:merge "Merge now?" ["Merge" | "Hold"] default Hold expires 2026-12-01T14:00:00Z
 	// confirm deploy-42:tag "Tag the release?" default Yes
 }
 
