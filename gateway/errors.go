@@ -4,48 +4,17 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/httpstatus"
 )
 
-// statusOf is the one table from an error code to an HTTP status. Nothing else in the gateway
-// picks a status for an error.
-var statusOf = map[inquiry.Code]int{
-	inquiry.CodeBadRequest:           http.StatusBadRequest,
-	inquiry.CodeUnauthenticated:      http.StatusUnauthorized,
-	inquiry.CodeForbidden:            http.StatusForbidden,
-	inquiry.CodeNotFound:             http.StatusNotFound,
-	inquiry.CodeIDConflict:           http.StatusConflict,
-	inquiry.CodeAlreadyResolved:      http.StatusConflict,
-	inquiry.CodeDeclined:             http.StatusConflict,
-	inquiry.CodeTooLarge:             http.StatusRequestEntityTooLarge,
-	inquiry.CodeInvalidInquiry:       http.StatusUnprocessableEntity,
-	inquiry.CodeInvalidAnswer:        http.StatusUnprocessableEntity,
-	inquiry.CodeUnavailable:          http.StatusServiceUnavailable,
-	inquiry.CodeStorageUnavailable:   http.StatusServiceUnavailable,
-	inquiry.CodeInternal:             http.StatusInternalServerError,
-	inquiry.CodeRateLimited:          http.StatusTooManyRequests,
-	inquiry.CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
-	inquiry.CodeGone:                 http.StatusGone,
-	inquiry.CodeClientGone:           statusClientClosedRequest,
-}
-
-// statusClientClosedRequest is the status of a request whose client went away first: not in
-// net/http, the one nginx and the proxies after it log for it.
-const statusClientClosedRequest = 499
-
 // StatusOf returns the HTTP status for an error code (500 for a code it does not know).
-func StatusOf(code inquiry.Code) int {
-	if s, ok := statusOf[code]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
+func StatusOf(code inquiry.Code) int { return httpstatus.Of(code) }
 
 // retryAfterSeconds is what a storage_unavailable answer asks the caller to wait: a passing
 // fault, worth another try soon.
@@ -72,7 +41,7 @@ type ErrorDetail struct {
 // error (a driver's, a bug's) shows only a generic sentence.
 func errorDetail(err error) ErrorDetail {
 	code := inquiry.ErrorCode(err)
-	if _, ok := statusOf[code]; !ok {
+	if !httpstatus.Known(code) {
 		code = inquiry.CodeInternal
 	}
 	msg := inquiry.ErrorMessage(err)

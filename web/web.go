@@ -1,9 +1,9 @@
-// Package web is the answer page behind signed links (DESIGN §15): GET /a/<token> shows the
-// question and never answers; POST /a/<token> with step=confirm shows what would be sent, and
-// only the second POST, step=send, answers. It only translates: the link, the form token and the
-// answer are the service's to check (inquiry/link.go), and a refusal is the service's sentence
-// on a page with the status its code maps to. Works without JavaScript; templates and the
-// stylesheet are embedded.
+// Package web is the answer page behind signed links (the README's Answer in a browser): GET
+// /a/<token> shows the question and never answers; POST /a/<token> with step=confirm shows what
+// would be sent, and only the second POST, step=send, answers. It only translates: the link, the
+// form token and the answer are the service's to check (inquiry/link.go), and a refusal is the
+// service's sentence on a page with the status its code maps to. Works without JavaScript;
+// templates and the stylesheet are embedded.
 package web
 
 import (
@@ -23,6 +23,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/httpstatus"
 )
 
 //go:embed templates/page.html
@@ -396,21 +397,6 @@ func outcome(rec *inquiry.Record) string {
 	return ""
 }
 
-// statusOf is the page's one table from an error code to an HTTP status.
-var statusOf = map[inquiry.Code]int{
-	inquiry.CodeBadRequest:           http.StatusBadRequest,
-	inquiry.CodeForbidden:            http.StatusForbidden,
-	inquiry.CodeNotFound:             http.StatusNotFound,
-	inquiry.CodeGone:                 http.StatusGone,
-	inquiry.CodeAlreadyResolved:      http.StatusConflict,
-	inquiry.CodeTooLarge:             http.StatusRequestEntityTooLarge,
-	inquiry.CodeInvalidAnswer:        http.StatusUnprocessableEntity,
-	inquiry.CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
-	inquiry.CodeRateLimited:          http.StatusTooManyRequests,
-	inquiry.CodeUnavailable:          http.StatusServiceUnavailable,
-	inquiry.CodeStorageUnavailable:   http.StatusServiceUnavailable,
-}
-
 // headings name each refusal on its page.
 var headings = map[inquiry.Code]string{
 	inquiry.CodeNotFound:        "This link does not work",
@@ -425,10 +411,7 @@ var headings = map[inquiry.Code]string{
 // late) as 409.
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, token string, rec *inquiry.Record, _ *inquiry.Link, err error) {
 	code := inquiry.ErrorCode(err)
-	status, ok := statusOf[code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
+	status := httpstatus.Of(code) // the API's table: one status for one code
 	msg := inquiry.ErrorMessage(err)
 	if status == http.StatusInternalServerError {
 		h.log.ErrorContext(r.Context(), "answer page failed", "err", err)
