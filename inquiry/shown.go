@@ -81,12 +81,11 @@ func whatItDoes(r rune) string {
 }
 
 // LookAlike is the form in which two option labels are compared for looking alike: the UTS #39
-// confusable skeleton of the trimmed label, lower-cased and taken again (a skeleton is
-// case-sensitive, and labels that differ in case alone are alike already), so that "Merge",
-// " merge " and "Μerge" (with a Greek capital mu) are one.
+// confusable skeleton of the trimmed label, so that "Merge" and "Μerge" (with a Greek capital mu)
+// are one, and so are "Hold" and "Ho1d". The skeleton keeps case, as the eye does ("L" and "I"
+// differ); labels that differ in case alone are refused already as the same words.
 func LookAlike(label string) string {
-	s := confusables.Skeleton(strings.TrimSpace(Canon(label)))
-	return confusables.Skeleton(strings.ToLower(s))
+	return confusables.Skeleton(strings.TrimSpace(Canon(label)))
 }
 
 // Printed is s as a plain-text surface shows it: every character that would rewrite the line

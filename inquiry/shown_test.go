@@ -42,6 +42,7 @@ func TestValidateRefusesDisguise(t *testing.T) {
 		{"a Greek capital mu for an M", choice("Merge", "\u039cerge"), "options[1].label", "looks like options[0].label"},
 		{"a Cyrillic a for a Latin one", choice("Approve", "\u0410pprove"), "options[1].label", "looks like options[0].label"},
 		{"a one for an l", choice("Hold", "Ho1d"), "options[1].label", "looks like options[0].label"},
+		{"a capital I for an l", choice("Option l", "Option I"), "options[1].label", "looks like options[0].label"},
 		{"a direction override in a description", func(in *inquiry.Inquiry) {
 			in.Options[0].Description = "safe \u202e"
 		}, "options[0].description", "reorders the text"},
@@ -61,6 +62,8 @@ func TestValidateRefusesDisguise(t *testing.T) {
 		choice("Merge", "Merge later"),
 		choice("Μέρος", "Hold"), // Greek on its own
 		choice("Yes 👍", "No 👎"),
+		choice("Option I", "Option L"), // capitals the eye tells apart
+		choice("merge", "Merge later"),
 	} {
 		in := pureValid(inquiry.KindChoice)
 		ok(in)
