@@ -696,5 +696,35 @@ func (s *Server) Command(user, channel, command, text string) (*Response, error)
 	if errors.Is(err, ErrNotAcked) {
 		s.timedOut(interactionTimeout(KindCommand, command, socket), err)
 	}
+	if err == nil {
+		err = commandAnswerRefusal(resp)
+	}
 	return resp, err
+}
+
+// ErrInvalidBlocks is Command's error when the app answered a slash command with blocks Slack
+// refuses: the person is shown no answer.
+var ErrInvalidBlocks = errors.New("slackfake: Slack refuses the blocks of the app's answer to a slash command")
+
+// commandAnswerRefusal judges the blocks of an app's answer to a slash command (a message, as
+// for chat.postEphemeral) with the fake's own Block Kit checker; nil when it has none or Slack
+// takes them.
+func commandAnswerRefusal(resp *Response) error {
+	if resp == nil || resp.Status != http.StatusOK {
+		return nil
+	}
+	var answer struct {
+		Blocks json.RawMessage `json:"blocks"`
+	}
+	if json.Unmarshal(resp.Body, &answer) != nil || len(answer.Blocks) == 0 || string(answer.Blocks) == "null" {
+		return nil // a plain text answer, or an empty ack
+	}
+	msgs, ok := checkMessageBlocks(answer.Blocks)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: invalid_blocks_format", ErrInvalidBlocks)
+	case len(msgs) > 0:
+		return fmt.Errorf("%w: invalid_blocks: %s", ErrInvalidBlocks, strings.Join(msgs, "; "))
+	}
+	return nil
 }
