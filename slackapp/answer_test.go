@@ -161,7 +161,7 @@ func TestThreadReplyAnswers(t *testing.T) {
 	// Words that merely contain an option choose nothing: an ephemeral sentence, nothing recorded.
 	b.ok(b.fake.ReplyInThread("U0ALICE01", ch, ts, "hold it please"))
 	e := b.ephemeral("U0ALICE01", 1)
-	require.True(t, strings.HasPrefix(e.Text, "that is none of the offered answers: Merge, Hold"), e.Text)
+	require.True(t, strings.HasPrefix(e.Text, "that is none of the offered answers: “Merge”, “Hold”"), e.Text)
 	require.Equal(t, ts, e.ThreadTS, "the sentence shows in the question's thread")
 	b.noAnswer(rec.Key)
 
@@ -330,7 +330,7 @@ func TestSlashCommandListsQuestions(t *testing.T) {
 	require.NoError(t, json.Unmarshal(r.Body, &got))
 	require.Equal(t, "ephemeral", got.ResponseType)
 	require.Contains(t, got.Text, "One question waits")
-	require.Contains(t, got.Text, rec.Slack.Permalink+"|Merge now?")
+	require.Contains(t, got.Text, "• “Merge now?” (<"+rec.Slack.Permalink+"|view>)")
 
 	b.fake.AddChannel("C0OTHER01", "other")
 	r = b.ok(b.fake.Command("U0ALICE01", "C0OTHER01", "/questions", ""))

@@ -136,13 +136,13 @@ func TestChoiceQuorumThroughThreadReplies(t *testing.T) {
 		ch, ts := rec.Slack.Channel, rec.Slack.TS
 
 		b.ok(b.fake.ReplyInThread("U0ALICE01", ch, ts, "merge"))
-		require.Equal(t, "Your vote for Merge is in: 1 of 3 for Merge so far.", b.ephemeral("U0ALICE01", 1).Text)
+		require.Equal(t, "Your vote for “Merge” is in: 1 of 3 so far.", b.ephemeral("U0ALICE01", 1).Text)
 		b.ok(b.fake.ReplyInThread("U0BOB0001", ch, ts, "  HOLD "))
-		require.Equal(t, "Your vote for Hold is in: 1 of 3 for Hold so far.", b.ephemeral("U0BOB0001", 1).Text)
+		require.Equal(t, "Your vote for “Hold” is in: 1 of 3 so far.", b.ephemeral("U0BOB0001", 1).Text)
 		b.ok(b.fake.ReplyInThread("U0ALICE01", ch, ts, "hold"))
-		require.Equal(t, "You changed your vote to Hold: 2 of 3 for Hold so far.", b.ephemeral("U0ALICE01", 2).Text)
+		require.Equal(t, "You changed your vote to “Hold”: 2 of 3 so far.", b.ephemeral("U0ALICE01", 2).Text)
 		b.ok(b.fake.ReplyInThread("U0DAVE001", ch, ts, "hold it please"))
-		require.True(t, strings.HasPrefix(b.ephemeral("U0DAVE001", 1).Text, "that is none of the offered answers: Merge, Hold"))
+		require.True(t, strings.HasPrefix(b.ephemeral("U0DAVE001", 1).Text, "that is none of the offered answers: “Merge”, “Hold”"))
 		m := b.shows(rec, "2 of 3 for\n“Hold”\n: <@U0BOB0001>, <@U0ALICE01>")
 		require.True(t, m.HasControls())
 		require.NotContains(t, m.AllText(), "for Merge:", "Alice's vote moved")

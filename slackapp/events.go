@@ -10,7 +10,6 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
-	"github.com/inquiry-bot/bot/blockkit"
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
@@ -86,15 +85,15 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 	}
 	at := where{channel: m.Channel, threadTS: m.ThreadTimeStamp}
 	var rec *inquiry.Record
-	refused := ""
+	var refused saying
 	for _, p := range pending { // newest first
-		say := a.refusal(ctx, p, m.User)
-		if say == "" {
+		no := a.refusal(ctx, p, m.User)
+		if no.empty() {
 			rec = p
 			break
 		}
-		if refused == "" {
-			refused = say // the newest question's refusal, if they may answer none
+		if refused.empty() {
+			refused = no // the newest question's refusal, if they may answer none
 		}
 	}
 	if rec == nil {
@@ -107,14 +106,11 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "answered in a slack thread", "key", rec.Key, "user", m.User, "pending_in_thread", len(pending))
-		var say []string
+		var told saying
 		if several {
-			say = append(say, sayAnsweredOneOf(rec, len(pending)-1, len(pending) == threadLimit))
+			told = sayAnsweredOneOf(rec, len(pending)-1, len(pending) == threadLimit)
 		}
-		if voted := sayVoted(rec, out, m.User); voted != "" {
-			say = append(say, voted)
-		}
-		a.tell(at, m.User, strings.Join(say, " "))
+		a.tell(at, m.User, told.and(sayVoted(rec, out, m.User)))
 	case inquiry.CodeForbidden:
 		a.tell(at, m.User, sayForbidden(err))
 	case inquiry.CodeAlreadyResolved:
@@ -123,14 +119,14 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 		}
 		a.tell(at, m.User, sayResolved(out, a.now()))
 	case inquiry.CodeInvalidAnswer:
-		say := sayInvalid(rec, reply, err)
+		told := sayInvalid(rec, reply, err)
 		if inquiry.ReasonMissing(&rec.Inquiry, reply) {
-			say = sayNoReason(rec, err)
+			told = sayNoReason(rec, err)
 		}
 		if several {
-			say += " " + sayReadFor(rec)
+			told = told.and(sayReadFor(rec))
 		}
-		a.tell(at, m.User, say)
+		a.tell(at, m.User, told)
 	case inquiry.CodeNotFound:
 	default:
 		return fmt.Errorf("record the thread reply of %s to inquiry %s: %w", m.User, rec.Key, err)
@@ -147,34 +143,34 @@ func unescape(s string) string {
 const commandLines = 20
 
 // handleCommand answers a slash command with an ephemeral: the questions waiting in the
-// channel it was typed in (whoever is there can see them anyway), with links.
+// channel it was typed in (whoever is there can see them anyway), each quoted and shortened,
+// with a link to its message where it is whole.
 func (a *App) handleCommand(ctx context.Context, cmd slack.SlashCommand) any {
 	type answer struct {
-		ResponseType string `json:"response_type"`
-		Text         string `json:"text"`
+		ResponseType string        `json:"response_type"`
+		Text         string        `json:"text"`
+		Blocks       []slack.Block `json:"blocks,omitempty"`
 	}
+	reply := func(s saying) answer { return answer{"ephemeral", s.text(), s.blocks()} }
 	// This channel's pending questions, newest first: the store filters by channel, so questions
 	// waiting elsewhere hide none of these. The few not posted yet are skipped; a bounded number
 	// of pages is read to find 20 posted ones.
-	var lines []string
+	var lines []saying
 	f := inquiry.ListFilter{Status: inquiry.StatusPending, Channel: cmd.ChannelID, Limit: 50}
 	for page := 0; page < 4 && len(lines) < commandLines && cmd.ChannelID != ""; page++ {
 		recs, next, err := a.svc.List(ctx, f) // as they stand now: none past its expiry
 		if err != nil {
 			a.log.WarnContext(ctx, "list questions for a slash command", "err", err)
-			return answer{"ephemeral", "the questions could not be listed just now: try again in a moment."}
+			return reply(say("the questions could not be listed just now: try again in a moment."))
 		}
 		for _, rec := range recs {
 			if rec.Slack.Channel != cmd.ChannelID || rec.Slack.TS == "" {
 				continue
 			}
-			q := blockkit.Escape(inquiry.OneLine(rec.Question, 120))
-			if rec.Slack.Permalink != "" {
-				q = "<" + rec.Slack.Permalink + "|" + q + ">"
-			}
-			line := "• " + q
+			line := say("• ")
+			questionLink(&line, rec)
 			if rec.ExpiresAt != nil {
-				line += " — expires " + slackTime(*rec.ExpiresAt)
+				line.ours(" — expires " + slackTime(*rec.ExpiresAt))
 			}
 			lines = append(lines, line)
 			if len(lines) == commandLines {
@@ -186,18 +182,19 @@ func (a *App) handleCommand(ctx context.Context, cmd slack.SlashCommand) any {
 		}
 		f.Cursor = next
 	}
-	var b strings.Builder
+	var s saying
 	switch len(lines) {
 	case 0:
-		b.WriteString("No question waits for an answer in this channel.")
+		s = say("No question waits for an answer in this channel.")
 	case 1:
-		b.WriteString("One question waits for an answer here:\n")
+		s = say("One question waits for an answer here:")
 	default:
-		fmt.Fprintf(&b, "%d questions wait for an answer here:\n", len(lines))
+		s = say(fmt.Sprintf("%d questions wait for an answer here:", len(lines)))
 	}
-	b.WriteString(strings.Join(lines, "\n"))
-	b.WriteString("\nAnswer with the buttons under a question, or reply in its thread.")
-	return answer{"ephemeral", b.String()}
+	for _, l := range lines { // one block each: 20 of them and two sentences stay under Slack's 50
+		s = s.and(l)
+	}
+	return reply(s.and(say("Answer with the buttons under a question, or reply in its thread.")))
 }
 
 // eventLog remembers the event ids served lately (bounded, oldest forgotten first), so a

@@ -73,9 +73,9 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 	if !ok {
 		return
 	}
-	rec, say := a.mayAnswer(ctx, key, user, true)
-	if say != "" {
-		a.tell(whereOf(ic, rec), user, say)
+	rec, no := a.mayAnswer(ctx, key, user, true)
+	if !no.empty() {
+		a.tell(whereOf(ic, rec), user, no)
 		return
 	}
 	if inquiry.NeedsReason(&rec.Inquiry, reply.Value.First(), reply.Declined) {
@@ -95,26 +95,26 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 // tells them the new deadline or why not. The message update is the dispatcher's.
 func (a *App) extend(ctx context.Context, ic slack.InteractionCallback, key string) {
 	user := ic.User.ID
-	rec, say := a.mayAnswer(ctx, key, user, false)
-	if say != "" {
-		a.tell(whereOf(ic, rec), user, say)
+	rec, no := a.mayAnswer(ctx, key, user, false)
+	if !no.empty() {
+		a.tell(whereOf(ic, rec), user, no)
 		return
 	}
 	out, err := a.svc.Extend(ctx, rec.Key, 0, a.identity(ctx, rec.Key, user))
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "extended in slack", "key", rec.Key, "user", user)
-		a.tell(whereOf(ic, out), user, blockkit.Escape(inquiry.ExtendedText(out, 0)))
+		a.tell(whereOf(ic, out), user, say(blockkit.Escape(inquiry.ExtendedText(out, 0))))
 	case inquiry.CodeAlreadyResolved:
 		if out == nil {
 			out = rec
 		}
 		a.tell(whereOf(ic, out), user, sayResolved(out, a.now()))
 	case inquiry.CodeForbidden, inquiry.CodeBadRequest:
-		a.tell(whereOf(ic, rec), user, blockkit.Escape(inquiry.ErrorMessage(err)))
+		a.tell(whereOf(ic, rec), user, quoted(inquiry.ErrorMessage(err)))
 	default:
 		a.log.WarnContext(ctx, "extend in slack", "key", rec.Key, "user", user, "err", err)
-		a.tell(whereOf(ic, rec), user, sayTryAgain)
+		a.tell(whereOf(ic, rec), user, say(sayTryAgain))
 	}
 }
 
@@ -122,9 +122,9 @@ func (a *App) extend(ctx context.Context, ic slack.InteractionCallback, key stri
 // seconds and once. A person who may not answer, or who comes too late, is told so instead.
 func (a *App) openModal(ctx context.Context, ic slack.InteractionCallback, key, actionID string) {
 	user := ic.User.ID
-	rec, say := a.mayAnswer(ctx, key, user, false)
-	if say != "" {
-		a.tell(whereOf(ic, rec), user, say)
+	rec, no := a.mayAnswer(ctx, key, user, false)
+	if !no.empty() {
+		a.tell(whereOf(ic, rec), user, no)
 		return
 	}
 	view, ok := blockkit.ModalFor(rec, actionID)
@@ -144,16 +144,16 @@ func (a *App) open(ctx context.Context, ic slack.InteractionCallback, rec *inqui
 	}
 }
 
-// mayAnswer loads the inquiry and checks that user may answer it now. say is the sentence to
-// tell them when not (rec may then be nil). answering is a click that answers (a button, a
+// mayAnswer loads the inquiry and checks that user may answer it now. no is the sentence to
+// tell them when not, empty when they may (rec may then be nil). answering is a click that answers (a button, a
 // submitted modal): it may wait a moment for another answer being recorded here, where opening
 // a modal or extending cannot spare the time.
-func (a *App) mayAnswer(ctx context.Context, key, user string, answering bool) (rec *inquiry.Record, say string) {
+func (a *App) mayAnswer(ctx context.Context, key, user string, answering bool) (rec *inquiry.Record, no saying) {
 	if user == "" {
 		// Slack names who acted in every payload; one that names nobody answers nothing (and
 		// an answer by nobody would pass any list of answerers left empty).
 		a.log.WarnContext(ctx, "slack payload names no user: nothing answered", "key", key)
-		return nil, sayNobody
+		return nil, say(sayNobody)
 	}
 	rec, ok := a.settled.get(key, a.now())
 	if !ok && answering {
@@ -169,20 +169,20 @@ func (a *App) mayAnswer(ctx context.Context, key, user string, answering bool) (
 		var err error
 		if rec, err = a.svc.Get(ctx, key); err != nil {
 			if inquiry.ErrorCode(err) == inquiry.CodeNotFound {
-				return nil, sayGone
+				return nil, say(sayGone)
 			}
 			a.log.WarnContext(ctx, "load inquiry for an answer", "key", key, "err", err)
-			return nil, sayTryAgain
+			return nil, say(sayTryAgain)
 		}
 		a.settled.put(rec, a.now())
 	}
-	if refusal := a.refusal(ctx, rec, user); refusal != "" {
+	if refusal := a.refusal(ctx, rec, user); !refusal.empty() {
 		return rec, refusal
 	}
 	if rec.Status != inquiry.StatusPending {
 		return rec, sayResolved(rec, a.now())
 	}
-	return rec, ""
+	return rec, saying{}
 }
 
 // record records a person's reply to rec (mayAnswer's read, not read again) through the
@@ -211,10 +211,10 @@ func (a *App) answer(ctx context.Context, rec *inquiry.Record, reply inquiry.Rep
 	case inquiry.CodeInvalidAnswer:
 		a.tell(at, user, sayInvalid(rec, reply, err))
 	case inquiry.CodeNotFound:
-		a.tell(at, user, sayGone)
+		a.tell(at, user, say(sayGone))
 	default:
 		a.log.WarnContext(ctx, "record a slack answer", "key", rec.Key, "user", user, "err", err)
-		a.tell(at, user, sayTryAgain)
+		a.tell(at, user, say(sayTryAgain))
 	}
 }
 
@@ -230,13 +230,13 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayLostForm})
 	}
 	user := ic.User.ID
-	rec, say := a.mayAnswer(ctx, key, user, true)
-	if say != "" {
-		if rec == nil && say == sayTryAgain {
+	rec, no := a.mayAnswer(ctx, key, user, true)
+	if !no.empty() {
+		if rec == nil && no.is(sayTryAgain) {
 			return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayTryAgainPlain})
 		}
 		// Refused or too late: close the modal and say why where the question is.
-		a.tell(whereOf(ic, rec), user, say)
+		a.tell(whereOf(ic, rec), user, no)
 		return nil
 	}
 	out, err := a.record(ctx, rec, reply, user)
@@ -246,7 +246,7 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		a.tell(whereOf(ic, rec), user, sayVoted(rec, out, user))
 		return nil
 	case inquiry.CodeForbidden:
-		a.tell(whereOf(ic, rec), user, sayRequester)
+		a.tell(whereOf(ic, rec), user, say(sayRequester))
 		return nil
 	case inquiry.CodeInvalidAnswer:
 		if inquiry.ReasonMissing(&rec.Inquiry, reply) {
@@ -265,7 +265,7 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		a.tell(whereOf(ic, out), user, sayResolved(out, a.now()))
 		return nil
 	case inquiry.CodeNotFound:
-		a.tell(whereOf(ic, rec), user, sayGone)
+		a.tell(whereOf(ic, rec), user, say(sayGone))
 		return nil
 	default:
 		a.log.WarnContext(ctx, "record a slack modal answer", "key", key, "user", user, "err", err)
@@ -277,9 +277,10 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 const ephemeralTimeout = 10 * time.Second
 
 // tell sends user an ephemeral in the background: the ack must not wait for Slack. It is paced
-// with the channel's other messages (App.ephemeral).
-func (a *App) tell(at where, user, text string) {
-	if at.channel == "" || user == "" || text == "" {
+// with the channel's other messages (App.ephemeral). It goes as blocks, the asker's and people's
+// text in plain_text objects (saying), with the notification text beside them.
+func (a *App) tell(at where, user string, s saying) {
+	if at.channel == "" || user == "" || s.empty() {
 		return
 	}
 	a.bg.Add(1)
@@ -287,7 +288,7 @@ func (a *App) tell(at where, user, text string) {
 		defer a.bg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), ephemeralTimeout)
 		defer cancel()
-		if err := a.ephemeral(ctx, at.channel, at.threadTS, user, slack.MsgOptionText(text, false)); err != nil {
+		if err := a.ephemeral(ctx, at.channel, at.threadTS, user, s.msgOptions()...); err != nil {
 			a.log.Warn("send an ephemeral", "channel", at.channel, "user", user, "err", err)
 		}
 	}()

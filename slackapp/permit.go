@@ -13,20 +13,20 @@ import (
 // groupTimeout bounds a usergroups.users.list inside an interaction's three seconds.
 const groupTimeout = 1500 * time.Millisecond
 
-// refusal returns "" when user may answer rec, else the sentence to tell them. The decision is
+// refusal says nothing (saying.empty) when user may answer rec, else the sentence to tell them. The decision is
 // the service's one rule (inquiry.MayAnswer), from the identity of the Slack user; this only
 // says it in Slack's words, naming who may answer with mentions.
-func (a *App) refusal(ctx context.Context, rec *inquiry.Record, user string) string {
+func (a *App) refusal(ctx context.Context, rec *inquiry.Record, user string) saying {
 	return saySlackRefusal(a.permission(ctx, rec, user))
 }
 
-// saySlackRefusal is the sentence of a refusal of MayAnswer in Slack: "" when allowed.
-func saySlackRefusal(p inquiry.Permission) string {
+// saySlackRefusal is the sentence of a refusal of MayAnswer in Slack: nothing when allowed.
+func saySlackRefusal(p inquiry.Permission) saying {
 	switch {
 	case p.Allowed:
-		return ""
+		return saying{}
 	case p.Refused == inquiry.RefusedRequester:
-		return sayRequester // four eyes, before any list: whoever asked never gives it
+		return say(sayRequester) // four eyes, before any list: whoever asked never gives it
 	case p.Refused == inquiry.RefusedNotNamed:
 		return sayNotAnswerer(p.Answerers, p.Unchecked)
 	}

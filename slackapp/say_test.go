@@ -29,7 +29,7 @@ func TestSayResolved(t *testing.T) {
 		{"with a note", rec(inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("hold"), Text: "wait for <b>", AnsweredBy: "U0ALICE01", Source: inquiry.SourcePerson}, nil),
 			"already answered by <@U0ALICE01>: Hold — “wait for &lt;b&gt;”"},
 		{"declined by a token", rec(inquiry.StatusAnswered, &inquiry.Answer{Declined: true, AnsweredBy: "ops-cli", Source: inquiry.SourcePerson}, nil),
-			"already answered by ops-cli: declined"},
+			"already answered by “ops-cli”: declined"},
 		{"by policy", rec(inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("hold"), Source: inquiry.SourceDefault}, nil),
 			"already answered by policy, without asking anybody: Hold."},
 		{"expired with a default", rec(inquiry.StatusExpired, &inquiry.Answer{Value: inquiry.One("hold"), Source: inquiry.SourceExpired}, nil),
@@ -42,7 +42,7 @@ func TestSayResolved(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, sayResolved(tt.rec, now))
+			require.Equal(t, tt.want, sayResolved(tt.rec, now).text())
 		})
 	}
 }
@@ -51,11 +51,11 @@ func TestSayInvalid(t *testing.T) {
 	choice := &inquiry.Record{Inquiry: mergeQuestion("m")}
 	_, err := inquiry.CheckAnswer(&choice.Inquiry, inquiry.Reply{Text: "hold it please"})
 	require.Error(t, err)
-	require.Equal(t, "that is none of the offered answers: Merge, Hold. Reply in the thread with exactly one of them, or use the buttons.",
-		sayInvalid(choice, inquiry.Reply{Text: "hold it please"}, err))
+	require.Equal(t, "that is none of the offered answers: “Merge”, “Hold”. Reply in the thread with exactly one of them, or use the buttons.",
+		sayInvalid(choice, inquiry.Reply{Text: "hold it please"}, err).text())
 
 	multi := &inquiry.Record{Inquiry: inquiry.Inquiry{Kind: inquiry.KindChoice, Multiple: true, Options: choice.Options}}
-	require.Equal(t, "tick at least one answer, then press Submit.", sayInvalid(multi, inquiry.Reply{Value: inquiry.Many()}, errors.New("x")))
+	require.Equal(t, "tick at least one answer, then press Submit.", sayInvalid(multi, inquiry.Reply{Value: inquiry.Many()}, errors.New("x")).text())
 
 	confirm := &inquiry.Record{Inquiry: inquiry.Inquiry{Kind: inquiry.KindConfirm}}
 	require.Equal(t, "Choose Yes or No.", plainInvalid(confirm, inquiry.Reply{}, errors.New("x")))

@@ -113,7 +113,7 @@ func TestThreadReplyAnswersNewestQuestionOfThread(t *testing.T) {
 		b.noAnswer(a.Key)
 		e := b.ephemeral("U0ALICE01", 1)
 		require.Equal(t, root, e.ThreadTS, "the ephemeral shows in the thread")
-		require.Equal(t, "your reply answered <"+bq.Slack.Permalink+"|“Ship the canary to &lt;eu&gt; &amp; us?”>. "+
+		require.Equal(t, "your reply answered “Ship the canary to &lt;eu&gt; &amp; us?” (<"+bq.Slack.Permalink+"|view>). "+
 			"The other question in this thread still waits: a reply here answers the newest one you may answer, or use the buttons under it.",
 			e.Text)
 
@@ -122,8 +122,8 @@ func TestThreadReplyAnswersNewestQuestionOfThread(t *testing.T) {
 		d := b.ask(shipQuestion("d"), inquiry.SlackRef{ThreadTS: root})
 		b.ok(b.fake.ReplyInThread("U0ALICE01", ch, root, "merge"))
 		e = b.ephemeral("U0ALICE01", 2)
-		require.True(t, strings.HasPrefix(e.Text, "that is none of the offered answers: Ship, Hold."), e.Text)
-		require.Contains(t, e.Text, "<"+d.Slack.Permalink+"|“Ship the canary to &lt;eu&gt; &amp; us?”>")
+		require.True(t, strings.HasPrefix(e.Text, "that is none of the offered answers: “Ship”, “Hold”."), e.Text)
+		require.Contains(t, e.Text, "“Ship the canary to &lt;eu&gt; &amp; us?” (<"+d.Slack.Permalink+"|view>)")
 		require.Equal(t, root, e.ThreadTS)
 		b.noAnswer(a.Key)
 		b.noAnswer(d.Key)
@@ -131,7 +131,7 @@ func TestThreadReplyAnswersNewestQuestionOfThread(t *testing.T) {
 		b.ok(b.fake.ReplyInThread("U0BOB0001", ch, root, "ship"))
 		require.Equal(t, "ship", b.resolved(d.Key).Answer.Value.First())
 		b.noAnswer(a.Key)
-		require.Contains(t, b.ephemeral("U0BOB0001", 1).Text, "your reply answered <"+d.Slack.Permalink+"|")
+		require.Contains(t, b.ephemeral("U0BOB0001", 1).Text, "your reply answered “Ship the canary to &lt;eu&gt; &amp; us?” (<"+d.Slack.Permalink+"|view>)")
 
 		// Now A is the thread's only question: the next reply answers it, nothing to explain.
 		b.ok(b.fake.ReplyInThread("U0CAROL01", ch, root, "merge"))
@@ -162,7 +162,7 @@ func TestThreadReplySkipsQuestionsOthersMustAnswer(t *testing.T) {
 		b.noAnswer(bq.Key)
 		b.noAnswer(c.Key)
 		e := b.ephemeral("U0ALICE01", 1)
-		require.Equal(t, "your reply answered <"+a.Slack.Permalink+"|“Merge now?”>. "+
+		require.Equal(t, "your reply answered “Merge now?” (<"+a.Slack.Permalink+"|view>). "+
 			"The 2 other questions in this thread still wait: a reply here answers the newest one you may answer, or use the buttons under each.",
 			e.Text)
 
@@ -180,7 +180,7 @@ func TestThreadReplySkipsQuestionsOthersMustAnswer(t *testing.T) {
 		require.Equal(t, "hold", got.Answer.Value.First())
 		require.Equal(t, "U0BOB0001", got.Answer.AnsweredBy)
 		b.noAnswer(c.Key)
-		require.Contains(t, b.ephemeral("U0BOB0001", 1).Text, "your reply answered <"+bq.Slack.Permalink+"|")
+		require.Contains(t, b.ephemeral("U0BOB0001", 1).Text, "your reply answered “Ship the canary to &lt;eu&gt; &amp; us?” (<"+bq.Slack.Permalink+"|view>)")
 	})
 }
 
@@ -227,7 +227,7 @@ func TestSlashCommandFindsChannelQuestionsBehindBusyChannels(t *testing.T) {
 		}
 		text := commandText(t, b.ok(b.fake.Command("U0ALICE01", rec.Slack.Channel, "/questions", "")))
 		require.Contains(t, text, "One question waits for an answer here")
-		require.Contains(t, text, "<"+rec.Slack.Permalink+"|Merge now?>")
+		require.Contains(t, text, "“Merge now?” (<"+rec.Slack.Permalink+"|view>)")
 
 		// Not yet posted: not listed. Posted: at most 20, newest first.
 		stored("unposted", rec.Slack.Channel, "", time.Second)

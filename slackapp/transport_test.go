@@ -243,7 +243,7 @@ func TestEphemeralsArePacedWithTheChannel(t *testing.T) {
 	b.fake.AddChannel("C2", "other")
 	at := where{channel: slackfake.DefaultChannel}
 	for i := range 5 {
-		b.app.tell(at, "U1", fmt.Sprintf("note %d", i))
+		b.app.tell(at, "U1", say(fmt.Sprintf("note %d", i)))
 	}
 	b.settle()
 	require.Len(t, b.fake.Calls("chat.postEphemeral"), 3, "the channel's burst, and no more")
@@ -253,7 +253,7 @@ func TestEphemeralsArePacedWithTheChannel(t *testing.T) {
 	defer cancel()
 	require.Error(t, b.app.ready(short, slackfake.DefaultChannel), "the ephemerals spent the channel's burst: a post waits its turn")
 
-	b.app.tell(where{channel: "C2"}, "U1", "elsewhere")
+	b.app.tell(where{channel: "C2"}, "U1", say("elsewhere"))
 	b.settle()
 	require.Len(t, b.fake.Calls("chat.postEphemeral"), 4, "another channel is paced on its own")
 }
@@ -270,7 +270,7 @@ func TestEphemeralWaitsOutTheChannelHold(t *testing.T) {
 	limited := b.fake.Calls("chat.postMessage")[0]
 	require.Equal(t, 429, limited.Status)
 
-	b.app.tell(where{channel: slackfake.DefaultChannel}, "U1", "later")
+	b.app.tell(where{channel: slackfake.DefaultChannel}, "U1", say("later"))
 	b.settle()
 	calls := b.fake.Calls("chat.postEphemeral")
 	require.Len(t, calls, 1)
@@ -285,9 +285,9 @@ func TestEphemeral429IsRetriedAfterRetryAfter(t *testing.T) {
 	b := setup(t)
 	b.fake.RateLimitEvery(2, time.Second, "chat.postEphemeral") // the second call answers 429
 	at := where{channel: slackfake.DefaultChannel}
-	b.app.tell(at, "U1", "first")
+	b.app.tell(at, "U1", say("first"))
 	b.settle()
-	b.app.tell(at, "U1", "second")
+	b.app.tell(at, "U1", say("second"))
 	b.settle()
 
 	calls := b.fake.Calls("chat.postEphemeral")
@@ -305,7 +305,7 @@ func TestEphemeral429IsRetriedAfterRetryAfter(t *testing.T) {
 func TestEphemeralLongRetryAfterHoldsTheChannel(t *testing.T) {
 	b := setup(t)
 	b.fake.RateLimitEvery(1, 30*time.Second, "chat.postEphemeral")
-	b.app.tell(where{channel: slackfake.DefaultChannel}, "U1", "never")
+	b.app.tell(where{channel: slackfake.DefaultChannel}, "U1", say("never"))
 	b.settle()
 	require.Len(t, b.fake.Calls("chat.postEphemeral"), 1, "one call: the next would come after the ephemeral's time")
 	require.Empty(t, b.fake.Ephemerals("U1"))
