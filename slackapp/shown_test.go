@@ -164,3 +164,60 @@ func TestSlashCommandQuotesQuestionsLiterally(t *testing.T) {
 		require.Contains(t, got.Text, "One question waits")
 	})
 }
+
+// A saying's blocks stay what Slack takes whatever is quoted: more quotes than a context block
+// has elements, text past a text object's limit, a blank quote; and text stored before the rule
+// (or a person's words) shows its disguise as codes, in the blocks and the notification text.
+func TestSayingStaysValidAndPrinted(t *testing.T) {
+	b := setup(t)
+	at := where{channel: "C0FAKE0001"}
+
+	var many saying
+	many.ours("only ")
+	for i := range 12 {
+		many.ours(", ")
+		many.theirs(fmt.Sprintf("“name %d %s”", i, marks))
+	}
+	many.ours(" may answer.")
+	b.app.tell(at, "U1", many)
+	e := b.ephemeral("U1", 1) // the fake refuses blocks Slack refuses: then none would come
+	literalOnly(t, e.Blocks, "name 0 "+marks, "name 11 "+marks)
+
+	long := say("already answered by <@U0ALICE01>: ")
+	long.theirs(strings.Repeat("w", 5000))
+	long.theirs("  ")
+	b.app.tell(at, "U1", long)
+	e = b.ephemeral("U1", 2)
+	var v any
+	require.NoError(t, json.Unmarshal(e.Blocks, &v))
+	var ours []string
+	walkText(v, "blocks", func(_, typ, text string, _ map[string]any) {
+		if typ == "mrkdwn" {
+			ours = append(ours, text)
+		}
+	})
+	require.Equal(t, []string{"already answered by <@U0ALICE01>:"}, ours, "the bot's words, the mention live")
+
+	disguised := say("already answered by <@U0ALICE01>: ")
+	disguised.theirs("Merge\u202e evil \u200b")
+	b.app.tell(at, "U1", disguised)
+	e = b.ephemeral("U1", 3)
+	literalOnly(t, e.Blocks, "Merge⟨U+202E⟩ evil ⟨U+200B⟩")
+	require.NotContains(t, string(e.Blocks)+e.Text, "\u202e")
+	require.Equal(t, "already answered by <@U0ALICE01>: Merge⟨U+202E⟩ evil ⟨U+200B⟩", e.Text)
+}
+
+// A refusal names who may answer: Slack ids as mentions, and a name that is no Slack id quoted
+// literally. Before: the name was escaped into the mrkdwn sentence, its marks formatting it.
+func TestRefusalQuotesNamesLiterally(t *testing.T) {
+	eachStoreAndMode(t, func(t *testing.T, b *bundle) {
+		named := "ops_bot_*APPROVED*_~security~`x`" // a blank is refused in an answerer
+		rec := b.ask(mergeQuestion("named"), inquiry.SlackRef{Answerers: []string{"U0ALICE01", named}})
+
+		b.click("U0BOB0001", rec, "Merge")
+		e := b.ephemeral("U0BOB0001", 1)
+		literalOnly(t, e.Blocks, named)
+		require.Equal(t, "only <@U0ALICE01>, “"+named+"” may answer this question; nothing was recorded.", e.Text)
+		b.noAnswer(rec.Key)
+	})
+}
