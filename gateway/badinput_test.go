@@ -318,9 +318,9 @@ func TestEveryRuleThroughTheAPI(t *testing.T) {
 			field string
 			says  string
 		}{
-			// id
-			{"id missing", del(confirm(""), "id"), "id", "id is required"},
-			{"id empty", confirm(""), "id", "id is required"},
+			// id (absent or empty, the server derives it: TestAskWithoutIDDerivesOne)
+			{"id of blanks", confirm("   "), "id", "only blanks"},
+			{"id of a blank that shows as nothing", confirm("\u2800"), "id", "only blanks"},
 			{"id 201 characters", confirm(strings.Repeat("i", 201)), "id", "at most 200"},
 			{"id 201 characters of two bytes", confirm(strings.Repeat("é", 201)), "id", "201 characters long"},
 			{"id with a newline", confirm("a\nb"), "id", "unprintable character U+000A"},

@@ -148,7 +148,6 @@ func TestRefusals(t *testing.T) {
 			{"past expires_in", confirm("a", "expires_in", "-1h"), 422, inquiry.CodeInvalidInquiry, "expires_in", "future"},
 			{"past expires_at", confirm("a", "expires_at", "2020-01-01T00:00:00Z"), 422, inquiry.CodeInvalidInquiry, "expires_at", "future"},
 			{"no kind", map[string]any{"id": "a", "question": "Q?"}, 422, inquiry.CodeInvalidInquiry, "kind", "choice"},
-			{"no id", map[string]any{"kind": "text", "question": "Q?"}, 422, inquiry.CodeInvalidInquiry, "id", "stable id"},
 			{"id of blanks", map[string]any{"id": "   ", "kind": "text", "question": "Q?"}, 422, inquiry.CodeInvalidInquiry, "id", "only blanks"},
 			{"run_id of blanks", confirm("a", "run_id", " "), 422, inquiry.CodeInvalidInquiry, "run_id", "only blanks"},
 			{"wait out of range", confirm("a", "wait", json.RawMessage("1e400")), 400, inquiry.CodeBadRequest, "wait", "1e400, which is out of range"},
@@ -795,5 +794,46 @@ func TestTextIsComparedInOneForm(t *testing.T) {
 		r = b.do("GET", "/v1/runs/"+composed, b.askA, nil)
 		require.Equal(t, 200, r.status, "body: %s", r.body)
 		require.Equal(t, "waiting", r.json(t)["status"])
+	})
+}
+
+// TestAskWithoutIDDerivesOne: an ask without an id gets the id the server derives from its
+// content, once, in Go: the same question asked again finds the same inquiry (200), another
+// question is another inquiry, and a run's re-entry without an id finds its answer.
+func TestAskWithoutIDDerivesOne(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		noID := func(m map[string]any) map[string]any { delete(m, "id"); return m }
+		first := b.ask(b.askA, noID(choice("")), http.StatusCreated)
+		id := str(first["id"])
+		require.True(t, strings.HasPrefix(id, "auto:"), "derived id %q", id)
+		require.Equal(t, inquiry.DerivedID("auto", &inquiry.Inquiry{Kind: inquiry.KindChoice, Question: "Merge now?",
+			Options: []inquiry.Option{{Value: "merge", Label: "Merge"}, {Value: "hold", Label: "hold"}}, Default: inquiry.One("hold")}), id)
+
+		again := b.ask(b.askA, noID(choice("")), http.StatusOK)
+		require.Equal(t, first["key"], again["key"], "the same content is the same inquiry")
+		empty := b.ask(b.askA, choice(""), http.StatusOK)
+		require.Equal(t, first["key"], empty["key"], "an empty id is no id")
+
+		other := b.ask(b.askA, noID(choice("", "question", "Merge later?")), http.StatusCreated)
+		require.NotEqual(t, first["key"], other["key"])
+		require.NotEqual(t, id, other["id"])
+		inRun := b.ask(b.askA, noID(choice("", "run_id", "deploy-42")), http.StatusCreated)
+		require.Equal(t, id, inRun["id"], "the run is where, not what: the same id in another run")
+		require.NotEqual(t, first["key"], inRun["key"])
+
+		// A run's re-entry: the same question asked again without an id is answered from its state.
+		ask := noID(confirm("", "wait", 0))
+		r := b.do("POST", "/v1/runs/deploy-7/ask", b.askA, ask)
+		require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
+		parked := r.json(t)["inquiry"].(map[string]any)
+		require.True(t, strings.HasPrefix(str(parked["id"]), "auto:"), "derived id %q", parked["id"])
+		ans := b.do("POST", "/v1/inquiries/"+str(parked["key"])+"/answer", b.answerer, map[string]any{"value": "yes"})
+		require.Equal(t, http.StatusOK, ans.status, "body: %s", ans.body)
+		r = b.do("POST", "/v1/runs/deploy-7/ask", b.askA, noID(confirm("", "wait", 0)))
+		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
+		re := r.json(t)
+		require.Equal(t, "answered", re["status"])
+		require.Equal(t, "yes", re["answer"].(map[string]any)["value"])
 	})
 }

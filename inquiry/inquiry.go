@@ -367,8 +367,9 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 
 // Inquiry is one question put to a person, as the asker describes it.
 type Inquiry struct {
-	// ID is chosen by the asker and is stable across re-entries of the same step; it is the only
-	// thing an answer is matched by inside a run.
+	// ID is chosen by the asker, or derived by the server from the content when the asker gives
+	// none (DeriveID), and is stable across re-entries of the same step; it is the only thing an
+	// answer is matched by inside a run.
 	ID        string     `json:"id"`
 	RunID     string     `json:"run_id"`
 	Kind      Kind       `json:"kind"`
@@ -533,8 +534,8 @@ func (in *Inquiry) HasDefault() bool { return !in.Default.IsZero() }
 func SameContent(a, b *Inquiry) bool { return bytes.Equal(content(a), content(b)) }
 
 // Fingerprint is a short, stable digest of what SameContent compares (kind, question, context,
-// options, multiple, allow_text, default). Askers that do not choose an id (bot ask, the MCP
-// tool) derive one from it, so asking the same question again finds the same inquiry, and a
+// options, multiple, allow_text, default). The server derives the id of a question asked without
+// one from it (DeriveID), so asking the same question again finds the same inquiry, and a
 // question whose content changed is a new inquiry rather than an id conflict.
 func Fingerprint(in *Inquiry) string {
 	sum := sha256.Sum256(content(in))
@@ -543,9 +544,7 @@ func Fingerprint(in *Inquiry) string {
 
 // content is what an inquiry asks, apart from where (its id and run) and until when: the one
 // list of the fields SameContent compares and Fingerprint digests. Its JSON is unambiguous (two
-// contents encode alike only when they are alike) and stable: derived ids depend on it. The
-// TypeScript client derives ids with a copy of it (clients/typescript/src/derive.ts): change both,
-// and add the new field to clients/typescript/test/testdata/derive/requests.json.
+// contents encode alike only when they are alike) and stable: derived ids depend on it.
 func content(in *Inquiry) []byte {
 	options := in.Options
 	if len(options) == 0 {
@@ -564,7 +563,23 @@ func content(in *Inquiry) []byte {
 	return b
 }
 
-// DerivedID is the id of a question asked without one (bot ask, the MCP tool): prefix, a colon,
-// and the Fingerprint of its content, so that asking the same question again finds the same
-// inquiry, and a question whose content changed is a new inquiry rather than an id conflict.
+// DerivedID is prefix, a colon, and the Fingerprint of in's content, so that asking the same
+// question again finds the same inquiry, and a question whose content changed is a new inquiry
+// rather than an id conflict.
 func DerivedID(prefix string, in *Inquiry) string { return prefix + ":" + Fingerprint(in) }
+
+// AutoIDPrefix begins the id the server derives for a question asked without one.
+const AutoIDPrefix = "auto"
+
+// DeriveID gives in, asked without an id, the id the server derives: DerivedID with
+// AutoIDPrefix of its canonical content, so that two spellings of one question (NFC or not)
+// are one inquiry. The namespace and the run are where the id lives, not part of it. An id
+// given, blank or not, is left for Validate to judge.
+func DeriveID(in *Inquiry) {
+	if in.ID != "" {
+		return
+	}
+	c := *in
+	canonInquiry(&c)
+	in.ID = DerivedID(AutoIDPrefix, &c)
+}

@@ -30,6 +30,30 @@ func TestDerivedIDFixedVector(t *testing.T) {
 	}
 }
 
+// TestDeriveIDIsTheServers: the server derives an id only when none is given, from the content
+// as it is stored (canonical), with the fixed vector's digest under AutoIDPrefix.
+func TestDeriveIDIsTheServers(t *testing.T) {
+	in := &inquiry.Inquiry{Kind: inquiry.KindConfirm, Question: "Deploy to production?"}
+	inquiry.DeriveID(in)
+	if want := "auto:7c690f2015896aef"; in.ID != want {
+		t.Fatalf("DeriveID gave %q, want %q", in.ID, want)
+	}
+	given := &inquiry.Inquiry{ID: " ", Kind: inquiry.KindConfirm, Question: "Deploy?"}
+	if inquiry.DeriveID(given); given.ID != " " {
+		t.Errorf("a given id, even a blank one Validate refuses, is the asker's: got %q", given.ID)
+	}
+	nfd := &inquiry.Inquiry{Kind: inquiry.KindChoice, Question: "Which?", Options: []inquiry.Option{{Value: "cafe\u0301", Label: "x"}, {Value: "b", Label: "b"}}}
+	nfc := &inquiry.Inquiry{Kind: inquiry.KindChoice, Question: "Which?", Options: []inquiry.Option{{Value: "caf\u00e9", Label: "x"}, {Value: "b", Label: "b"}}}
+	inquiry.DeriveID(nfd)
+	inquiry.DeriveID(nfc)
+	if nfd.ID != nfc.ID {
+		t.Errorf("two spellings of one option derive %q and %q", nfd.ID, nfc.ID)
+	}
+	if nfd.Options[0].Value != "cafe\u0301" {
+		t.Error("deriving leaves the asker's inquiry as it was")
+	}
+}
+
 // TestVotersAreDistinct: a person's later vote replaces their earlier one, however their id is
 // spelt, so one person never makes a quorum of two.
 func TestVotersAreDistinct(t *testing.T) {

@@ -132,6 +132,7 @@ func (s *Service) AskInRun(ctx context.Context, runID string, req AskRequest) (*
 	if run.Status.Finished() {
 		return nil, Errorf(CodeBadRequest, "run %q is %s and asks nothing more: register a new run id to ask again", runID, run.Status)
 	}
+	DeriveID(&req.Inquiry) // before the state is read: a re-entry without an id finds its answer
 	id := req.Inquiry.ID
 	if a, ok := run.Answers[id]; ok {
 		// 1. A re-entry: the process is back, so the run is running again.

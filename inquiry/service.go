@@ -139,6 +139,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 	}
 	now := s.Clock()
 	in := req.Inquiry
+	DeriveID(&in)
 	at, err := ExpiryFrom(in.ExpiresAt, req.ExpiresIn, now)
 	if err != nil {
 		return nil, false, err

@@ -20,10 +20,11 @@ export interface paths {
         /**
          * Ask a person one question.
          * @description Asked once: the same (namespace, run_id, id) with the same content returns the existing
-         *     inquiry (200), answered or not; with other content it is id_conflict. Under policy
-         *     `default` (also when nothing configures a policy) nobody is asked and the inquiry comes
-         *     back answered with `source: default`; under `refuse` the ask fails with
-         *     inquiry_declined. With `wait` the request waits up to that many seconds for an answer.
+         *     inquiry (200), answered or not; with other content it is id_conflict. Without `id` the
+         *     server derives it from the content, so the same question asked again is the same
+         *     inquiry. Under policy `default` (also when nothing configures a policy) nobody is asked
+         *     and the inquiry comes back answered with `source: default`; under `refuse` the ask fails
+         *     with inquiry_declined. With `wait` the request waits up to that many seconds for an answer.
          */
         post: operations["askInquiry"];
         delete?: never;
@@ -275,6 +276,8 @@ export interface paths {
          *     inquiry is answered within `wait` (or by policy) — the full capped answer is returned
          *     (200) and the state keeps its cut; (3) nobody answered in time — the run parks waiting
          *     on the inquiry (202). A run that was never registered is registered by its first ask.
+         *     Without `id` the server derives it from the content, so a re-entry asking the same
+         *     question finds its answer.
          */
         post: operations["askInRun"];
         delete?: never;
@@ -516,7 +519,7 @@ export interface components {
         Inquiry: {
             /** @description The server's own id (opaque, URL-safe). */
             key: string;
-            /** @description The asker's id, stable across re-entries. */
+            /** @description The asker's id, stable across re-entries, or the one the server derived ("auto:…"). */
             id: string;
             run_id: string;
             kind: components["schemas"]["Kind"];
@@ -744,7 +747,8 @@ export interface components {
         };
         Empty: Record<string, never>;
         AskRequest: {
-            id: string;
+            /** @description The asker's id, stable across re-entries of the same step. Leave it out and the server derives it from the content ("auto:" and a digest of kind, question, context, options, multiple, allow_text, default and the team approval), so asking the same question again in the same namespace and run finds the same inquiry, and another question is another inquiry. Clients send no id of their own making. */
+            id?: string;
             /** @description On POST /v1/runs/{id}/ask leave it out (or give the path's id). */
             run_id?: string;
             kind: components["schemas"]["Kind"];
