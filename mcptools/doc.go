@@ -1,10 +1,9 @@
-// Package mcptools offers the inquiry bot to any agent harness as MCP tools (DESIGN §9): ask_human
+// Package mcptools offers the inquiry bot to any agent harness as MCP tools: ask_human
 // puts one question to a person and waits a bounded time for the answer, get_answer picks the
 // answer up later by the question's key.
 //
 // It owns the tools' schemas and descriptions (what a model reads to decide when a question is
-// genuinely a person's to answer), the stable id derived for a question asked without one, and
-// the one reading of an outcome into words a model acts on: answered, assumed (nobody answered,
+// genuinely a person's to answer) and the one reading of an outcome into words a model acts on: answered, assumed (nobody answered,
 // the default was taken), declined, pending (come back with get_answer), and, as a tool error,
 // unavailable (nobody can be asked: do not retry).
 //
@@ -15,7 +14,7 @@
 // # Policy
 //
 // The tools send no config.policy unless Options.Policy says so (`bot mcp` reads it from
-// BOT_MCP_POLICY): DESIGN §3 says no configuration means default, and an agent in a headless run
+// BOT_MCP_POLICY): with no configuration the policy is default, and an agent in a headless run
 // is exactly the asker that rule protects. On a server whose BOT_DEFAULT_POLICY is unset, ask_human
 // therefore answers at once with the question's default, labelled as assumed by policy; operators
 // who want agents' questions put to people set BOT_DEFAULT_POLICY=ask on the server, or

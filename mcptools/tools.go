@@ -203,7 +203,7 @@ func askHumanTool() *mcp.Tool {
 			"multiple":     boolean("For a choice: the person may pick several options."),
 			"allow_text":   boolean("For a choice or a confirm: the person may answer in their own words instead."),
 			"expires_in":   str(`How long the question stays open, a duration such as "30m", "2h" or "24h". When it passes, the default is assumed (without a default the question is declined). Without it, the question stays open until somebody answers.`),
-			"id":           bounded(1, inquiry.MaxIDChars, fmt.Sprintf(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to %d printable characters). Default: derived from the question, kind, options, context, multiple, allow_text and default, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`, inquiry.MaxIDChars)),
+			"id":           bounded(1, inquiry.MaxIDChars, fmt.Sprintf(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to %d printable characters). Default: the server derives it from the question, kind, options, context, multiple, allow_text, default and approval, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`, inquiry.MaxIDChars)),
 			"wait_seconds": waitSeconds(" When nobody has answered by then, the status is pending and the key picks the answer up later with get_answer."),
 			"approvals": {
 				Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(inquiry.MaxApprovals)),
@@ -352,8 +352,8 @@ func (t *tools) finish(ctx context.Context, tool string, res Result) (*mcp.CallT
 }
 
 // askRequest turns the tool's input into the API's request: the kind inferred from the
-// options, a default named by its label read as the option's value, the id derived when none
-// is given, and the policy of the options.
+// options, a default named by its label read as the option's value, and the policy of the
+// options. Without an id it sends none: the server derives it, once, for every asker.
 func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
 	var req client.AskRequest
 	req.Question = strings.TrimSpace(in.Question)
@@ -374,10 +374,7 @@ func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
 	if t.opts.Policy != "" {
 		req.Config = &inquiry.Config{Policy: t.opts.Policy}
 	}
-	req.ID = strings.TrimSpace(in.ID)
-	if req.ID == "" {
-		req.ID = inquiry.DerivedID("mcp", &req.Inquiry)
-	}
+	req.ID = strings.TrimSpace(in.ID) // none: the server derives it from the content
 	return req, nil
 }
 

@@ -59,7 +59,7 @@ func TestChoiceAnsweredWhileAskHumanWaits(t *testing.T) {
 		require.Equal(t, "Merge", res.Label)
 		require.Equal(t, "alice", res.AnsweredBy)
 		require.Equal(t, inquiry.SourcePerson, res.Source)
-		require.True(t, strings.HasPrefix(res.ID, "mcp:"), "derived id %q", res.ID)
+		require.True(t, strings.HasPrefix(res.ID, "auto:"), "the id the server derived: %q", res.ID)
 	})
 }
 
@@ -244,7 +244,7 @@ func TestPolicy(t *testing.T) {
 	t.Parallel()
 	t.Run("server default assumes the default", func(t *testing.T) {
 		t.Parallel()
-		// No configuration anywhere: DESIGN §3's default policy. Nobody is asked.
+		// No configuration anywhere: the default policy. Nobody is asked.
 		b := setup(t, serverPolicy(""))
 		cs := b.clientSession(b.asker)
 		res, raw := call(t, cs, mcptools.AskHuman, merge())

@@ -73,7 +73,8 @@ func TestMCPOverStdio(t *testing.T) {
 	if asked.Status != mcptools.StatusPending || !strings.HasPrefix(asked.Key, "inq_") {
 		t.Fatalf("ask_human: %+v", asked)
 	}
-	// bot ask derives its id by the same rule, with its own prefix, and adds a fresh part.
+	// ask_human sends no id: the server derives it. bot ask derives its own by the same rule,
+	// with its own prefix, and adds a fresh part.
 	r := b.ask(t, "--confirm", "--question", "Deploy to production?", "--default", "no", "--timeout", "0", "--json").wait(t)
 	var cli struct {
 		ID string `json:"id"`
@@ -81,7 +82,7 @@ func TestMCPOverStdio(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &cli); err != nil || r.code != exitDeclined {
 		t.Fatalf("bot ask --timeout 0 --json: %v\n%s", err, r)
 	}
-	if !strings.HasPrefix(strings.TrimPrefix(cli.ID, "cli:"), strings.TrimPrefix(asked.ID, "mcp:")+":") || !strings.HasPrefix(asked.ID, "mcp:") {
+	if !strings.HasPrefix(strings.TrimPrefix(cli.ID, "cli:"), strings.TrimPrefix(asked.ID, "auto:")+":") || !strings.HasPrefix(asked.ID, "auto:") {
 		t.Errorf("derived ids differ beyond their prefix: bot ask %q, ask_human %q", cli.ID, asked.ID)
 	}
 
