@@ -2,8 +2,7 @@
 # The TypeScript client (clients/typescript, npm package @inquiry-bot/client): installed with npm
 # ci (versions pinned by its package-lock.json; npm ci's prepare builds dist/ with tsc), its
 # generated types checked against gateway/openapi.yaml (a stale src/schema.ts fails: run npm run
-# generate), the vectors its id derivation is tested on checked against Go's derivation (run npm
-# run vectors), type-checked, and its tests run with Node's test runner against a freshly built
+# generate), type-checked, and its tests run with Node's test runner against a freshly built
 # bot serve (BOT_BIN).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,8 +12,6 @@ dir=clients/typescript
 echo "node $(node --version), tsc $(cd "$dir" && npx --no-install tsc --version | sed "s/^Version //"), openapi-typescript $(node -p "require('./$dir/node_modules/openapi-typescript/package.json').version")"
 
 (cd "$dir" && node scripts/check-generated.mjs)
-go run ./clients/typescript/test/testdata/derive -check
-echo "clients/typescript/test/testdata/derive/vectors.json matches Go's derivation"
 (cd "$dir" && node scripts/check-pack.mjs)
 (cd "$dir" && npm run --silent typecheck)
 echo "clients/typescript type-checks (tsc --strict, the package and test/usage.ts)"

@@ -1,10 +1,9 @@
 /**
- * The client: the API's calls with the product's rules on top. ask() asks once (a stable id,
- * derived from the content unless given), waits in bounded long-polls (the server holds a request
- * at most 55 s), retries a passing fault after the server's Retry-After, and never retries a
- * fatal one.
+ * The client: the API's calls with the product's rules on top. ask() asks once (a stable id: the
+ * caller's, or the one the server derives from the content), waits in bounded long-polls (the
+ * server holds a request at most 55 s), retries a passing fault after the server's Retry-After,
+ * and never retries a fatal one.
  */
-import { DEFAULT_ID_PREFIX, derivedId, kindOf } from "./derive.js";
 import { InquiryError } from "./errors.js";
 import type { components } from "./schema.js";
 
@@ -28,15 +27,19 @@ export type RunAsk = Schemas["RunAskAnswered"] | Schemas["RunAskWaiting"];
 export type RunRequest = Schemas["RunRequest"];
 
 /**
- * A question to ask: the API's AskRequest, with id and kind optional. Without an id, one is
- * derived from the content (see derivedId) so that asking again finds the same inquiry; without
- * a kind, it is "choice" when options are given, else "text" (the rule of `bot ask`). wait is
- * ask()'s own business (it waits until its deadline) and is not taken here.
+ * A question to ask: the API's AskRequest, with id and kind optional. Without an id the server
+ * derives one from the content, so that asking again finds the same inquiry; without a kind, it is
+ * "choice" when options are given, else "text" (the rule of `bot ask`). wait is ask()'s own
+ * business (it waits until its deadline) and is not taken here.
  */
-export type AskRequest = Omit<Schemas["AskRequest"], "id" | "kind" | "wait"> & {
-  id?: string;
+export type AskRequest = Omit<Schemas["AskRequest"], "kind" | "wait"> & {
   kind?: Schemas["Kind"];
 };
+
+/** The kind a request without one is asked as, the rule of `bot ask`: choice with options, else text. */
+function kindOf(r: AskRequest): Schemas["Kind"] {
+  return r.kind ?? (r.options && r.options.length > 0 ? "choice" : "text");
+}
 
 /** The longest, in seconds, the server holds one long-poll (DESIGN §5). */
 export const MAX_WAIT_SECONDS = 55;
@@ -63,8 +66,6 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** The User-Agent header (default "inquiry-bot-client-ts"). */
   userAgent?: string;
-  /** The prefix of derived ids (default "cli", as `bot ask`, so both find the same inquiry). */
-  idPrefix?: string;
   /** How many times a call other than ask and a wait retries a passing fault (default 3). */
   retries?: number;
   /**
@@ -118,7 +119,6 @@ export class Client {
   readonly #token: string;
   readonly #fetch: typeof fetch;
   readonly #userAgent: string;
-  readonly #idPrefix: string;
   readonly #retries: number;
   readonly #retryFloorMs: number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -149,16 +149,10 @@ export class Client {
     this.#token = token;
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#userAgent = opts.userAgent ?? "inquiry-bot-client-ts";
-    this.#idPrefix = opts.idPrefix ?? DEFAULT_ID_PREFIX;
     this.#retries = Math.max(0, opts.retries ?? 3);
     this.#retryFloorMs = Math.max(0, opts.retryFloorMs ?? DEFAULT_RETRY_FLOOR_MS);
     this.#sleep = opts.sleep ?? sleep;
     this.runs = new Runs(this);
-  }
-
-  /** The id ask() would give request: its own, or the one derived from its content. */
-  idOf(request: AskRequest): string {
-    return request.id ?? derivedId(request, this.#idPrefix);
   }
 
   /**
@@ -221,11 +215,10 @@ export class Client {
     return this.#retry(() => this.#call<Inquiry>("POST", `/v1/inquiries/${encodeURIComponent(key)}/cancel`, { body: {} }), false);
   }
 
-  /** The body of an ask: the request with its id and kind filled in, and nothing unset sent. */
+  /** The body of an ask: the request with its kind filled in; no id unless the caller gave one. */
   #askBody(request: AskRequest): Record<string, unknown> {
-    const body: Record<string, unknown> = { ...request, id: this.idOf(request), kind: kindOf(request) };
+    const body: Record<string, unknown> = { ...request, kind: kindOf(request) };
     delete body.wait;
-    for (const [k, v] of Object.entries(body)) if (v === undefined) delete body[k];
     return body;
   }
 
@@ -370,8 +363,8 @@ export class Runs {
   /**
    * Asks inside a run. Three outcomes: the answer the run's state already holds (a re-entry:
    * never asked twice), an answer given within wait seconds, or status "waiting" — the run parks
-   * on the inquiry and is resumed (its resume_url POSTed) when it resolves. The id is derived
-   * from the content unless given, so the same step of a re-run finds its answer.
+   * on the inquiry and is resumed (its resume_url POSTed) when it resolves. Without an id the
+   * server derives it from the content, so the same step of a re-run finds its answer.
    */
   ask(runId: string, request: AskRequest, opts: { wait?: number; signal?: AbortSignal } = {}): Promise<RunAsk> {
     const body = this.#c._askBody(request);

@@ -33,6 +33,4 @@ export {
   HEADER_TIMESTAMP,
 } from "./callback.js";
 export type { CallbackHeaders, VerifyOptions } from "./callback.js";
-export { derivedId, fingerprint, DEFAULT_ID_PREFIX } from "./derive.js";
-export type { Content } from "./derive.js";
 export type { paths, components, operations } from "./schema.js";

@@ -1,12 +1,12 @@
 // The client end to end against the real bot serve (embedded SQLite): asked and answered through
 // the inbox API, asked once on a retry, passing faults retried after their Retry-After (through a
 // proxy that makes them), inquiry_unavailable thrown as fatal and never retried, a real callback
-// verified and a forged one refused, a run parked and resumed, and the derived id the same as
-// bot ask's.
+// verified and a forged one refused, a run parked and resumed, and an ask without an id sent
+// without one, the server deriving it.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
-import { Client, InquiryError, derivedId, verifyCallback, signCallback, MAX_WAIT_SECONDS } from "../dist/index.js";
+import { Client, InquiryError, verifyCallback, signCallback, MAX_WAIT_SECONDS } from "../dist/index.js";
 import { retryAfterSeconds } from "../dist/client.js";
 import { botBinary, makeToken, rejection, startBot, startProxy, startReceiver } from "./bot.mjs";
 
@@ -52,15 +52,15 @@ function passingFault(status, code, retryAfter) {
   return { status, headers, body: JSON.stringify({ error: { code, message: messages[code], fatal: false } }) };
 }
 
-/** Waits until the answerer sees the pending inquiry with id, and returns it. */
-async function pendingWithId(id) {
+/** Waits until the answerer sees the pending inquiry asking question, and returns it. */
+async function pendingAsking(question) {
   for (let i = 0; i < 200; i++) {
     const page = await answerer.list({ status: "pending" });
-    const found = page.inquiries.find((q) => q.id === id);
+    const found = page.inquiries.find((q) => q.question === question);
     if (found) return found;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`no pending inquiry ${id} appeared`);
+  throw new Error(`no pending inquiry asking ${question} appeared`);
 }
 
 /** The inquiries with id in the asker's namespace. */
@@ -72,7 +72,7 @@ async function withId(id) {
 test("ask waits and is answered through the inbox API by another token", async () => {
   const request = { kind: "confirm", question: "Deploy build 1234 to production?", context: "All checks passed." };
   const asking = asker.ask(request, { deadline: 60_000 });
-  const pending = await pendingWithId(asker.idOf(request));
+  const pending = await pendingAsking(request.question);
   assert.equal(pending.status, "pending");
   const answered = await answerer.answer(pending.key, { value: "yes" });
   assert.equal(answered.status, "answered");
@@ -120,7 +120,8 @@ test("ask waits in long-polls of at most 55 s and stops on its deadline, returni
   const seen = [];
   const proxy = await startProxy(bot.url, async (req, body, forward) => {
     const u = new URL(req.url, "http://x");
-    seen.push({ method: req.method, path: u.pathname, wait: req.method === "POST" ? JSON.parse(body).wait : Number(u.searchParams.get("wait")) });
+    const sent = req.method === "POST" ? JSON.parse(body) : {};
+    seen.push({ method: req.method, path: u.pathname, wait: req.method === "POST" ? sent.wait : Number(u.searchParams.get("wait")), id: "id" in sent });
     return forward();
   });
   try {
@@ -128,17 +129,19 @@ test("ask waits in long-polls of at most 55 s and stops on its deadline, returni
     // A long deadline: every step asks for the cap, and the signal ends the wait.
     const ctl = new AbortController();
     const long = new Client(proxy.url, askToken).ask(request, { deadline: new Date(Date.now() + 3 * 3_600_000), signal: ctl.signal });
-    await pendingWithId(asker.idOf(request));
+    const pending = await pendingAsking(request.question);
     ctl.abort(new Error("stop waiting"));
     await assert.rejects(long, /stop waiting/);
     assert.equal(seen[0].method, "POST");
     assert.equal(seen[0].wait, MAX_WAIT_SECONDS);
+    assert.equal(seen[0].id, false, "no id of the client's making: the server derives it");
+    assert.match(pending.id, /^auto:[0-9a-f]{16}$/);
     // A short deadline: the wait asked for is what is left, and ask returns the inquiry pending.
     const got = await new Client(proxy.url, askToken).ask(request, { deadline: 1500 });
     assert.equal(got.status, "pending");
     for (const s of seen) assert.ok(s.wait >= 0 && s.wait <= MAX_WAIT_SECONDS, `a step waited ${s.wait} s`);
     assert.ok(seen.slice(1).every((s) => s.wait <= 1.5), `steps no longer than what is left: ${JSON.stringify(seen)}`);
-    assert.equal((await withId(asker.idOf(request))).length, 1);
+    assert.equal((await withId(pending.id)).length, 1);
   } finally {
     await proxy.close();
   }
@@ -163,7 +166,7 @@ test("asked once on a retry: the ask that landed but whose answer was lost is fo
     const { client, pauses } = recording(proxy.url);
     const request = { kind: "confirm", question: "Rotate the signing key?", default: "no", config: { policy: "default" } };
     const got = await client.ask(request, { deadline: 30_000 });
-    assert.equal(created.id, client.idOf(request));
+    assert.match(created.id, /^auto:/, "the server derived the id");
     assert.equal(got.key, created.key, "the retry found the inquiry the first try made");
     assert.equal(got.status, "answered");
     assert.equal(got.answer.source, "default");
@@ -325,7 +328,7 @@ test("a delivered callback verifies, and a forged one is refused", async () => {
   try {
     const request = { kind: "confirm", question: "Open the release branch?", callback_url: `${receiver.url}/hook`, config: { policy: "ask" } };
     const asking = asker.ask(request, { deadline: 60_000 });
-    const pending = await pendingWithId(asker.idOf(request));
+    const pending = await pendingAsking(request.question);
     await answerer.answer(pending.key, { value: "yes" });
     await asking;
     const cb = await receiver.next();
@@ -361,7 +364,7 @@ test("a run parks on its question, is resumed with the answer, and its re-entry 
     const parked = await asker.runs.ask(runId, request);
     assert.equal(parked.status, "waiting");
     assert.equal(parked.run.status, "waiting");
-    assert.equal(parked.inquiry.id, asker.idOf(request));
+    assert.match(parked.inquiry.id, /^auto:/, "the server derived the id");
     assert.equal(parked.inquiry.run_id, runId);
     assert.equal((await asker.runs.get(runId)).waiting_on.key, parked.inquiry.key);
 
@@ -388,7 +391,7 @@ test("a run parks on its question, is resumed with the answer, and its re-entry 
   }
 });
 
-test("the derived id is the one bot ask starts its fresh ids with", async () => {
+test("the id the server derives is the one bot ask starts its fresh ids with", async () => {
   const bin = botBinary();
   const cases = [
     { args: ["--confirm", "--question", "Deploy to production?"], request: { kind: "confirm", question: "Deploy to production?" } },
@@ -413,10 +416,11 @@ test("the derived id is the one bot ask starts its fresh ids with", async () => 
     });
     assert.ok(r.stdout.trim().startsWith("{"), `bot ask ${c.args.join(" ")}: ${r.stderr}`);
     const rec = JSON.parse(r.stdout);
-    // bot ask without --id asks anew on every run: the derived id plus a fresh part.
-    assert.ok(rec.id.startsWith(derivedId(c.request) + ":"), `bot ask ${c.args.join(" ")}: ${rec.id}`);
+    // The client sends no id: the server derives one from the content. bot ask without --id
+    // asks anew on every run: the same digest under its own prefix, plus a fresh part.
     const ours = await asker.ask({ ...c.request, config: { policy: "default" } }, { deadline: 10_000 });
-    assert.equal(ours.id, derivedId(c.request), "the client derives the same id");
+    assert.match(ours.id, /^auto:[0-9a-f]{16}$/);
+    assert.ok(rec.id.startsWith("cli:" + ours.id.slice("auto:".length) + ":"), `bot ask ${c.args.join(" ")}: ${rec.id}, the server's ${ours.id}`);
   }
 });
 
