@@ -26,9 +26,6 @@ import (
 // tokenRecheck is how often the token of a held request is read again.
 const tokenRecheck = 5 * time.Second
 
-// ctxHold is the gin context key of a request's hold (park.go takes it over).
-const ctxHold = "gateway.hold"
-
 // holds are a Server's held requests, and their watch.
 type holds struct {
 	every    time.Duration // between rounds; 0 means tokenRecheck
@@ -41,14 +38,13 @@ type holds struct {
 // hold is one request held open by tok.
 type hold struct {
 	tok     *inquiry.Token
-	hs      *holds
 	release func() // its long-poll place
 
 	mu        sync.Mutex
 	refused   error       // why it ends: the token's refusal, or the store's fault past the bound
 	verified  time.Time   // the last recheck that let it in (when it began, at first)
 	committed bool        // its answer (a stream's headers) has gone out: it keeps what it wrote
-	end       func(error) // ends the wait: cancels its context, or the parked wait
+	end       func(error) // ends the wait: cancels its context
 }
 
 // refuse ends h with err, once.
@@ -71,23 +67,6 @@ func (h *hold) err() error {
 	return h.refused
 }
 
-// park hands h to a parked long-poll, ended from now on by end, and returns its release in
-// place of holdOpen's, which holds on to the request (its context, its writer, its gin context)
-// that a parked wait has let go of. False when h has ended already: the wait then ends on its
-// goroutine, answered by holdOpen's release.
-func (h *hold) park(end func(error)) (func(), bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.refused != nil {
-		return nil, false
-	}
-	h.end = end
-	return sync.OnceFunc(func() {
-		h.hs.remove(h)
-		h.release()
-	}), true
-}
-
 // holdOpen makes c, whose token holds one of its long-poll places until release, a held
 // request: its context ends and its writer takes nothing more when the token is found revoked,
 // and the release it returns (in place of release) answers it 401 then, unless its answer went
@@ -96,13 +75,12 @@ func (s *Server) holdOpen(c *gin.Context, release func()) func() {
 	req := c.Request
 	ctx, cancel := context.WithCancelCause(req.Context())
 	c.Request = req.WithContext(ctx)
-	h := &hold{tok: token(c), hs: &s.parkers.holds, release: release, verified: time.Now(), end: cancel}
+	h := &hold{tok: token(c), release: release, verified: time.Now(), end: cancel}
 	w := &heldWriter{ResponseWriter: c.Writer, s: s, h: h, ctx: ctx, header: c.Writer.Header().Clone()}
 	c.Writer = w
-	c.Set(ctxHold, h)
-	s.parkers.holds.add(s, h)
+	s.holds.add(s, h)
 	return sync.OnceFunc(func() {
-		s.parkers.holds.remove(h)
+		s.holds.remove(h)
 		h.mu.Lock()
 		committed, err := h.committed, h.refused
 		h.mu.Unlock()

@@ -7,4 +7,4 @@ const TokenRecheck = tokenRecheck
 
 // SetTokenRecheck sets how often s rechecks the tokens of held requests (tokenRecheck by
 // default); call it before s serves anything.
-func SetTokenRecheck(s *Server, d time.Duration) { s.parkers.holds.every = d }
+func SetTokenRecheck(s *Server, d time.Duration) { s.holds.every = d }

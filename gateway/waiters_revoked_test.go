@@ -95,19 +95,19 @@ func TestRevokedTokenLosesItsLongPolls(t *testing.T) {
 	})
 }
 
-// TestRevokedTokenLosesItsParkedLongPoll: the same of a long-poll parked off its goroutine.
-func TestRevokedTokenLosesItsParkedLongPoll(t *testing.T) {
+// TestRevokedTokenLosesItsLongPollAsBotServes: the same of a long-poll on the hardened server.
+func TestRevokedTokenLosesItsLongPollAsBotServes(t *testing.T) {
 	b := setup(t, withPolicy(inquiry.PolicyAsk), withoutDispatcher())
 	gateway.SetTokenRecheck(b.srv, time.Hour)
-	addr := serveParked(t, b)
+	addr := serveAsBot(t, b, gateway.Limits{})
 	doomed := b.token("doomed", "team-a", inquiry.ScopeAsk)
 	key := str(b.ask(doomed, confirm("held"), http.StatusCreated)["key"])
 	got := make(chan resp, 1)
 	go func() { got <- getFrom(t, "http://"+addr, "/v1/inquiries/"+key+"?wait=50", doomed) }()
-	require.Eventually(t, func() bool { return b.srv.Parked() == 1 }, 20*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 20*time.Second, 5*time.Millisecond)
 	requireStatus(t, b.do("POST", "/v1/tokens/doomed/revoke", b.admin, nil), http.StatusOK)
-	requireRefusedToken(t, <-got, "parked GET with wait")
-	require.Eventually(t, func() bool { return b.srv.Parked() == 0 }, 20*time.Second, 5*time.Millisecond)
+	requireRefusedToken(t, <-got, "GET with wait on the hardened server")
+	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 0 }, 20*time.Second, 5*time.Millisecond)
 }
 
 // TestRevokedElsewhereLosesWhatItHolds: a token revoked on another replica (or with bot token
@@ -143,29 +143,29 @@ func TestTokenRecheckWithinTheBound(t *testing.T) {
 // TestRevokedBetweenRoundsGetsNothing: a token revoked where this server hears nothing of it
 // (on the database), whose held requests' next round is far off, still gets nothing more once
 // what the server read of it is older than inquiry.TokenTTL: the answer a long-poll was about to
-// hand over, parked or not, is the bearer check's 401, and the events a stream was about to
+// hand over, on either server, is the bearer check's 401, and the events a stream was about to
 // write end it instead.
 func TestRevokedBetweenRoundsGetsNothing(t *testing.T) {
 	each(t, func(t *testing.T, db string) {
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withoutDispatcher())
 		gateway.SetTokenRecheck(b.srv, time.Hour)
-		addr := serveParked(t, b)
+		addr := serveAsBot(t, b, gateway.Limits{})
 		doomed := b.token("doomed-admin", "ops", inquiry.ScopeAdmin)
 		f := b.follow(t, doomed, "", "")
 		key := str(b.ask(b.askA, confirm("held"), http.StatusCreated)["key"])
 		require.Equal(t, key, f.next(t).InquiryKey)
 		var wg sync.WaitGroup
-		var onGoroutine, parked resp
-		wg.Go(func() { onGoroutine = b.do("GET", "/v1/inquiries/"+key+"?wait=50", doomed, nil) })
-		wg.Go(func() { parked = getFrom(t, "http://"+addr, "/v1/inquiries/"+key+"?wait=50", doomed) })
-		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 2 && b.srv.Parked() == 1 }, 20*time.Second, 5*time.Millisecond)
+		var onTest, asBot resp
+		wg.Go(func() { onTest = b.do("GET", "/v1/inquiries/"+key+"?wait=50", doomed, nil) })
+		wg.Go(func() { asBot = getFrom(t, "http://"+addr, "/v1/inquiries/"+key+"?wait=50", doomed) })
+		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 2 }, 20*time.Second, 5*time.Millisecond)
 
 		require.NoError(t, b.store.RevokeToken(context.Background(), "doomed-admin", time.Now()))
 		b.later.Add(int64(inquiry.TokenTTL)) // what the server read of the token is stale
 		requireStatus(t, b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"value": "yes"}), http.StatusOK)
 		wg.Wait()
-		requireRefusedToken(t, onGoroutine, "GET with wait")
-		requireRefusedToken(t, parked, "parked GET with wait")
+		requireRefusedToken(t, onTest, "GET with wait")
+		requireRefusedToken(t, asBot, "GET with wait on the hardened server")
 		require.Empty(t, f.requireEnds(t, "events about to be written"), "the answer's event reached the revoked token")
 	})
 }

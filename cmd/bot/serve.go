@@ -179,8 +179,8 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		return err
 	}
 
-	// The limits of DESIGN §17 that sit below every route: connections, heads, bodies, framing.
-	limits := gateway.Limits{MaxConns: cfg.MaxConns, MaxArriving: cfg.MaxArriving, BodyTimeout: cfg.BodyTimeout, Logger: m.Log}
+	// The limits under abuse that sit below every route: connections, heads, bodies, framing.
+	limits := gateway.Limits{MaxConns: cfg.MaxConns, BodyTimeout: cfg.BodyTimeout, Logger: m.Log}
 	m.listener, err = gateway.Listen(cfg.Addr, limits)
 	if err != nil {
 		return fmt.Errorf("listen on BOT_ADDR %s: %w", cfg.Addr, err)
@@ -250,17 +250,13 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 
 	// Graceful shutdown: stop accepting; long-polls see the hub close and return the inquiry as
-	// it stands — the parked ones (whose connections Shutdown does not wait for) are waited for
-	// after it, so that their answers are written before the database closes; then stop the
+	// it stands, and Shutdown waits for their answers before the database closes; then stop the
 	// sweeper and the dispatcher, and close the database.
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer scancel()
 	m.Service.Hub.Close()
 	if serr := m.server.Shutdown(sctx); serr != nil {
 		m.Log.Warn("shutdown http", "err", serr)
-	}
-	if perr := m.Gateway.WaitParked(sctx); perr != nil {
-		m.Log.Warn("shutdown http: parked long-polls still unanswered", "parked", m.Gateway.Parked(), "err", perr)
 	}
 	if m.Slack != nil {
 		m.Slack.Close() // ephemerals already promised after an ack
