@@ -43,7 +43,7 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 		opts = append(opts, withDB(adminURL())) // as cmd/benchmark's row 5 runs the bot
 	}
 	bd := setup(b, opts...)
-	// Served as `bot serve` serves: on the hardened listener (which reads ahead of net/http) and
+	// Served as `bot serve` serves: on the hardened listener (the connection cap) and
 	// with NewHTTPServer's timeouts, not httptest's bare server.
 	ln, err := gateway.Listen("127.0.0.1:0", gateway.Limits{MaxConns: n + 100})
 	if err != nil {
@@ -126,7 +126,7 @@ type memSample struct {
 
 // memNow is the heap in use after a full GC, the goroutine stacks, and the goroutines. What
 // pools hold survives one collection (in sync.Pool's victim cache): gin's pool of contexts keeps
-// each the last request it served — a hijacked one's net/http buffers too — as many as were in
+// each the last request it served, as many as were in
 // flight at once, which a burst of dials makes hundreds. heap2gc-B/waiter is measured after a
 // second collection, without them.
 func memNow() memSample {

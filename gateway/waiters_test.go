@@ -1,6 +1,6 @@
 //go:build !race
 
-// The race detector's instrumentation gives every frame more room, so the stack a parked
+// The race detector's instrumentation gives every frame more room, so the stack a waiting
 // long-poll uses is not the one a production build's does: this file is built without -race.
 
 package gateway_test
@@ -20,10 +20,8 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// TestLongPollWaiterStack holds long-polls open on the hardened listener, as `bot serve` serves
-// them, over HTTP/1.0 — which, like HTTP/2, keeps the wait on its goroutine (an HTTP/1.1 one is
-// parked off it: TestParkedLongPollHoldsNoGoroutine) — and checks what the goroutine stacks of
-// a waiting one come to after a collection: the
+// TestLongPollWaiterStack holds long-polls open on the hardened server, as `bot serve` serves
+// them, and checks what the goroutine stacks of a waiting one come to after a collection: the
 // handler's and net/http's background read, 8 kB and 4 kB. The middlewares keep their work out
 // of the frames that stay on the stack across c.Next (see requestLog): a middleware or a route
 // that holds a larger frame across the wait keeps the handler's stack at 16 kB — 80 MB more for
