@@ -3,9 +3,9 @@
 The inquiry bot lets a run (an agent, a pipeline, a scheduled job) ask a person one question and
 routes the answer back. This module knows the product's rules so that its callers need not:
 
-* ``Client.ask`` asks once: without an ``id`` it derives one from the question's content exactly
-  as ``bot ask`` does (``derived_id``), so a retried or re-run step finds the same inquiry and its
-  answer instead of asking twice.
+* ``Client.ask`` asks once: without an ``id`` it sends none and the server derives one from the
+  question's content, so a retried or re-run step finds the same inquiry and its answer instead of
+  asking twice.
 * It waits in bounded long-polls (the server holds a request at most 55 s) until the inquiry is
   answered, expired, cancelled or failed, or until the caller's own ``timeout``.
 * A passing fault (503 ``storage_unavailable``, 429 ``rate_limited``, the gateway unreachable or a
@@ -40,8 +40,6 @@ __all__ = [
     "InquiryError",
     "CallbackError",
     "answered_with",
-    "derived_id",
-    "fingerprint",
     "sign",
     "verify_callback",
     "MAX_WAIT",
@@ -135,125 +133,12 @@ class CallbackError(InquiryError, ValueError):
         self.reason = reason
 
 
-# --- the id of a question asked without one ---------------------------------------------------
-
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _go_string(s: str) -> str:
-    """s as Go's encoding/json writes a string: what the derived id is a digest of.
-
-    Go escapes <, > and & (HTML-safe), U+2028 and U+2029, and control characters below U+0020
-    (\\b \\f \\n \\r \\t by their short names, the rest as \\u00XX); it keeps every other character
-    as UTF-8, and writes U+FFFD for what is not valid UTF-8 (here: a lone surrogate).
-    """
-    out = ['"']
-    for ch in s:
-        o = ord(ch)
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif o < 0x20 or ch in "<>&" or o in (0x2028, 0x2029):
-            out.append("\\u%04x" % o)
-        elif 0xD800 <= o <= 0xDFFF:
-            out.append("\ufffd")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _go_json(v: Any) -> str:
-    """v (str, bool, int, None, a list or a list of pairs) encoded as Go's json.Marshal would."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, str):
-        return _go_string(v)
-    if isinstance(v, _Obj):
-        return "{" + ",".join(_go_string(k) + ":" + _go_json(x) for k, x in v.pairs) + "}"
-    if isinstance(v, (list, tuple)):
-        return "[" + ",".join(_go_json(x) for x in v) + "]"
-    raise TypeError("cannot encode %r" % (v,))
-
-
-class _Obj:
-    """A JSON object with its members in a fixed order, as a Go struct encodes."""
-
-    def __init__(self, pairs: List[Tuple[str, Any]]) -> None:
-        self.pairs = pairs
-
-
-def _option(o: Any) -> Dict[str, str]:
-    """An option as the server reads it: a bare string is value and label; an object given only
-    a label or only a value uses it for both (Go: inquiry.Option.UnmarshalJSON)."""
-    if isinstance(o, str):
-        return {"value": o, "label": o}
-    if isinstance(o, Mapping):
-        value, label = o.get("value") or "", o.get("label") or ""
-        out = {"value": value or label, "label": label or value}
-        if o.get("description"):
-            out["description"] = o["description"]
-        return out
-    raise TypeError("an option is a string or a {value, label, description} mapping, not %r" % (o,))
-
-
 def _kind(request: Mapping[str, Any]) -> str:
     """The request's kind; without one, a choice when it offers options, else a text (as bot ask)."""
     kind = request.get("kind")
     if kind:
         return str(kind)
     return "choice" if request.get("options") else "text"
-
-
-def _content(request: Mapping[str, Any]) -> bytes:
-    """What an inquiry asks, apart from where (its id and run) and until when, as Go's
-    inquiry.content encodes it: kind, question, context, options, multiple, allow_text, default,
-    then the team approval's fields that are set."""
-    options = [_option(o) for o in request.get("options") or []]
-    opts: Any = None
-    if options:
-        opts = [
-            _Obj([("value", o["value"]), ("label", o["label"])] + ([("description", o["description"])] if "description" in o else []))
-            for o in options
-        ]
-    default = request.get("default")
-    if isinstance(default, tuple):
-        default = list(default)
-    pairs: List[Tuple[str, Any]] = [
-        ("kind", _kind(request)),
-        ("question", request.get("question") or ""),
-        ("context", request.get("context") or ""),
-        ("options", opts),
-        ("multiple", bool(request.get("multiple"))),
-        ("allow_text", bool(request.get("allow_text"))),
-        ("default", default),
-    ]
-    # Go's Approval members are omitempty: a nil pointer, an empty list and "" are left out.
-    if request.get("approvals") is not None:
-        pairs.append(("approvals", int(request["approvals"])))
-    if request.get("veto") is not None:
-        pairs.append(("veto", bool(request["veto"])))
-    if request.get("requested_by"):
-        pairs.append(("requested_by", list(request["requested_by"])))
-    if request.get("reason"):
-        pairs.append(("reason", str(request["reason"])))
-    return _go_json(_Obj(pairs)).encode("utf-8")
-
-
-def fingerprint(request: Mapping[str, Any]) -> str:
-    """A short, stable digest of what a question asks (Go: inquiry.Fingerprint): the first 8 bytes,
-    in hex, of the SHA-256 of its content's JSON."""
-    return hashlib.sha256(_content(request)).hexdigest()[:16]
-
-
-def derived_id(request: Mapping[str, Any], prefix: str = "cli") -> str:
-    """The id of a question asked without one (Go: inquiry.DerivedID): prefix, a colon, and the
-    fingerprint of its content. With the default prefix it is the id ``bot ask`` gives the same
-    question, so a question asked from Python and from a shell is one inquiry."""
-    return prefix + ":" + fingerprint(request)
 
 
 # --- signed callbacks ---------------------------------------------------------------------------
@@ -339,18 +224,12 @@ def verify_callback(
 
 # --- the client -----------------------------------------------------------------------------------
 
-# Members of an ask request that say nothing when empty; left out of the body like the Go client
-# does (a veto turned off is kept: its false says something).
-_EMPTY = ("", None, False, [], {})
-
-
 def _ask_body(request: Mapping[str, Any]) -> Dict[str, Any]:
-    body: Dict[str, Any] = {}
-    for k, v in request.items():
-        if k == "veto" and v is not None:
-            body[k] = bool(v)
-        elif not any(v is e or (type(v) is type(e) and v == e) for e in _EMPTY):
-            body[k] = v
+    """The request as given, but for members set to None (not given), and the wait in whole
+    seconds. An empty id is no id: the server derives it."""
+    body = {k: v for k, v in request.items() if v is not None}
+    if body.get("id") == "":
+        del body["id"]
     if "wait" in body:
         body["wait"] = int(math.ceil(min(float(body["wait"]), MAX_WAIT)))
         if body["wait"] <= 0:
@@ -392,9 +271,9 @@ class Client:
     url is the gateway's base address (such as ``http://127.0.0.1:8080``), token a bot token
     (``bot token create --name my-job --scope ask``). ``retry_for`` bounds, in seconds, how long a
     passing fault is retried when the caller set no timeout of their own, ``retry_floor`` how long
-    at least when the caller's timeout is shorter (0: ask without waiting). ``id_prefix`` is the
-    prefix of derived ids ("cli": the ids ``bot ask`` derives). ``sleep`` is how the client pauses
-    between tries (a test passes a recorder to see the pauses without waiting on the clock).
+    at least when the caller's timeout is shorter (0: ask without waiting). ``sleep`` is how the
+    client pauses between tries (a test passes a recorder to see the pauses without waiting on the
+    clock).
     """
 
     def __init__(
@@ -405,7 +284,6 @@ class Client:
         user_agent: str = "inquiry-bot-python/" + __version__,
         retry_for: float = 300.0,
         retry_floor: float = 30.0,
-        id_prefix: str = "cli",
         sleep=time.sleep,
     ) -> None:
         url = (url or "").strip().rstrip("/")
@@ -426,7 +304,6 @@ class Client:
         self.user_agent = user_agent
         self.retry_for = retry_for
         self.retry_floor = retry_floor
-        self.id_prefix = id_prefix
         self._sleep = sleep
         self.runs = Runs(self)
 
@@ -553,7 +430,7 @@ class Client:
     # --- inquiries ---
 
     def create(self, request: Mapping[str, Any]) -> Tuple[dict, bool]:
-        """POST /v1/inquiries once (no id derived, no retry): (the inquiry, whether it is new)."""
+        """POST /v1/inquiries once (no retry): (the inquiry, whether it is new)."""
         status, rec = self.request("POST", "/v1/inquiries", _ask_body(request), wait=float(request.get("wait") or 0))
         return rec, status == 201
 
@@ -563,10 +440,10 @@ class Client:
         The question is a mapping of the API's fields (``kind``, ``question``, ``options``,
         ``context``, ``default``, ``multiple``, ``allow_text``, ``expires_in``, ``approvals``,
         ``veto``, ``requested_by``, ``reason``, ``config``, ``slack``, ``callback_url``, ``id``,
-        ``run_id``), or those fields as keywords. Without ``id`` one is derived from the content
-        (``derived_id``), so asking the same question again (a retry, a re-run) finds the same
-        inquiry and never asks twice. Without ``kind`` it is a choice when it offers options, else
-        a text, as with ``bot ask``.
+        ``run_id``), or those fields as keywords. Without ``id`` the server derives one from the
+        content, so asking the same question again (a retry, a re-run) finds the same inquiry and
+        never asks twice; the returned inquiry's ``id`` is the one it derived. Without ``kind`` it
+        is a choice when it offers options, else a text, as with ``bot ask``.
 
         It waits in long-polls of at most 55 s until the inquiry is answered, expired or cancelled,
         or until ``timeout`` seconds (None: until then; 0: ask without waiting); at the timeout the
@@ -578,8 +455,6 @@ class Client:
         req: Dict[str, Any] = dict(request or {})
         req.update(fields)
         req.setdefault("kind", _kind(req))
-        if not req.get("id"):
-            req["id"] = derived_id(req, self.id_prefix)
         deadline = None if timeout is None else time.monotonic() + max(0.0, float(timeout))
 
         def left() -> float:
@@ -672,13 +547,12 @@ class Runs:
         """POST /v1/runs/{id}/ask: {"status": "answered", "answer", "inquiry"} — the run's state
         already held the answer (a re-entry, never asked twice) or a person gave it within wait —
         or {"status": "waiting", "inquiry"}: the run is parked on the inquiry and is resumed when it
-        resolves (its resume_url is called, signed). The id is derived as in Client.ask."""
+        resolves (its resume_url is called, signed). Without ``id`` the server derives it, as in
+        Client.ask."""
         req: Dict[str, Any] = dict(request or {})
         req.update(fields)
         req.pop("run_id", None)
         req.setdefault("kind", _kind(req))
-        if not req.get("id"):
-            req["id"] = derived_id(req, self._c.id_prefix)
         req["wait"] = wait
         body = _ask_body(req)
         return self._c._retrying(None, lambda: self._c.request("POST", _run_path(run_id) + "/ask", body, wait=float(wait or 0))[1])

@@ -353,7 +353,8 @@ def run(env: Mapping[str, str]) -> int:
                 raise
             # The same commit asked before with other words (a new title, another question): it
             # is a new question, under an id that says which content it asks.
-            req["id"] = req["id"][: MAX_ID - 17] + "~" + inquiry_bot.fingerprint(req)
+            digest = hashlib.sha256(json.dumps(req, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+            req["id"] = req["id"][: MAX_ID - 17] + "~" + digest
             rec = client.ask(req, timeout=timeout)
     except GateError as e:
         report(env, EXIT_ERROR, str(e), None, req)
