@@ -91,8 +91,10 @@ func ExampleWho() {
 	fmt.Println(blockkit.Who("U024BE7LH"))
 	fmt.Println(blockkit.Who("S0DEPLOYERS1")) // a group never answers: no group mention
 	fmt.Println(blockkit.Who("ops-cli"))
+	fmt.Println(blockkit.Who("link:a_b*c@example.com")) // no mrkdwn formats inside code
 	// Output:
 	// <@U024BE7LH>
-	// S0DEPLOYERS1
-	// ops-cli
+	// `S0DEPLOYERS1`
+	// `ops-cli`
+	// `link:a_b*c@example.com`
 }

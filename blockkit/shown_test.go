@@ -231,3 +231,14 @@ func TestHomeShowsTheQuestionWhole(t *testing.T) {
 		t.Error("no link to the question's message")
 	}
 }
+
+// TestNamesNeverFormat: who answered, when it is no Slack id (a token's name, a link's
+// recipient), cannot format the bot's line: it sits in a code span, which mrkdwn does not read.
+func TestNamesNeverFormat(t *testing.T) {
+	for _, name := range []string{"ops_bot_x", "link:a_b*c~d@example.com", "tick`tock"} {
+		got := blockkit.Who(name)
+		if !strings.HasPrefix(got, "`") || !strings.HasSuffix(got, "`") || strings.Count(got, "`") != 2 {
+			t.Errorf("Who(%q) = %q, want one code span", name, got)
+		}
+	}
+}

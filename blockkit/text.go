@@ -83,13 +83,15 @@ func Mention(who string) string {
 }
 
 // Who renders who answered (an answer's answered_by) for mrkdwn: a user mention for a Slack user
-// id, else the escaped name, cut to a sensible length — for "answered by …" lines, including an
-// ephemeral "already answered by …". A group id is not a person: it never becomes a group mention.
+// id, else the escaped name, cut to a sensible length, in a code span — a token's name or a link's
+// recipient ("link:a_b@example.com") may hold *, _ or ~, which mrkdwn has no escape for and does
+// not read inside code (a backtick of the name's own shows as a prime). A group id is not a
+// person: it never becomes a group mention.
 func Who(who string) string {
 	if IsUserID(who) {
 		return "<@" + who + ">"
 	}
-	return short(who, 100)
+	return "`" + strings.ReplaceAll(short(who, 100), "`", "ʹ") + "`"
 }
 
 // short is s on one line, escaped, and cut so that the escaped form has at most max characters
