@@ -30,7 +30,7 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// MaxWait is the longest a single long-poll may wait on the server (DESIGN §5).
+// MaxWait is the longest a single long-poll may wait on the server (openapi.yaml: wait).
 const MaxWait = inquiry.MaxWait
 
 // requestSlack is how long a request may take beyond the server-side wait it asks for.

@@ -179,7 +179,7 @@ func TestUnreachableGateway(t *testing.T) {
 	}
 }
 
-func TestAskSendsTheDesignBody(t *testing.T) {
+func TestAskSendsTheAPIBody(t *testing.T) {
 	t.Parallel()
 	f, c := newFake(t, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusCreated, map[string]any{"key": "inq_1", "id": "deploy:merge", "kind": "choice", "status": "pending"})

@@ -11,7 +11,8 @@ import (
 	"strings"
 )
 
-// Config is how the transport reaches its mail server: SMTP_URL and EMAIL_FROM (DESIGN §15).
+// Config is how the transport reaches its mail server: SMTP_URL and EMAIL_FROM (the README's Answer
+// by email).
 type Config struct {
 	Host string
 	Port int

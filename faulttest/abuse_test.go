@@ -20,9 +20,9 @@ import (
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
-// Limits under abuse (issue 14; DESIGN §17), against the real binary. Of connections (items 1
-// and 7): slow bodies, the connection cap, and a request framed two ways; the first two hold on
-// the listener alone, so they run on SQLite only; the database plays no part in them. Of
+// Limits under abuse (issue 14; the README's Limits), against the real binary. Of connections
+// (items 1 and 7): slow bodies, the connection cap, and a request framed two ways; the first two
+// hold on the listener alone, so they run on SQLite only; the database plays no part in them. Of
 // requests (item 5): the rate limits of a token and of an address.
 
 // slowClients is how many slow clients TestSlowBodiesCut opens: a fifth of the issue's 1,000,

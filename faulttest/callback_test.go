@@ -193,12 +193,12 @@ func postedAt(fake *slackfake.Server, channel, key string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// TestSlowCallbackReceiver (issue 14 item 2; DESIGN §17: a slow receiver holds only its own
-// deliveries): an asker's callback receiver accepts the connection and never answers, so each
-// attempt hangs until the bot's 10 s callback timeout. While the first attempt hangs, questions
-// are asked in four Slack channels and another asker's inquiry, with a receiver that answers, is
-// answered: every question is posted, and the other callback delivered, while the hung attempt
-// is still open. Before, the dispatcher waited for the slowest delivery of a batch, so each post
+// TestSlowCallbackReceiver (issue 14 item 2; the README's Limits: a slow receiver holds only its
+// own deliveries): an asker's callback receiver accepts the connection and never answers, so each
+// attempt hangs until the bot's 10 s callback timeout. While the first attempt hangs, questions are
+// asked in four Slack channels and another asker's inquiry, with a receiver that answers, is
+// answered: every question is posted, and the other callback delivered, while the hung attempt is
+// still open. Before, the dispatcher waited for the slowest delivery of a batch, so each post
 // waited for the hung callback to time out.
 //
 // The sweeper runs at its default pace (every 15 s), as in production: a second claimer every

@@ -1,9 +1,9 @@
 // Package faulttest holds the fault tests of issue 9: each one runs the real `bot serve` binary
 // (built once, in TestMain, with the race detector when the tests run with -race) against a real
-// database and a fake Slack, injects one fault, and checks the promises of DESIGN: an answer once
-// acknowledged is never lost, an inquiry is never answered twice, a question is never lost
-// between the store and Slack, and a request during an outage gets a 503 with a sentence and
-// Retry-After — never a hang or a crash.
+// database and a fake Slack, injects one fault, and checks the bot's promises
+// (docs/RELIABILITY.md): an answer once acknowledged is never lost, an inquiry is never answered
+// twice, a question is never lost between the store and Slack, and a request during an outage gets
+// a 503 with a sentence and Retry-After — never a hang or a crash.
 //
 // The faults and the tests that inject them (docs/RELIABILITY.md, section "Faults", has the table
 // with the figures these tests log):

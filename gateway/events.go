@@ -1,8 +1,8 @@
 package gateway
 
-// The record of events (DESIGN §13): an inquiry's, and the Server-Sent Events stream that
-// follows a namespace's. The rules — who sees which events, what each says — are the service's;
-// this is the reading and the streaming.
+// The record of events (openapi.yaml: Event; the README's Follow what happens): an inquiry's, and
+// the Server-Sent Events stream that follows a namespace's. The rules — who sees which events, what
+// each says — are the service's; this is the reading and the streaming.
 
 import (
 	"context"

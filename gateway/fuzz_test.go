@@ -91,7 +91,8 @@ func waits(body []byte) bool {
 }
 
 // FuzzCreateInquiry posts arbitrary bodies to POST /v1/inquiries: never a 500 or a panic, every
-// refusal in the error shape, and whatever is taken passes every rule of DESIGN §3 as stored.
+// refusal in the error shape, and whatever is taken passes every rule of inquiry.Validate as
+// stored.
 func FuzzCreateInquiry(f *testing.F) {
 	for _, s := range []string{
 		`{"id": "deploy-42:merge", "run_id": "deploy-42", "kind": "choice", "question": "Merge now?", "options": [{"value": "merge", "label": "Merge"}, "hold"], "default": "hold", "expires_in": "2h"}`,

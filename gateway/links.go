@@ -11,7 +11,8 @@ import (
 // LinkBody is the body of POST /v1/inquiries/{key}/links.
 type LinkBody = inquiry.LinkRequest
 
-// mintLink mints an answer link of one recipient (the asker's token, or admin): DESIGN §15.
+// mintLink mints an answer link of one recipient (the asker's token, or admin): the README's Answer
+// in a browser.
 func (s *Server) mintLink(c *gin.Context) {
 	var b LinkBody
 	if !s.bind(c, &b, false) {

@@ -17,7 +17,7 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// Defaults of RateLimits (DESIGN §17).
+// Defaults of RateLimits (the README's Configuration table).
 const (
 	DefaultRate       rate.Limit = 10 // creates and answers a second, per token
 	DefaultBurst                 = 100
@@ -26,7 +26,7 @@ const (
 	DefaultMaxKeys = 10_000
 )
 
-// RateLimits bound what one caller may do (DESIGN §17). The zero value is the defaults.
+// RateLimits bound what one caller may do (the README's Limits). The zero value is the defaults.
 type RateLimits struct {
 	// Rate is how many creates and answers a token may make a second, sustained
 	// (BOT_RATE_LIMIT): POST /v1/inquiries, /v1/inquiries/{key}/answer, /v1/runs,

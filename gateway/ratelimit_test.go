@@ -17,9 +17,9 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// RateLimits under abuse (DESIGN §17, issue 14 item 5): per token, creates and answers are rate
-// limited and concurrent long-polls capped; requests without a valid token are rate limited per
-// client address. A refusal is 429 rate_limited with Retry-After and a sentence.
+// RateLimits under abuse (the README's Limits, issue 14 item 5): per token, creates and answers are
+// rate limited and concurrent long-polls capped; requests without a valid token are rate limited
+// per client address. A refusal is 429 rate_limited with Retry-After and a sentence.
 
 // slow is a rate that refills one request a minute: within a test's few seconds, what a burst
 // lets through is all that goes through.

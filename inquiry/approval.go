@@ -9,9 +9,9 @@ import (
 	"unicode/utf8"
 )
 
-// Team approvals (DESIGN §13): how many people must agree, whether one no stops it, who may not
-// answer (four eyes), and when an answer must say why. The rules live here; an edge passes the
-// fields through and shows the tally.
+// Team approvals (the README's Team approvals): how many people must agree, whether one no stops
+// it, who may not answer (four eyes), and when an answer must say why. The rules live here; an edge
+// passes the fields through and shows the tally.
 
 // MaxApprovals is the largest quorum an inquiry may ask for.
 const MaxApprovals = 20

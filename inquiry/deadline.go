@@ -9,11 +9,11 @@ import (
 	"time"
 )
 
-// Deadlines people notice (DESIGN §14): reminders before the expiry, an escalation chain that
-// widens who is asked, and more time when the asker allows it. The rules live here — what the
-// fields may say, what is due next as a pure function of the record and now, who may answer after
-// the escalation steps taken, and the one sentence that says how long is left — and the store
-// and the dispatcher carry them out as durable work.
+// Deadlines people notice (the README's Deadlines): reminders before the expiry, an escalation
+// chain that widens who is asked, and more time when the asker allows it. The rules live here —
+// what the fields may say, what is due next as a pure function of the record and now, who may
+// answer after the escalation steps taken, and the one sentence that says how long is left — and
+// the store and the dispatcher carry them out as durable work.
 
 // Bounds of the deadline fields.
 const (
@@ -81,7 +81,7 @@ type Extension struct {
 	Max Duration `json:"max"`
 }
 
-// Deadlines are the fields an asker sets (DESIGN §14). The zero value asks for nothing.
+// Deadlines are the fields an asker sets (the README's Deadlines). The zero value asks for nothing.
 type Deadlines struct {
 	// Remind lists how long before expires_at to remind who may answer; kept longest first.
 	Remind []Duration `json:"remind,omitempty"`

@@ -35,10 +35,10 @@ func (e *RetryAfterError) Unwrap() error { return e.Err }
 // dispatcher that dies mid-way loses nothing: its lease runs out and the deliveries are claimed
 // again.
 //
-// Lanes run independently (DESIGN §17: a slow receiver holds only its own deliveries): each lane
-// claimed runs in a goroutine of its own, and the dispatcher goes on claiming while slow ones
-// run — a callback whose receiver never answers holds its own goroutine for its timeout, never a
-// Slack post. The lanes running at once are bounded per class of work (MaxLanes), so that a flood
+// Lanes run independently (the README's Limits: a slow receiver holds only its own deliveries):
+// each lane claimed runs in a goroutine of its own, and the dispatcher goes on claiming while slow
+// ones run — a callback whose receiver never answers holds its own goroutine for its timeout, never
+// a Slack post. The lanes running at once are bounded per class of work (MaxLanes), so that a flood
 // of slow receivers fills only the callbacks' share.
 type Dispatcher struct {
 	Store    Store

@@ -9,7 +9,7 @@ import (
 )
 
 // TransportEmail is the key of the email transport: the question is mailed to the recipients an
-// inquiry names in email.to, each with an answer link of their own (DESIGN §15).
+// inquiry names in email.to, each with an answer link of their own (the README's Answer by email).
 const TransportEmail = "email"
 
 // Bounds of an inquiry's email recipients.

@@ -24,7 +24,7 @@ const (
 	CodeUnavailable        Code = "inquiry_unavailable"
 	CodeStorageUnavailable Code = "storage_unavailable"
 	CodeInternal           Code = "internal"
-	// CodeRateLimited is a caller over a limit of DESIGN §17 (creates and answers, long-polls
+	// CodeRateLimited is a caller over a limit of the README's Limits (creates and answers, long-polls
 	// held at once, requests without a valid token): it may retry after the answer's Retry-After.
 	CodeRateLimited Code = "rate_limited"
 	// CodeUnsupportedMediaType is a request body sent as something other than JSON.

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// EventType is what happened to an inquiry (DESIGN §13).
+// EventType is what happened to an inquiry (openapi.yaml: Event).
 type EventType string
 
 // Event types. The store appends each in the same transaction as the change it records.

@@ -408,8 +408,8 @@ func TestPendingRecordJSON(t *testing.T) {
 	}
 }
 
-// The inquiry as DESIGN §5 shows it decodes into the types.
-func TestDesignExampleDecodes(t *testing.T) {
+// A whole inquiry as the API shows it (openapi.yaml: Inquiry) decodes into the types.
+func TestWholeInquiryExampleDecodes(t *testing.T) {
 	t.Parallel()
 	body := `{"key": "inq_2Xk", "id": "deploy-42:merge", "run_id": "deploy-42", "kind": "choice",
  "question": "Merge now?", "context": "", "options": [{"value": "merge", "label": "Merge"}, {"value": "hold", "label": "Hold"}],

@@ -13,11 +13,11 @@ import (
 	"unicode/utf8"
 )
 
-// Answer links (DESIGN §15): a link the bot signs lets whoever holds it answer one inquiry on
-// the web page (package web), as one identity — the link's recipient, or "link" for the
-// inquiry's general link. The rules live here: minting, checking and revoking a link, and the
-// reasons a link is refused. The page only decodes a form, calls the service with the token and
-// renders what came back.
+// Answer links (the README's Answer in a browser): a link the bot signs lets whoever holds it
+// answer one inquiry on the web page (package web), as one identity — the link's recipient, or
+// "link" for the inquiry's general link. The rules live here: minting, checking and revoking a
+// link, and the reasons a link is refused. The page only decodes a form, calls the service with the
+// token and renders what came back.
 //
 // A link is stateless: its token carries the inquiry's key, the recipient, when it was issued
 // and until when it works, signed with HMAC-SHA256 under the server's link secret. What is

@@ -76,11 +76,11 @@ func ExpiryFrom(at *time.Time, in string, now time.Time) (*time.Time, error) {
 	return &t, nil
 }
 
-// WaitFrom reads how long a request may wait for an answer, given in seconds: nil is no wait,
-// and anything outside 0..MaxWait is refused with the sentence that says to come back with a
-// long-poll instead. The refusal is bad_request on field wherever the wait is given (a body's
-// wait, a long-poll's ?wait=): a wait is how long the request holds its connection (DESIGN §5),
-// no rule of the inquiry asked (§3, invalid_inquiry).
+// WaitFrom reads how long a request may wait for an answer, given in seconds: nil is no wait, and
+// anything outside 0..MaxWait is refused with the sentence that says to come back with a long-poll
+// instead. The refusal is bad_request on field wherever the wait is given (a body's wait, a
+// long-poll's ?wait=): a wait is how long the request holds its connection (openapi.yaml: wait), no
+// rule of the inquiry asked (Validate, invalid_inquiry).
 func WaitFrom(field string, seconds *float64) (time.Duration, error) {
 	if seconds == nil {
 		return 0, nil

@@ -677,10 +677,10 @@ func TestParkedAnswerNeverOverfillsARun(t *testing.T) {
 	requireRunFull(t, err, "1000 answers")
 }
 
-// Issue 14 item 2, DESIGN §17: a slow callback receiver holds only its own deliveries. These tests
-// drive the dispatcher with handlers that block until the test lets them go, so what they check
-// is causal (a post made while a callback is still in its handler), never a duration. waitFor is
-// the only clock: a bound on something that must happen, not a measure.
+// Issue 14 item 2 (the README's Limits): a slow callback receiver holds only its own deliveries.
+// These tests drive the dispatcher with handlers that block until the test lets them go, so what
+// they check is causal (a post made while a callback is still in its handler), never a duration.
+// waitFor is the only clock: a bound on something that must happen, not a measure.
 
 // waitFor is how long a test waits for something that must happen; past it, it fails.
 const waitFor = 10 * time.Second

@@ -25,7 +25,7 @@ import (
 // Stats is what one sweep did.
 type Stats struct {
 	Expired    int
-	Reminded   int // inquiries whose reminder or escalation step was due (DESIGN §14)
+	Reminded   int // inquiries whose reminder or escalation step was due (the README's Deadlines)
 	Abandoned  int
 	Deliveries int
 	Deleted    int

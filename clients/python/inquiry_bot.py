@@ -51,7 +51,7 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-#: The longest one long-poll may wait on the server, in seconds (DESIGN §5).
+#: The longest one long-poll may wait on the server, in seconds (openapi.yaml: wait).
 MAX_WAIT = 55
 
 #: Callback headers, as the bot sends them (Go: client.HeaderTimestamp and the others).
@@ -75,9 +75,9 @@ _RESOLVED = ("answered", "expired", "cancelled", "failed")
 class InquiryError(Exception):
     """An error the gateway reported, or a request that never got the gateway's answer.
 
-    ``code`` is the API's error code (``invalid_inquiry``, ``inquiry_unavailable``, …; see
-    DESIGN §5), ``message`` its one sentence saying what is wrong and how to fix it, ``fatal``
-    whether every retry loop must stop at once (``inquiry_unavailable``: nobody can be asked, and
+    ``code`` is the API's error code (``invalid_inquiry``, ``inquiry_unavailable``, …; see the
+    server's openapi.yaml), ``message`` its one sentence saying what is wrong and how to fix it,
+    ``fatal`` whether every retry loop must stop at once (``inquiry_unavailable``: nobody can be asked, and
     a retry will not change that), ``field`` the field it concerns when there is one
     (``options[2].label``). ``status`` is the HTTP status (0 when there was no answer),
     ``retry_after`` the seconds a passing fault asked to wait, and ``record`` the inquiry when the

@@ -60,8 +60,8 @@ var (
 	procs   = map[*botProc]bool{}
 )
 
-// benchLimits turns the limits of DESIGN §17 off for every bot the benchmark starts; the
-// header of the output says so.
+// benchLimits turns the bot's limits (the README's Limits) off for every bot the benchmark starts;
+// the header of the output says so.
 var benchLimits = []string{"BOT_RATE_LIMIT=off", "BOT_MAX_WAITERS=0", "BOT_MAX_CONNS=1000000"}
 
 // startBot runs bin serve on 127.0.0.1:0 with the given environment on top of a clean one
@@ -87,7 +87,7 @@ func startBot(ctx context.Context, bin, work, name string, env ...string) (*botP
 		base = append(base, kv)
 	}
 	cmd.Env = append(base, "BOT_ADDR=127.0.0.1:0", "BOT_LOG_FORMAT=json", "XDG_CONFIG_HOME="+cfgHome)
-	// The limits of DESIGN §17 are off: the benchmark measures what the bot can do, not its caps
+	// The bot's limits are off: the benchmark measures what the bot can do, not its caps
 	// (a token's rate, its long-polls, the connections served at once).
 	cmd.Env = append(cmd.Env, benchLimits...)
 	cmd.Env = append(cmd.Env, env...)

@@ -256,7 +256,7 @@ func (b *bench) print(w io.Writer, pgURL string, took time.Duration) {
 	fmt.Fprintf(w, "\n%s run, %s, %s, GOMAXPROCS %d, %d CPUs (%s), PostgreSQL %s; machine %.0f%% busy before the run; took %s\n\n",
 		mode, time.Now().Format("2006-01-02"), runtime.Version(), runtime.GOMAXPROCS(0), runtime.NumCPU(), cpuModel(),
 		storage.RedactURL(pgURL), b.busyBefore*100, took.Round(time.Second))
-	fmt.Fprintf(w, "every bot ran with the limits of DESIGN §17 off: %s\n\n", strings.Join(benchLimits, " "))
+	fmt.Fprintf(w, "every bot ran with the README's limits off: %s\n\n", strings.Join(benchLimits, " "))
 	fmt.Fprintln(w, "| # | what was measured | figure | bound compared in the same run | ratio | target | met? |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range b.rows {

@@ -17,7 +17,8 @@ import (
 	"github.com/inquiry-bot/bot/storage"
 )
 
-// Config is the service's configuration, read from the environment (DESIGN §7).
+// Config is the service's configuration, read from the environment (the README's Configuration
+// table).
 type Config struct {
 	Addr             string
 	DatabaseURL      string
@@ -44,14 +45,14 @@ type Config struct {
 	Email *email.Config
 
 	// MaxConns (BOT_MAX_CONNS) caps the connections open at once, and BodyTimeout
-	// (BOT_BODY_TIMEOUT) is how long a request body may take after its headers (DESIGN §17).
+	// (BOT_BODY_TIMEOUT) is how long a request body may take after its headers (the README's Limits).
 	MaxConns    int
 	BodyTimeout time.Duration
 	// MaxArriving (BOT_MAX_ARRIVING) caps the connections between their accept and their first
 	// request's end; -1 is no cap (the variable's 0).
 	MaxArriving int
 
-	// RateLimits are BOT_RATE_LIMIT, BOT_RATE_BURST and BOT_MAX_WAITERS (DESIGN §17).
+	// RateLimits are BOT_RATE_LIMIT, BOT_RATE_BURST and BOT_MAX_WAITERS (the README's Limits).
 	RateLimits gateway.RateLimits
 }
 

@@ -108,8 +108,9 @@ func TestSummaryRedactsSecrets(t *testing.T) {
 	require.Contains(t, s, "callback_secret=set")
 }
 
-// TestConfigConnectionLimits: BOT_MAX_CONNS and BOT_BODY_TIMEOUT default to DESIGN §17's 4096
-// and 10 s, take a value, and refuse a wrong one with a sentence naming the variable.
+// TestConfigConnectionLimits: BOT_MAX_CONNS and BOT_BODY_TIMEOUT default to 4096 and 10 s (the
+// README's Configuration table), take a value, and refuse a wrong one with a sentence naming the
+// variable.
 func TestConfigConnectionLimits(t *testing.T) {
 	c, err := LoadConfig(envOf())
 	require.NoError(t, err)
@@ -136,7 +137,7 @@ func TestConfigConnectionLimits(t *testing.T) {
 	}
 }
 
-// BOT_RATE_LIMIT, BOT_RATE_BURST and BOT_MAX_WAITERS (DESIGN §17).
+// BOT_RATE_LIMIT, BOT_RATE_BURST and BOT_MAX_WAITERS (the README's Limits).
 func TestConfigRateLimits(t *testing.T) {
 	c, err := LoadConfig(envOf())
 	require.NoError(t, err)

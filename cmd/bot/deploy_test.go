@@ -3,8 +3,8 @@ package main
 // The files under deploy/ are checked here rather than by building them (no Docker engine in CI):
 // every YAML file parses; every environment variable the compose file, the Kubernetes manifests,
 // the Dockerfile and the systemd unit set is one the bot reads; the Kubernetes manifests reference
-// every server variable of DESIGN §7; and the Slack app manifests ask for the scopes and call the
-// paths that serve mounts.
+// every server variable; and the Slack app manifests ask for the scopes and call the paths that
+// serve mounts.
 
 import (
 	"bufio"
@@ -38,9 +38,9 @@ const deployDir = "../../deploy"
 // the postgres image, not to the bot, so its environment is the one not checked against configVars.
 const composePostgres = "postgres"
 
-// designVars are the variables of DESIGN §7 the server reads (BOT_URL and BOT_TOKEN there are the
-// CLI's), with BOT_RETENTION and BOT_LOG_FORMAT that the README's table adds.
-var designVars = []string{
+// coreVars are the server's core variables, fixed here so that one dropped from configVars is
+// noticed (BOT_URL and BOT_TOKEN, in the README's table too, are the CLI's: clientVars).
+var coreVars = []string{
 	"BOT_ADDR", "DATABASE_URL", "BOT_DEFAULT_POLICY", "BOT_DEFAULT_TRANSPORT", "BOT_SWEEP_SCHEDULE",
 	"BOT_STALE_AFTER", "BOT_RETENTION", "BOT_CALLBACK_HOSTS", "BOT_CALLBACK_SECRET", "BOT_PUBLIC_URL",
 	"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_API_URL",
@@ -65,9 +65,9 @@ var slackScopes = []string{
 	"channels:history", "groups:history", "commands",
 }
 
-// serverVars is every variable a deployed server reads: DESIGN §7's and any configVars adds.
+// serverVars is every variable a deployed server reads: coreVars and any configVars adds.
 func serverVars() []string {
-	vars := slices.Clone(designVars)
+	vars := slices.Clone(coreVars)
 	for _, v := range configVars {
 		if !slices.Contains(vars, v) && !slices.Contains(clientVars, v) {
 			vars = append(vars, v)
@@ -519,9 +519,9 @@ func TestDeployK8s(t *testing.T) {
 		secretKeys[k] = true
 	}
 
-	for _, v := range designVars {
+	for _, v := range coreVars {
 		if !slices.Contains(configVars, v) {
-			t.Errorf("%s is a variable of DESIGN §7 but not in configVars (cmd/bot/config.go)", v)
+			t.Errorf("%s is a variable the server must read but not in configVars (cmd/bot/config.go)", v)
 		}
 	}
 	for _, v := range serverVars() {

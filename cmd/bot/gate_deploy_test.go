@@ -2,10 +2,10 @@ package main
 
 // The merge gate's files (deploy/github-action/action.yml and deploy/gitlab/merge-gate.yml) are
 // checked here, since no workflow engine runs in CI: action.yml is decoded strictly as action
-// metadata (an unknown key is an error), has the inputs of DESIGN §18, runs gate.py as a composite
-// step with every input handed to it, and points PYTHONPATH at the client; the GitLab template
-// runs the same script with the same variables. The script itself is tested against the real bot
-// by clients/python/tests/test_gate.py.
+// metadata (an unknown key is an error), has the inputs gateInputs fixes, runs gate.py as a
+// composite step with every input handed to it, and points PYTHONPATH at the client; the GitLab
+// template runs the same script with the same variables. The script itself is tested against the
+// real bot by clients/python/tests/test_gate.py.
 
 import (
 	"bytes"
@@ -55,7 +55,7 @@ type actionMeta struct {
 	} `yaml:"runs"`
 }
 
-// gateInputs are the inputs DESIGN §18 fixes.
+// gateInputs are the inputs the merge gate promises: workflows in use name them, so none may go.
 var gateInputs = []string{"url", "token", "question", "approvals", "requested-by", "timeout"}
 
 // inputRef is an expression that reads an input.
@@ -75,7 +75,7 @@ func TestDeployGitHubAction(t *testing.T) {
 		spec, ok := a.Inputs[in]
 		switch {
 		case !ok:
-			t.Errorf("action.yml has no input %q (DESIGN §18)", in)
+			t.Errorf("action.yml has no input %q (the merge gate's inputs: gateInputs)", in)
 		case spec.Description == "":
 			t.Errorf("action.yml input %q has no description", in)
 		case (in == "url" || in == "token") != spec.Required:

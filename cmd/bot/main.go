@@ -15,7 +15,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit statuses of the client commands (DESIGN §8).
+// Exit statuses of the client commands (the README: bot ask's exit status is the answer).
 const (
 	exitOK          = 0 // answered (for a Confirm: yes)
 	exitNo          = 1 // a Confirm answered no

@@ -280,8 +280,8 @@ class GateTest(unittest.TestCase):
 
 class WorkflowFilesTest(unittest.TestCase):
     """The action and the GitLab template as files (no workflow engine runs here): the inputs
-    DESIGN §18 names, each handed to the script through the environment, and nothing a pull
-    request controls ever spliced into a shell command line."""
+    the merge gate promises, each handed to the script through the environment, and nothing a
+    pull request controls ever spliced into a shell command line."""
 
     def read(self, *path: str) -> str:
         with open(os.path.join(REPO, *path), encoding="utf-8") as f:

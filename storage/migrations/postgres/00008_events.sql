@@ -1,14 +1,15 @@
--- The record of every event of an inquiry (DESIGN §13), append-only. A follower reads it by id
--- ("the events after the last one I saw"), and a sequence alone does not make that safe: a
--- transaction that took id 10 may commit after one that took id 11, and a follower that read 11
--- would never see 10. So every writer numbers its events under a shared transaction lock, held
--- to its commit (the trigger below; writers do not wait for one another), and a follower reads
--- only up to a settled id: the newest id read while holding that lock exclusively, which waits
--- for the writers numbering at that moment to finish (Store.settled). Every id up to it is
--- committed or never will be. The store writes events last in each transaction, so the lock is
--- held for the commit only and its holder never waits on a row lock. Followers on other replicas
--- are woken by a NOTIFY the store sends after the commit (Store.recorded), not from here: a
--- NOTIFY in the writer's transaction would serialize every writer's commit.
+-- The record of every event of an inquiry (the README's Follow what happens), append-only. A
+-- follower reads it by id ("the events after the last one I saw"), and a sequence alone does not
+-- make that safe: a transaction that took id 10 may commit after one that took id 11, and a
+-- follower that read 11 would never see 10. So every writer numbers its events under a shared
+-- transaction lock, held to its commit (the trigger below; writers do not wait for one another),
+-- and a follower reads only up to a settled id: the newest id read while holding that lock
+-- exclusively, which waits for the writers numbering at that moment to finish (Store.settled).
+-- Every id up to it is committed or never will be. The store writes events last in each
+-- transaction, so the lock is held for the commit only and its holder never waits on a row lock.
+-- Followers on other replicas are woken by a NOTIFY the store sends after the commit
+-- (Store.recorded), not from here: a NOTIFY in the writer's transaction would serialize every
+-- writer's commit.
 
 -- +goose Up
 CREATE SEQUENCE events_id_seq;

@@ -1,7 +1,7 @@
--- Deadlines people notice (DESIGN §14): what the asker set (remind, escalate, extend and the
--- opt-ins) is one JSON document, as the approval is; what the server did of it is counters the
--- sweeper advances under the row's lock. next_deadline_at is when the inquiry's next reminder or
--- escalation step is due (NULL: none), claimed with SKIP LOCKED through the partial index below,
+-- Deadlines people notice (the README's Deadlines): what the asker set (remind, escalate, extend
+-- and the opt-ins) is one JSON document, as the approval is; what the server did of it is counters
+-- the sweeper advances under the row's lock. next_deadline_at is when the inquiry's next reminder
+-- or escalation step is due (NULL: none), claimed with SKIP LOCKED through the partial index below,
 -- which holds only the pending rows that have one: a sweep costs the rows due, not the rows
 -- pending. placements are the other messages that show the inquiry (escalation channels). A
 -- delivery's step says which reminder or escalation step it shows.

@@ -1,7 +1,7 @@
--- Answer links (DESIGN §15) are signed, not stored: a link carries its inquiry, its recipient and
--- when it was issued. What undoes one is stored here: the links of a recipient ('' for the
--- inquiry's general link) issued at or before revoked_at no longer work. Retention deletes the
--- rows of the inquiries it deletes.
+-- Answer links (the README's Answer in a browser) are signed, not stored: a link carries its
+-- inquiry, its recipient and when it was issued. What undoes one is stored here: the links of a
+-- recipient ('' for the inquiry's general link) issued at or before revoked_at no longer work.
+-- Retention deletes the rows of the inquiries it deletes.
 
 -- +goose Up
 CREATE TABLE link_revocations (

@@ -1,5 +1,5 @@
--- Answering anywhere (DESIGN §15): whom the email transport mails an inquiry to, {"to": [...]},
--- NULL for an inquiry asked some other way.
+-- Answering anywhere (the README's Answer by email): whom the email transport mails an inquiry to,
+-- {"to": [...]}, NULL for an inquiry asked some other way.
 
 -- +goose Up
 ALTER TABLE inquiries ADD COLUMN email json;

@@ -1,6 +1,7 @@
--- The record of every event of an inquiry (DESIGN §13), append-only. A follower reads it by id
--- ("the events after the last one I saw"): SQLite has one writer at a time, so ids are handed
--- out in commit order; AUTOINCREMENT never reuses one, even after retention deleted the newest.
+-- The record of every event of an inquiry (the README's Follow what happens), append-only. A
+-- follower reads it by id ("the events after the last one I saw"): SQLite has one writer at a time,
+-- so ids are handed out in commit order; AUTOINCREMENT never reuses one, even after retention
+-- deleted the newest.
 
 -- +goose Up
 CREATE TABLE events (
