@@ -278,7 +278,7 @@ func TestBodyLimitEdges(t *testing.T) {
 	})
 }
 
-// TestEveryRuleThroughTheAPI breaks each rule of DESIGN §3 through POST /v1/inquiries: 422
+// TestEveryRuleThroughTheAPI breaks each rule of inquiry.Validate through POST /v1/inquiries: 422
 // invalid_inquiry, the field, and a sentence that names the rule and the fix.
 func TestEveryRuleThroughTheAPI(t *testing.T) {
 	each(t, func(t *testing.T, db string) {
@@ -427,7 +427,7 @@ func TestEveryRuleThroughTheAPI(t *testing.T) {
 // surrogates, NUL and other control characters. Invalid UTF-8 is refused, never replaced: Go's
 // encoding/json would turn it into U+FFFD, so that two different ids became one. NUL is refused
 // in every field (PostgreSQL cannot store it). Other control characters are refused where
-// DESIGN §3's rules refuse them (ids, question, context, options, defaults, answer text).
+// inquiry.Validate's rules refuse them (ids, question, context, options, defaults, answer text).
 func TestUnicodeAndControlCharacters(t *testing.T) {
 	each(t, func(t *testing.T, db string) {
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
@@ -662,10 +662,11 @@ func TestNoFieldsBodySentence(t *testing.T) {
 	}
 }
 
-// TestWaitOutOfBoundsIsOneAnswer: a wait outside 0..55 seconds is the same refusal wherever it
-// is given — the long-poll's query, the ask's body, the ask inside a run — 400 bad_request on
-// the field wait: wait is how long the request holds its connection, no rule of an inquiry
-// (DESIGN §5; 422 is for the rules of §3). Before, the query said 400 and the bodies 422.
+// TestWaitOutOfBoundsIsOneAnswer: a wait outside 0..55 seconds is the same refusal wherever it is
+// given — the long-poll's query, the ask's body, the ask inside a run — 400 bad_request on the
+// field wait: wait is how long the request holds its connection, no rule of an inquiry
+// (openapi.yaml: bad_request; 422 is for inquiry.Validate's rules). Before, the query said 400 and
+// the bodies 422.
 func TestWaitOutOfBoundsIsOneAnswer(t *testing.T) {
 	each(t, func(t *testing.T, db string) {
 		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))

@@ -57,7 +57,7 @@ type Config struct {
 	Resolver Resolver
 	// RateLimits bound each token's creates, answers and long-polls, and each address's
 	// requests without a valid token (BOT_RATE_LIMIT, BOT_RATE_BURST, BOT_MAX_WAITERS); the zero
-	// value is the defaults of DESIGN §17.
+	// value is the defaults (the README's Configuration table).
 	RateLimits RateLimits
 	// Pages, when set, is the answer page (package web), served at /a/{token} (every method: GET and POST, HEAD as a GET, the rest refused on the page)
 	// without a bearer token: the signed link is the key. The request log never shows the

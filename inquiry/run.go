@@ -327,9 +327,9 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 	return s.Store.RecordAnswers(ctx, namespace, runID, cut, RunRunning, s.Clock())
 }
 
-// The bound of a run (DESIGN §17). A run's state is what accumulates in it: its config and its
-// answers (the state's cut of each, StateOf), as the store keeps them — the encoding/json text of
-// the config (none when the run has no config) and of the answers map, keys and all. Its id,
+// The bound of a run (the README's Limits). A run's state is what accumulates in it: its config and
+// its answers (the state's cut of each, StateOf), as the store keeps them — the encoding/json text
+// of the config (none when the run has no config) and of the answers map, keys and all. Its id,
 // namespace, resume URL and times are bounded on their own and not counted. MaxRunStateBytes is
 // counted in bytes of that JSON, so text that JSON escapes (<, >, & and controls: six bytes each)
 // counts as it is stored. A write that would pass either bound is refused whole with
