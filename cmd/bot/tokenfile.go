@@ -15,26 +15,27 @@ import (
 	"github.com/inquiry-bot/bot/storage"
 )
 
-// keepTokenFile writes a first start's admin token where the CLI on this machine reads it, unless
-// that file already holds a token this database does not know: that is another database's token
-// (a second `bot serve` in another directory), and replacing it would silently point the CLI at the
-// wrong server. Then the token goes beside it, in token.<hash of the database>, and one sentence on
-// stderr says where and how to use it. It returns the path written.
+// keepTokenFile writes a first start's admin token where the CLI on this machine reads it, and
+// also to token.<hash of the database> beside it, this database's own file. The CLI's file is
+// left as it is when it holds another database's token (a second `bot serve` in another
+// directory): replacing it would silently point the CLI at the wrong server. Then one sentence on
+// stderr says where this database's token is and how to use it. It returns the path it wrote for
+// the CLI (the file beside when the CLI's was kept).
 func (m *Main) keepTokenFile(ctx context.Context, getenv func(string) string, plain string) (string, error) {
 	path, err := tokenFile(getenv)
 	if err != nil {
 		return "", err
 	}
-	if !m.tokenFileIsForeign(ctx, path) {
-		return writeTokenFile(getenv, plain)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
 	}
 	beside := path + "." + databaseHash(m.Config.DatabaseURL)
-	if err := os.WriteFile(beside, []byte(plain+"\n"), 0o600); err != nil {
+	foreign := m.tokenFileIsForeign(ctx, path, beside)
+	if err := writeSecret(beside, plain); err != nil {
 		return "", err
 	}
-	// WriteFile keeps the mode of a file that exists; the token is readable by its owner only.
-	if err := os.Chmod(beside, 0o600); err != nil {
-		return "", err
+	if !foreign {
+		return writeTokenFile(getenv, plain)
 	}
 	fmt.Fprintf(os.Stderr, "bot serve: %s holds the token of another database, so it was left as it is; "+
 		"this database's admin token was written to %s instead: point the CLI at this server with BOT_TOKEN=$(cat %s) "+
@@ -42,10 +43,12 @@ func (m *Main) keepTokenFile(ctx context.Context, getenv func(string) string, pl
 	return beside, nil
 }
 
-// tokenFileIsForeign reports whether the token file holds a token that does not authenticate
-// against this database. A file that is missing or empty is not foreign; one that cannot be read,
-// or a store that cannot answer, counts as foreign, so that nothing is replaced unchecked.
-func (m *Main) tokenFileIsForeign(ctx context.Context, path string) bool {
+// tokenFileIsForeign reports whether the CLI's token file holds another database's token: one
+// that does not authenticate against this database and was not written by an earlier database at
+// this same URL (its own file beside holds the same token: that database is gone). A file that
+// is missing or empty is not foreign; one that cannot be read, or a store that cannot answer,
+// counts as foreign, so that nothing is replaced unchecked.
+func (m *Main) tokenFileIsForeign(ctx context.Context, path, beside string) bool {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false
@@ -57,8 +60,20 @@ func (m *Main) tokenFileIsForeign(ctx context.Context, path string) bool {
 	if held == "" {
 		return false
 	}
+	if own, err := os.ReadFile(beside); err == nil && strings.TrimSpace(string(own)) == held {
+		return false
+	}
 	_, err = inquiry.Authenticate(ctx, m.Store, held)
 	return err != nil
+}
+
+// writeSecret writes a token readable by its owner only; WriteFile keeps the mode of a file that
+// exists, hence the Chmod.
+func writeSecret(path, plain string) error {
+	if err := os.WriteFile(path, []byte(plain+"\n"), 0o600); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o600)
 }
 
 // databaseHash names a database in a file name: a short hash of its URL with the password

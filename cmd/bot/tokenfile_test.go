@@ -24,10 +24,7 @@ func TestSecondDatabaseKeepsTheTokenFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, first.admin, strings.TrimSpace(string(saved)), "the token file still names the first server's database")
 
-	matches, err := filepath.Glob(path + ".*")
-	require.NoError(t, err)
-	require.Len(t, matches, 1, "the second database's token is kept in one file beside the token file")
-	beside := matches[0]
+	beside := path + "." + databaseHash("sqlite:"+filepath.Join(second.dir, "bot.db"))
 	info, err := os.Stat(beside)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
@@ -35,17 +32,43 @@ func TestSecondDatabaseKeepsTheTokenFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, second.admin, strings.TrimSpace(string(kept)))
 
-	log := second.stderr.String()
-	require.Contains(t, log, beside, "stderr says where the new admin token is")
-	require.Contains(t, log, "BOT_TOKEN", "and how to point the CLI at it")
-	require.NotContains(t, log, second.admin, "no token in the log")
-	require.NotContains(t, log, first.admin)
-
 	// Each token is its own database's: the CLI pointed at the second server with BOT_TOKEN works.
 	code, body := call(t, "GET", second.url+"/v1/inquiries", strings.TrimSpace(string(kept)), "")
 	require.Equal(t, 200, code, string(body))
 	code, _ = call(t, "GET", second.url+"/v1/inquiries", first.admin, "")
 	require.Equal(t, 401, code)
+
+	// Its stderr is whole once it has exited.
+	stopServer(t, second)
+	log := second.stderr.String()
+	require.Contains(t, log, beside, "stderr says where the new admin token is")
+	require.Contains(t, log, "BOT_TOKEN", "and how to point the CLI at it")
+	require.NotContains(t, log, second.admin, "no token in the log")
+	require.NotContains(t, log, first.admin)
+}
+
+// A database made anew at the same DATABASE_URL (a development database deleted and started
+// again) replaces the token file its predecessor wrote: that token can answer nothing any more.
+func TestNewDatabaseAtTheSameURLReplacesItsTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	first := startServerIn(t, dir)
+	stopServer(t, first)
+	// Start over with an empty database (SQLite's -wal and -shm files may be gone already).
+	require.NoError(t, os.Remove(filepath.Join(dir, "bot.db")))
+	for _, f := range []string{"bot.db-wal", "bot.db-shm"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	second := startServerIn(t, dir)
+	require.True(t, strings.HasPrefix(second.admin, "bot_"), "the new database's first start")
+
+	path := filepath.Join(dir, "cfg", "inquiry-bot", "token")
+	saved, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, second.admin, strings.TrimSpace(string(saved)), "the token file is the new database's")
+	stopServer(t, second)
+	require.NotContains(t, second.stderr.String(), "BOT_TOKEN", "nothing to point elsewhere")
 }
 
 // databaseHash gives one name per database, and the same name to the same database.
