@@ -10,7 +10,7 @@
 //   - the routing scheme that maps a click or a submission back to an inquiry key (the
 //     constants below, ParseBlockID, BaseAction, ReadAction, ReadSubmission, ModalFor);
 //   - the escaping of user text for Slack (Escape, Mention, Who);
-//   - a validator of every Block Kit limit in shared/slack/FACTS.md (Validate, ValidateView,
+//   - a validator of every Block Kit limit in Slack's Block Kit reference (Validate, ValidateView,
 //     and their JSON forms for a fake Slack that receives blocks as JSON);
 //   - Render, the Block Kit Builder JSON behind `bot render`.
 //

@@ -1,6 +1,6 @@
 package blockkit
 
-// Block Kit limits, in characters (runes), from shared/slack/FACTS.md §B.1 unless marked. The
+// Block Kit limits, in characters (runes), from Slack's Block Kit reference unless marked. The
 // renderer builds within them and the validator enforces them: one set of numbers.
 const (
 	maxMessageBlocks = 50  // blocks per message

@@ -25,7 +25,7 @@ func message(rec *inquiry.Record, now time.Time, replies bool) (text string, blo
 	blocks = append(blocks, prose(rec.Key, revQuestion, in)...)
 	blocks = append(blocks, controls(rec, revQuestion)...)
 	if page := browserLink(rec); page != "" {
-		// The answer page behind the inquiry's link (DESIGN §15), for whoever is not at a
+		// The answer page behind the inquiry's link (the README's "Answer in a browser"), for whoever is not at a
 		// desk with Slack's controls. A link button still sends a click: ActionOpenPage,
 		// which is nobody's answer and is only acknowledged.
 		blocks = append(blocks, slack.NewActionBlock(blockID(rec.Key, revQuestion, "web"),

@@ -54,7 +54,7 @@ func ValidateView(v slack.ModalViewRequest) error {
 // ValidateJSON checks the blocks of a message as Slack receives them: a JSON array of blocks (the
 // blocks form field of chat.postMessage and chat.update), or a message object with "blocks" and
 // "text". Lengths are counted in characters (runes). The checks, with the limits of
-// shared/slack/FACTS.md §B.1:
+// Slack's Block Kit reference:
 //
 //   - at most 50 blocks; block_id at most 255 characters and unique in the message;
 //   - text objects: type plain_text or mrkdwn, 1..3000 characters, emoji only on plain_text,

@@ -212,7 +212,7 @@ func present(rec *inquiry.Record) *inquiry.Record {
 }
 
 // present is the inquiry shape a response to its asker or its answerers carries: present's,
-// with the answer link of a pending inquiry (DESIGN §15).
+// with the answer link of a pending inquiry (the README's "Answer in a browser").
 func (s *Server) present(rec *inquiry.Record) *inquiry.Record {
 	out := present(rec)
 	if out != nil {

@@ -28,7 +28,7 @@ const (
 )
 
 // maxBody bounds a request from Slack. Interaction payloads carry the whole message or view; the
-// largest real one in shared/slack/payloads is 122 kB.
+// largest real one in slackapp/testdata/payloads is 122 kB.
 const maxBody = 2 << 20
 
 // signatureWindow is how far a request's timestamp may lie from now, either way.

@@ -20,7 +20,7 @@ import (
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 )
 
-// The real payloads of testdata/payloads (copied from shared/slack/payloads, sources in its
+// The real payloads of testdata/payloads (sources in its
 // README) go through the very path Slack's requests take: signed, posted, verified, parsed,
 // served. None of them is ours, so each is acked and nothing is recorded.
 func TestRealPayloadsParse(t *testing.T) {

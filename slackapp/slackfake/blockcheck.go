@@ -11,10 +11,10 @@ import (
 
 // The fake's own Block Kit checker: an oracle independent of package blockkit, so that a wrong
 // constant or a block type Slack does not know cannot pass both the renderer and the fake.
-// Everything here is written from Slack's documentation and shared/slack/FACTS.md, never from
+// Everything here is written from Slack's documentation and Slack's Block Kit reference, never from
 // blockkit:
 //
-//   - the limits: FACTS.md §B.1 (docs.slack.dev/reference/block-kit/…), and where FACTS.md is
+//   - the limits: Block Kit reference (docs.slack.dev/reference/block-kit/…), and where that reference is
 //     silent the block or element's own reference page (cited beside the number);
 //   - the shapes (properties, which are required, JSON types): the reference pages, with
 //     slackapi/node-slack-sdk's @slack/types 3.2.0 (the npm package) as a cross-check;
@@ -25,7 +25,7 @@ import (
 //     be less than N+1 characters", "no more than N items allowed", …; lengths counted in code
 //     points, mb_strlen); the envelope "[ERROR] <message> [json-pointer:<pointer>]" under
 //     response_metadata.messages, invalid_blocks for messages and invalid_arguments for views
-//     (FACTS.md §B.6), as quoted in public bug reports: grafana-cold-storage/oncall#5121 for
+//     (Slack's API errors), as quoted in public bug reports: grafana-cold-storage/oncall#5121 for
 //     chat.postMessage, jeremeamia/slack-block-kit#3 for views.open (pointers under "/view").
 //
 // Slack's schema rejects what it does not know: a block or element type not listed here for the
@@ -138,14 +138,14 @@ func fReq(name string, s spec) field { return field{name: name, required: true, 
 
 // Properties many schemas share.
 var (
-	// block_id and action_id: 255 (FACTS.md §B.1), at least 1 — as in the copy of Slack's own schema
+	// block_id and action_id: 255 (Block Kit reference), at least 1 — as in the copy of Slack's own schema
 	// (id api.slack.com/json-schema/block-kit/input/blocks) in gist bmorton/735dc806…, which also
 	// gives an actions block's elements minItems 1.
 	fBlockID     = fOpt("block_id", sStrN(1, 255))
 	fActionID    = fOpt("action_id", sStrN(1, 255))
 	fConfirm     = fOpt("confirm", sObj("confirm"))
 	fFocus       = fOpt("focus_on_load", sBool())
-	fPlaceholder = fOpt("placeholder", sPlain(150)) // selects and inputs: plain_text, 150 (FACTS.md §B.1)
+	fPlaceholder = fOpt("placeholder", sPlain(150)) // selects and inputs: plain_text, 150 (Block Kit reference)
 	fDispatch    = fOpt("dispatch_action_config", sObj("dispatch_action_config"))
 	fMaxSelected = fOpt("max_selected_items", sInt(1, noLimit)) // multi-select: "Minimum number is 1"
 	fStyle       = fOpt("style", sEnum("primary", "danger"))
@@ -175,10 +175,10 @@ var (
 
 // schemas is the fixed table of what Slack accepts.
 var schemas = map[string]*schema{
-	// --- Views (docs.slack.dev/reference/views/modal-views; FACTS.md §B.1) ---
+	// --- Views (docs.slack.dev/reference/views/modal-views; Block Kit reference) ---
 	"modal": {where: inModal, fields: []field{
 		fReq("title", sPlain(24)),
-		fReq("blocks", sArr(0, 100, sTyped(blockTypes...))), // 100 blocks in a modal (FACTS.md §B.1)
+		fReq("blocks", sArr(0, 100, sTyped(blockTypes...))), // 100 blocks in a modal (Block Kit reference)
 		fOpt("close", sPlain(24)),
 		fOpt("submit", sPlain(24)), // required when an input block is present: see checkView
 		fOpt("private_metadata", sStr(3000)),
@@ -189,7 +189,7 @@ var schemas = map[string]*schema{
 	}},
 
 	// The Home tab (docs.slack.dev/surfaces/app-home; views.publish): no title, submit or close;
-	// 100 blocks, as a modal (FACTS.md §B.1). Its elements are those of a modal's surface.
+	// 100 blocks, as a modal (Block Kit reference). Its elements are those of a modal's surface.
 	"home": {where: inModal, fields: []field{
 		fReq("blocks", sArr(0, 100, sTyped(blockTypes...))),
 		fOpt("private_metadata", sStr(3000)),
@@ -199,7 +199,7 @@ var schemas = map[string]*schema{
 
 	// --- Blocks (docs.slack.dev/reference/block-kit/blocks/…) ---
 	"actions": {fields: []field{fBlockID,
-		fReq("elements", sArr(1, 25, sTyped(actionsElements...)))}}, // 25 (FACTS.md §B.1)
+		fReq("elements", sArr(1, 25, sTyped(actionsElements...)))}}, // 25 (Block Kit reference)
 	"context": {fields: []field{fBlockID,
 		fReq("elements", sArr(1, 10, sTyped("image=image_element", "plain_text", "mrkdwn")))}}, // 10: context-block page
 	"context_actions": {where: inMessage, fields: []field{fBlockID,
@@ -216,18 +216,18 @@ var schemas = map[string]*schema{
 		fOpt("title", sPlain(2000))},
 		oneOf: [][]string{{"image_url", "slack_file"}}},
 	"input": {fields: []field{fBlockID,
-		fReq("label", sPlain(2000)), // 2000 (FACTS.md §B.1)
+		fReq("label", sPlain(2000)), // 2000 (Block Kit reference)
 		fReq("element", sTyped(inputElements...)),
 		fOpt("dispatch_action", sBool()),
-		fOpt("hint", sPlain(2000)), // 2000 (FACTS.md §B.1)
+		fOpt("hint", sPlain(2000)), // 2000 (Block Kit reference)
 		fOpt("optional", sBool())}},
 	"markdown": {where: inMessage, fields: []field{fBlockID,
-		fReq("text", sStr(12000))}}, // markdown-block page; cumulative 12,000 per message (FACTS.md §B.1)
+		fReq("text", sStr(12000))}}, // markdown-block page; cumulative 12,000 per message (Block Kit reference)
 	"rich_text": {fields: []field{fBlockID,
 		fReq("elements", sArr(0, 0, sTyped("rich_text_section", "rich_text_list", "rich_text_quote", "rich_text_preformatted")))}},
 	"section": {fields: []field{fBlockID,
-		fOpt("text", sText(3000)),                // 1..3000 (FACTS.md §B.1)
-		fOpt("fields", sArr(1, 10, sText(2000))), // 10 items, 2000 each (FACTS.md §B.1)
+		fOpt("text", sText(3000)),                // 1..3000 (Block Kit reference)
+		fOpt("fields", sArr(1, 10, sText(2000))), // 10 items, 2000 each (Block Kit reference)
 		fOpt("accessory", sTyped(accessoryElements...)),
 		fOpt("expand", sBool())},
 		anyOf: [][]string{{"text", "fields"}}},
@@ -247,24 +247,24 @@ var schemas = map[string]*schema{
 
 	// --- Block elements (docs.slack.dev/reference/block-kit/block-elements/…) ---
 	"button": {fields: []field{
-		fReq("text", sPlain(75)), // plain_text only, 75 (FACTS.md §B.1)
+		fReq("text", sPlain(75)), // plain_text only, 75 (Block Kit reference)
 		fActionID,
-		fOpt("url", sStr(3000)),   // 3000 (FACTS.md §B.1)
-		fOpt("value", sStr(2000)), // 2000 (FACTS.md §B.1)
+		fOpt("url", sStr(3000)),   // 3000 (Block Kit reference)
+		fOpt("value", sStr(2000)), // 2000 (Block Kit reference)
 		fStyle, fConfirm,
-		fOpt("accessibility_label", sStr(75)), // 75 (FACTS.md §B.1)
+		fOpt("accessibility_label", sStr(75)), // 75 (Block Kit reference)
 		fOpt("visible_to_user_ids", sArr(0, 0, sStr(0)))}},
 	"checkboxes": {fields: []field{fActionID,
-		fReq("options", sArr(1, 10, sObj("option_any"))), // 10 (FACTS.md §B.1)
+		fReq("options", sArr(1, 10, sObj("option_any"))), // 10 (Block Kit reference)
 		fOpt("initial_options", sArr(0, 10, sObj("option_any"))),
 		fConfirm, fFocus}},
 	"radio_buttons": {fields: []field{fActionID,
-		fReq("options", sArr(1, 10, sObj("option_any"))), // 10 (FACTS.md §B.1)
+		fReq("options", sArr(1, 10, sObj("option_any"))), // 10 (Block Kit reference)
 		fOpt("initial_option", sObj("option_any")),
 		fConfirm, fFocus}},
 	"static_select": {fields: []field{fActionID,
-		fOpt("options", sArr(1, 100, sObj("option"))),             // 100 (FACTS.md §B.1)
-		fOpt("option_groups", sArr(1, 100, sObj("option_group"))), // 100 (FACTS.md §B.1)
+		fOpt("options", sArr(1, 100, sObj("option"))),             // 100 (Block Kit reference)
+		fOpt("option_groups", sArr(1, 100, sObj("option_group"))), // 100 (Block Kit reference)
 		fOpt("initial_option", sObj("option")),
 		fConfirm, fFocus, fPlaceholder},
 		oneOf: [][]string{{"options", "option_groups"}}},
@@ -322,8 +322,8 @@ var schemas = map[string]*schema{
 	"plain_text_input": {fields: []field{fActionID,
 		fOpt("initial_value", sStr(0)),
 		fOpt("multiline", sBool()),
-		fOpt("min_length", sInt(0, 3000)), // 0..3000 (FACTS.md §B.1)
-		fOpt("max_length", sInt(1, 3000)), // 1..3000 (FACTS.md §B.1)
+		fOpt("min_length", sInt(0, 3000)), // 0..3000 (Block Kit reference)
+		fOpt("max_length", sInt(1, 3000)), // 1..3000 (Block Kit reference)
 		fDispatch, fFocus, fPlaceholder}},
 	// Modals only (block-elements reference table: "Input · Modals").
 	"email_text_input": {where: inModal, fields: []field{fActionID,
@@ -368,12 +368,12 @@ var schemas = map[string]*schema{
 
 	// --- Composition objects (docs.slack.dev/reference/block-kit/composition-objects/…) ---
 	"plain_text": {text: true, fields: []field{
-		fReq("text", sStrN(1, 3000)), // text object: 1..3000 (FACTS.md §B.1 section; text-object page)
+		fReq("text", sStrN(1, 3000)), // text object: 1..3000 (Block Kit reference section; text-object page)
 		fOpt("emoji", sBool())}},
 	"mrkdwn": {text: true, fields: []field{
 		fReq("text", sStrN(1, 3000)),
 		fOpt("verbatim", sBool())}},
-	"confirm": {fields: []field{ // 100 / 300 / 30 / 30 (FACTS.md §B.1); all four required (page)
+	"confirm": {fields: []field{ // 100 / 300 / 30 / 30 (Block Kit reference); all four required (page)
 		fReq("title", sPlain(100)),
 		fReq("text", sText(300)),
 		fReq("confirm", sPlain(30)),
@@ -381,15 +381,15 @@ var schemas = map[string]*schema{
 		fStyle}},
 	// Options of selects and multi-selects: plain_text only (option-object page).
 	"option": {fields: []field{
-		fReq("text", sPlain(75)),          // 75 (FACTS.md §B.1)
-		fReq("value", sStr(150)),          // 150 (FACTS.md §B.1)
-		fOpt("description", sPlain(75))}}, // 75 (FACTS.md §B.1)
+		fReq("text", sPlain(75)),          // 75 (Block Kit reference)
+		fReq("value", sStr(150)),          // 150 (Block Kit reference)
+		fOpt("description", sPlain(75))}}, // 75 (Block Kit reference)
 	// Options of checkboxes and radio buttons may be mrkdwn (option-object page).
 	"option_any": {fields: []field{
 		fReq("text", sText(75)),
 		fReq("value", sStr(150)),
 		fOpt("description", sText(75))}},
-	// Options of overflow menus may carry a url (FACTS.md §B.1: "url 3000, overflow only").
+	// Options of overflow menus may carry a url (Block Kit reference: "url 3000, overflow only").
 	"option_url": {fields: []field{
 		fReq("text", sPlain(75)),
 		fReq("value", sStr(150)),
@@ -463,9 +463,9 @@ var schemas = map[string]*schema{
 
 // Limits of a whole message or view, beyond what each object carries.
 const (
-	maxMessageBlocksSlack = 50      // blocks per message (FACTS.md §B.1)
-	maxMarkdownTotal      = 12000   // markdown blocks, cumulative per message (FACTS.md §B.1)
-	maxViewSize           = 250_000 // views.open: view_too_large above "250 kb" (FACTS.md §B.1); read as 250,000 bytes
+	maxMessageBlocksSlack = 50      // blocks per message (Block Kit reference)
+	maxMarkdownTotal      = 12000   // markdown blocks, cumulative per message (Block Kit reference)
+	maxViewSize           = 250_000 // views.open: view_too_large above "250 kb" (Block Kit reference); read as 250,000 bytes
 )
 
 // problem is one violation: a message in Slack's words and a JSON pointer to where it is.
@@ -641,8 +641,8 @@ func (c *checker) object(pointer string, m map[string]any, sch *schema, s spec) 
 }
 
 // blockList checks what applies to a list of blocks as a whole: block_ids unique within the
-// message or view ("block_id should be unique for each message", FACTS.md §B.1), and action_ids
-// unique within their block ("unique within the containing block", FACTS.md §B.1). Slack's
+// message or view ("block_id should be unique for each message", Block Kit reference), and action_ids
+// unique within their block ("unique within the containing block", Block Kit reference). Slack's
 // wording for these is not documented; these messages are the fake's.
 func (c *checker) blockList(pointer string, blocks []any) {
 	seen := map[string]int{}
@@ -748,7 +748,7 @@ func checkViewOf(raw []byte, typ string) (code string, msgs []string) {
 	if m, ok := v.(map[string]any); ok {
 		if blocks, ok := m["blocks"].([]any); ok && len(blocks) <= 100 {
 			c.blockList("/view/blocks", blocks)
-			// "submit is required when an input block is within the blocks array" (FACTS.md §B.1,
+			// "submit is required when an input block is within the blocks array" (Block Kit reference,
 			// modal-views page); the wording is the fake's, in the style of Slack's schema.
 			if _, has := m["submit"]; !has && m["type"] == "modal" {
 				for _, b := range blocks {

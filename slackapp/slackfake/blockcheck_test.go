@@ -425,7 +425,7 @@ func TestLengthsInCharacters(t *testing.T) {
 	}
 }
 
-// A view over 250 kb is refused whole, with view_too_large (FACTS.md §B.1).
+// A view over 250 kb is refused whole, with view_too_large (Block Kit reference).
 func TestViewSize(t *testing.T) {
 	sized := func(n int) []byte {
 		var blocks []any
@@ -589,7 +589,7 @@ func TestViewRefusals(t *testing.T) {
 	require.Equal(t, []string{"[ERROR] missing required field: view"}, msgs)
 }
 
-// What Slack accepts: input blocks in messages (FACTS.md §B.1, since April 2021), every
+// What Slack accepts: input blocks in messages (Block Kit reference, since April 2021), every
 // documented optional property, and an empty blocks array (which clears a message's blocks).
 func TestAccepted(t *testing.T) {
 	require.Empty(t, judgeMessage(t, []any{}))

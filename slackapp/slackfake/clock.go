@@ -10,7 +10,7 @@ import (
 )
 
 // Slack's clock. Slack gives the app three seconds (Options.AckTimeout) to ack what it delivers,
-// and then (shared/slack/FACTS.md §B.2 and §B.4):
+// and then (Slack's interactivity and Events API documentation):
 //
 //   - an interaction (a click, a selection, a modal submission) or a slash command failed: "your
 //     app has to respond to the request within 3 seconds by ack() … Otherwise, the user will see

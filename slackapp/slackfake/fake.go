@@ -27,7 +27,7 @@
 //     reached the app.
 //
 // The person side (Click, Select, CheckAndSubmit, SubmitView, ReplyInThread, Command, Send)
-// builds payloads shaped like shared/slack/payloads — block_actions with container, message,
+// builds payloads shaped like slackapp/testdata/payloads — block_actions with container, message,
 // state.values, trigger_id and response_url; view_submission with private_metadata and
 // state.values; event_callback with a unique event_id — signs them with the signing secret
 // (X-Slack-Signature v0=HMAC-SHA256 of "v0:{ts}:{body}", X-Slack-Request-Timestamp) and POSTs
@@ -91,7 +91,7 @@ type Options struct {
 }
 
 // DefaultAckTimeout is Slack's limit on an ack: "your app has to respond to the request within 3
-// seconds" (shared/slack/FACTS.md §B.2, §B.4).
+// seconds" (Slack's interactivity and Events API documentation).
 const DefaultAckTimeout = 3 * time.Second
 
 // Server is a fake Slack. Start it with New and stop it with Close.

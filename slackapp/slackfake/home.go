@@ -11,7 +11,7 @@ import (
 // posts JSON {"user_id", "view", "hash"?} with the bot token), judged by the same Block Kit
 // checker as every view, as a view of type home. OpenHome sends the app_home_opened event a
 // person's opening of the tab fires, and ClickHome clicks a button in their Home tab, with the
-// block_actions payload of a view container (shared/slack/payloads/
+// block_actions payload of a view container (slackapp/testdata/payloads/
 // block_actions_button_with_confirm_home_view.json): no channel, no message, no response_url.
 
 // Home is the Home tab the app published for one person.

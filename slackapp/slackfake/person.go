@@ -246,7 +246,7 @@ func (s *Server) pick(user string, m *Message, blockID, actionID string, v obj) 
 }
 
 // blockActions builds a block_actions payload for an action in a message, shaped like
-// shared/slack/payloads/block_actions_*.json.
+// slackapp/testdata/payloads/block_actions_*.json.
 func (s *Server) blockActions(user string, m *Message, action obj) obj {
 	container := obj{"type": "message", "message_ts": m.TS, "channel_id": m.Channel, "is_ephemeral": false}
 	threadTS := ""
@@ -584,7 +584,7 @@ func escapeText(s string) string {
 
 // ReplyInThread posts text as user in the thread of threadTS, and sends the app the message
 // event (event_callback, a unique event_id), shaped like
-// shared/slack/payloads/message_event_thread_reply.json.
+// slackapp/testdata/payloads/message_event_thread_reply.json.
 func (s *Server) ReplyInThread(user, channel, threadTS, text string) (*Response, error) {
 	return s.postAsPerson(user, channel, threadTS, text)
 }

@@ -12,7 +12,7 @@ const maxText = 40000
 // truncated but still posted. The `text` field accepts up to 40,000 characters." — and this
 // "applies to all methods of posting messages to Slack: chat.postMessage, chat.postEphemeral,
 // interactive message and slash command response URLs, incoming webhooks"
-// (api.slack.com/changelog/2018-04-truncating-really-long-messages; shared/slack/FACTS.md
+// (api.slack.com/changelog/2018-04-truncating-really-long-messages; Slack's Block Kit reference
 // §B.1). The fake does the same for chat.update, which posts a message's new text.
 func truncateText(text string) (string, bool) {
 	if utf8.RuneCountInString(text) <= maxText {
@@ -48,7 +48,7 @@ func warnIf(truncated bool, out map[string]any) map[string]any {
 // message in the channel (the parent was deleted, or never was) does not fail the post: Slack
 // "silently un-threads the reply into a top-level channel message", and the answer's message
 // has no thread_ts — "the only machine-readable signal" (slack-go issue #1571 and its fix #1572,
-// PostMessageWithResponse; shared/slack/FACTS.md §0 on 0.28.0: "to detect a reply posted
+// PostMessageWithResponse; slack-go's 0.28.0 release notes: "to detect a reply posted
 // un-threaded because the parent was deleted"). Called with s.mu held.
 func (s *Server) threadOf(ch *channel, threadTS string) string {
 	if threadTS == "" || s.message(ch.id, threadTS) == nil {

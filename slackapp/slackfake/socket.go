@@ -186,7 +186,7 @@ func (s *Server) WaitSocket(timeout time.Duration) error {
 }
 
 // SendEnvelope sends a raw Socket Mode envelope (for example one of
-// shared/slack/payloads/socket_mode_envelope_*.json) and waits for the app's ack of its
+// slackapp/testdata/payloads/socket_mode_envelope_*.json) and waits for the app's ack of its
 // envelope_id. An ack that does not come within the ack timeout is Slack's timeout: it is kept in
 // Timeouts and the error is ErrNotAcked. SendEnvelope delivers once.
 func (s *Server) SendEnvelope(envelope []byte) (*Response, error) {

@@ -41,7 +41,7 @@ function kindOf(r: AskRequest): Schemas["Kind"] {
   return r.kind ?? (r.options && r.options.length > 0 ? "choice" : "text");
 }
 
-/** The longest, in seconds, the server holds one long-poll (DESIGN §5). */
+/** The longest, in seconds, the server holds one long-poll (openapi.yaml). */
 export const MAX_WAIT_SECONDS = 55;
 
 /** How long ask() waits without a deadline: an hour, as `bot ask --timeout`. */
@@ -437,7 +437,7 @@ function errorOf(resp: Response, raw: string, base: string): InquiryError {
   const code = detail.code as string;
   const message = typeof detail.message === "string" && detail.message ? detail.message : code.replaceAll("_", " ");
   const opts: { fatal: boolean; status: number; retryAfter: number; field?: string } = {
-    // inquiry_unavailable is fatal by its code (DESIGN §5), whatever the body says of it.
+    // inquiry_unavailable is fatal by its code (openapi.yaml), whatever the body says of it.
     fatal: detail.fatal === true || code === "inquiry_unavailable",
     status: resp.status,
     retryAfter: ra,
