@@ -83,8 +83,8 @@ func (s *Server) createInquiry(c *gin.Context) {
 }
 
 // getInquiry returns an inquiry; with wait it long-polls until the inquiry leaves pending. The
-// wait is the service's hub wake-up, not a poll, and it ends when the caller goes away. On
-// HTTP/1.1 on the gateway's listener the wait holds no goroutine: it is parked (park.go).
+// wait is the service's hub wake-up, not a poll, on the handler's own goroutine, and it ends
+// when the caller goes away.
 func (s *Server) getInquiry(c *gin.Context) {
 	wait, err := queryWait(c)
 	if err != nil {
@@ -92,15 +92,11 @@ func (s *Server) getInquiry(c *gin.Context) {
 		return
 	}
 	key := c.Param("key")
-	mark := s.svc.WakeMark() // before the read: the parked wait trusts it while nothing was woken
 	rec, err := s.svc.Get(c.Request.Context(), key)
 	if err == nil && rec.Status == inquiry.StatusPending && wait > 0 {
 		release, ok := s.longPoll(c, true)
 		if !ok {
 			return
-		}
-		if s.park(c, rec, mark, wait, release) {
-			return // answered off this goroutine when the wait ends (park.go)
 		}
 		defer release()
 		if rec, err = s.svc.Wait(c.Request.Context(), key, wait); err != nil {

@@ -231,8 +231,7 @@ func (s *Server) logRequest(c *gin.Context, start time.Time, id string) {
 }
 
 // requestLine is what the request log says of a request, taken from its context before the
-// context goes (gin reuses it): all of it when the request ends, or, for a parked long-poll,
-// all but its outcome before it is parked.
+// context goes (gin reuses it) when the request ends.
 type requestLine struct {
 	ctx                                  context.Context
 	start                                time.Time
@@ -360,10 +359,4 @@ func (s *Server) readyz(c *gin.Context) {
 
 func (s *Server) openAPI(c *gin.Context) {
 	c.Data(http.StatusOK, "application/yaml; charset=utf-8", s.openapi)
-}
-
-// park is no more: a long-poll waits on its handler's goroutine, as net/http serves it.
-// getInquiry still asks; it goes when inquiries.go is next edited.
-func (s *Server) park(*gin.Context, *inquiry.Record, uint64, time.Duration, func()) bool {
-	return false
 }
