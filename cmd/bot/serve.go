@@ -208,6 +208,8 @@ func (m *Main) firstStart(ctx context.Context, getenv func(string) string) error
 	fmt.Fprintln(m.Out, "  "+plain)
 	if werr != nil {
 		fmt.Fprintf(m.Out, "Could not write the token file (%v); keep the token above.\n", werr)
+	} else if cli, _ := tokenFile(getenv); path != cli {
+		fmt.Fprintf(m.Out, "Written to %s; the bot CLI reads it with BOT_TOKEN=\"$(cat %s)\".\n", path, path)
 	} else {
 		fmt.Fprintf(m.Out, "Written to %s for the bot CLI on this machine.\n", path)
 	}
