@@ -69,7 +69,7 @@ func TestAResumeUpdatesTheMessageWithTheCaller(t *testing.T) {
 		require.Equal(t, inquiry.SourceCaller, got.Answer.Source)
 		after := b.updated(got)
 		require.False(t, after.HasControls(), "the buttons are gone: nobody answers it twice")
-		require.Contains(t, after.AllText(), "the run's caller agent-a")
+		require.Contains(t, after.AllText(), "the run's caller `agent-a`")
 		require.NotContains(t, after.AllText(), "U0CTO0001")
 
 		// A click after it is told who answered.
