@@ -57,6 +57,12 @@ func TestCallbackRetries(t *testing.T) {
 
 		first := rcv.next(t)
 		require.Equal(t, "retry", b.waitOutcome(inquiry.DeliverCallback).outcome)
+		// The outcome is observed before the retry is written: advance once the store holds it,
+		// or the kick may find the delivery still leased and only the poll would take it.
+		require.Eventually(t, func() bool {
+			ds, err := b.store.ListDeliveries(context.Background(), key)
+			return err == nil && len(ds) == 1 && ds[0].Status == inquiry.DeliveryPending && ds[0].LastError != ""
+		}, 20*time.Second, 10*time.Millisecond, "the retry is recorded")
 		b.advance(5 * time.Second) // past the first backoff
 		second := rcv.next(t)
 		require.Equal(t, "done", b.waitOutcome(inquiry.DeliverCallback).outcome)
