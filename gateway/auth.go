@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -42,7 +43,7 @@ func (s *Server) authenticated(c *gin.Context) bool {
 				s.abort(c, err)
 				return false
 			}
-			c.Header("WWW-Authenticate", invalidTokenChallenge)
+			challengeInvalidToken(c.Writer.Header())
 		}
 		s.abort(c, err)
 		return false
@@ -52,9 +53,12 @@ func (s *Server) authenticated(c *gin.Context) bool {
 	return true
 }
 
-// invalidTokenChallenge is the WWW-Authenticate of a token that was given and is refused: unknown,
-// or revoked — before its request or while it is held (waiters.go).
-const invalidTokenChallenge = `Bearer realm="inquiry-bot", error="invalid_token"`
+// challengeInvalidToken sets the WWW-Authenticate of a token that was given and is refused:
+// unknown, or revoked — before its request or while it is held (waiters.go). The bearer check's
+// challenges are written here alone.
+func challengeInvalidToken(h http.Header) {
+	h.Set("WWW-Authenticate", `Bearer realm="inquiry-bot", error="invalid_token"`)
+}
 
 // Bearer takes the token out of an Authorization header ("Bearer <token>", the scheme in any
 // case). Every endpoint that takes the API's tokens (the gateway's, /mcp) reads them with it.

@@ -163,7 +163,7 @@ func (w *heldWriter) refusal(err error) {
 		hd[k] = v
 	}
 	if inquiry.ErrorCode(err) == inquiry.CodeUnauthenticated {
-		hd.Set("WWW-Authenticate", invalidTokenChallenge)
+		challengeInvalidToken(hd)
 	}
 }
 
