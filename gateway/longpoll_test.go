@@ -163,7 +163,9 @@ func TestShutdownWithManyWaiting(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b.svc.Hub.Close()
+	// The waits end once the server is shutting down (its OnShutdown hooks run after it stops
+	// keeping connections alive), so every answer says Connection: close.
+	hs.RegisterOnShutdown(b.svc.Hub.Close)
 	require.NoError(t, hs.Shutdown(ctx))
 	require.ErrorIs(t, <-served, http.ErrServerClosed)
 	for range n {
