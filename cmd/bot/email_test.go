@@ -20,8 +20,8 @@ import (
 
 // mailedBot is a real bot serve whose email transport mails a real SMTP server in the test's
 // process (STARTTLS, its certificate trusted through SSL_CERT_FILE, as an operator's own CA
-// would be).
-func mailedBot(t *testing.T) (*server, *emailtest.Server) {
+// would be). extra are more variables for the server.
+func mailedBot(t *testing.T, extra ...string) (*server, *emailtest.Server) {
 	t.Helper()
 	ms, err := emailtest.Start(false)
 	require.NoError(t, err)
@@ -29,8 +29,9 @@ func mailedBot(t *testing.T) (*server, *emailtest.Server) {
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "mail-ca.pem")
 	require.NoError(t, os.WriteFile(ca, ms.CertPEM(), 0o600))
-	s := startServerIn(t, dir, "SSL_CERT_FILE="+ca, "SMTP_URL="+ms.URL(emailtest.User, emailtest.Password),
-		"EMAIL_FROM=Inquiry bot <bot@example.com>", "BOT_PUBLIC_URL=https://bot.example.com")
+	env := []string{"SSL_CERT_FILE=" + ca, "SMTP_URL=" + ms.URL(emailtest.User, emailtest.Password),
+		"EMAIL_FROM=Inquiry bot <bot@example.com>", "BOT_PUBLIC_URL=https://bot.example.com"}
+	s := startServerIn(t, dir, append(env, extra...)...)
 	return s, ms
 }
 

@@ -4,15 +4,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/inquiry-bot/bot/email/emailtest"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 )
@@ -60,15 +57,7 @@ var hostileAsks = []struct {
 // the page: escaped, inside <bdi> under its label; the CLI: behind the gutter.
 func TestEverySurfaceShowsAskerTextAsQuoted(t *testing.T) {
 	fake := slackfaketest.New(t)
-	ms, err := emailtest.Start(false)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ms.Close() })
-	dir := t.TempDir()
-	ca := filepath.Join(dir, "mail-ca.pem")
-	require.NoError(t, os.WriteFile(ca, ms.CertPEM(), 0o600))
-	s := startServerIn(t, dir, "SSL_CERT_FILE="+ca, "SMTP_URL="+ms.URL(emailtest.User, emailtest.Password),
-		"EMAIL_FROM=Inquiry bot <bot@example.com>", "BOT_PUBLIC_URL=https://bot.example.com",
-		"SLACK_BOT_TOKEN="+slackfake.BotToken, "SLACK_SIGNING_SECRET="+slackfake.SigningSecret,
+	s, ms := mailedBot(t, "SLACK_BOT_TOKEN="+slackfake.BotToken, "SLACK_SIGNING_SECRET="+slackfake.SigningSecret,
 		"SLACK_API_URL="+fake.URL(), "SLACK_DEFAULT_CHANNEL="+slackfake.DefaultChannel)
 	fake.SetAppURL(s.url)
 
