@@ -34,9 +34,9 @@ func TestWaitListening(t *testing.T) {
 	if err != nil || st.URL != "http://127.0.0.1:1" || st.Admin != "" {
 		t.Fatalf("got %+v, %v", st, err)
 	}
-	for !strings.Contains(out.String(), "later") { // what follows is copied too
-		time.Sleep(time.Millisecond)
-	}
+	Eventually(t, 5*time.Second, "what follows the listening line copied too", func() bool {
+		return strings.Contains(out.String(), "later")
+	})
 	exited := make(chan struct{})
 	close(exited)
 	if _, err := WaitListening(strings.NewReader("starting\n"), exited, &out, 5*time.Second); !errors.Is(err, errEnded) {
