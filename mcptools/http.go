@@ -32,10 +32,9 @@ func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true,
 		Logger:    sdkLogger(opts.Logger),
-		// The SDK refuses a request that reached a loopback address under another Host, against
-		// DNS rebinding of unauthenticated local servers. Every request here carries a bearer
-		// token a rebinding page cannot have, and the check would refuse the common deployment
-		// behind a reverse proxy on the same machine.
+		// The SDK's own check refuses a loopback request under any Host but localhost, which
+		// would refuse the common deployment behind a reverse proxy on the same machine:
+		// hostGuard checks Host and Origin against BOT_PUBLIC_URL's host as well.
 		DisableLocalhostProtection: true,
 	})
 	// RequireBearerToken is how a token reaches the tool calls (CallToolRequest.Extra.TokenInfo);
@@ -51,7 +50,7 @@ func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 		}
 		return &auth.TokenInfo{Scopes: scopes, UserID: tok.ID, Extra: map[string]any{tokenExtra: tok}}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamable)
-	return verified
+	return newHostGuard(svc.PublicURL, verified)
 }
 
 // tokenExtra is the key of the token in auth.TokenInfo.Extra.
