@@ -485,7 +485,9 @@ type Record struct {
 	Answer    *Answer  `json:"answer"`
 	Slack     SlackRef `json:"slack"`
 	// Email is whom the email transport mailed (nil: nobody).
-	Email       *EmailTarget `json:"email,omitempty"`
+	Email *EmailTarget `json:"email,omitempty"`
+	// Teams is where in Microsoft Teams it is asked (nil: not there).
+	Teams       *TeamsTarget `json:"teams,omitempty"`
 	CallbackURL string       `json:"callback_url,omitempty"`
 	Failure     *Failure     `json:"failure"`
 	CreatedAt   time.Time    `json:"created_at"`
