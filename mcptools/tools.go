@@ -368,7 +368,7 @@ func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
 			req.Kind = inquiry.KindChoice
 		}
 	}
-	req.Default = defaultValue(req.Kind, req.Options, in.Default)
+	req.Default = inquiry.NamedDefault(&req.Inquiry, in.Default)
 	req.Approval = inquiry.Approval{Approvals: in.Approvals, Veto: in.Veto, RequestedBy: in.RequestedBy, Reason: in.Reason}
 	req.Remind, req.Extend = in.Remind, in.Extend
 	if t.opts.Policy != "" {
@@ -376,26 +376,6 @@ func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
 	}
 	req.ID = strings.TrimSpace(in.ID) // none: the server derives it from the content
 	return req, nil
-}
-
-// defaultValue reads a default the way a person would name it: for a choice or a confirm, words
-// that ARE an offered answer (its label or value, read with inquiry.Chosen) stand for its value;
-// anything else goes as given, for the server to refuse with its reasons.
-func defaultValue(kind inquiry.Kind, opts []inquiry.Option, d inquiry.Value) inquiry.Value {
-	if d.IsZero() || kind == inquiry.KindText {
-		return d
-	}
-	offered := inquiry.Offered(&inquiry.Inquiry{Kind: kind, Options: opts})
-	items := d.Strings()
-	for i, s := range items {
-		if o, ok := inquiry.Chosen(offered, s); ok {
-			items[i] = o.Value
-		}
-	}
-	if d.IsList() {
-		return inquiry.Many(items...)
-	}
-	return inquiry.One(items[0])
 }
 
 // failure is the result of an error: declined for a refusal by policy, unavailable (a tool

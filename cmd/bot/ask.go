@@ -294,7 +294,7 @@ func (f *askFlags) request() (client.AskRequest, error) {
 	req.Context = strings.TrimSpace(f.context)
 	req.Multiple = f.multiple
 	req.AllowText = f.allowText
-	req.Default = f.defaultValue(req.Kind, req.Options)
+	req.Default = f.defaultValue(&req.Inquiry)
 	req.ExpiresIn = strings.TrimSpace(f.expiresIn)
 	if _, err := inquiry.ExpiryFrom(nil, req.ExpiresIn, time.Now()); err != nil {
 		return req, exitf(exitUsage, "--expires-in %q is not a positive duration: write it like 2h, 90m or 1h30m", f.expiresIn)
@@ -367,32 +367,23 @@ func parseOption(s string) inquiry.Option {
 	return inquiry.Option{Value: s, Label: s}
 }
 
-// defaultValue reads --default: an option may be named by its label or value (read with
-// inquiry.Chosen); what matches nothing is sent as typed for the server to refuse with reasons.
-func (f *askFlags) defaultValue(kind inquiry.Kind, opts []inquiry.Option) inquiry.Value {
+// defaultValue reads --default as the asker typed it: words, or for a multiple choice answers
+// separated by commas; inquiry.NamedDefault then reads an option named by its label or value.
+func (f *askFlags) defaultValue(in *inquiry.Inquiry) inquiry.Value {
 	d := strings.TrimSpace(f.def)
-	if d == "" {
-		return inquiry.Value{}
-	}
-	pick := func(s string) string {
-		if o, ok := inquiry.Chosen(inquiry.Offered(&inquiry.Inquiry{Kind: kind, Options: opts}), s); ok {
-			return o.Value
-		}
-		return strings.TrimSpace(s)
-	}
 	switch {
-	case kind == inquiry.KindText:
-		return inquiry.One(d)
-	case kind == inquiry.KindChoice && f.multiple:
+	case d == "":
+		return inquiry.Value{}
+	case in.Kind == inquiry.KindChoice && in.Multiple:
 		var vs []string
 		for _, p := range strings.Split(d, ",") {
-			if strings.TrimSpace(p) != "" {
-				vs = append(vs, pick(p))
+			if p = strings.TrimSpace(p); p != "" {
+				vs = append(vs, p)
 			}
 		}
-		return inquiry.Many(vs...)
+		return inquiry.NamedDefault(in, inquiry.Many(vs...))
 	}
-	return inquiry.One(pick(d))
+	return inquiry.NamedDefault(in, inquiry.One(d))
 }
 
 // askOutcome prints what a finished (or timed-out) ask came to and picks the exit status; rerun
