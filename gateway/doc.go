@@ -12,7 +12,7 @@
 //
 //	srv := gateway.New(gateway.Config{Service: svc, CallbackSecret: secret, CallbackHosts: hosts,
 //		Mount: slackApp.Mount, Metrics: promhttp.Handler()})
-//	d := &inquiry.Dispatcher{Store: st, Handlers: gateway.Merge(svc.TransportHandlers(), srv.DeliveryHandlers())}
+//	d := &dispatch.Dispatcher{Store: st, Handlers: gateway.Merge(svc.TransportHandlers(), srv.DeliveryHandlers())}
 //	svc.Kick = d.Kick
 //	go d.Run(ctx)
 //	http.ListenAndServe(addr, srv.Handler())

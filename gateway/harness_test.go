@@ -23,6 +23,7 @@ import (
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/dispatch"
 	"github.com/inquiry-bot/bot/storage"
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
@@ -36,7 +37,7 @@ type bundle struct {
 	store  *storage.Store
 	svc    *inquiry.Service
 	srv    *gateway.Server
-	disp   *inquiry.Dispatcher
+	disp   *dispatch.Dispatcher
 	secret []byte
 	http   *http.Client // checks every answer against openapi.yaml
 
@@ -179,7 +180,7 @@ func setup(t testing.TB, opts ...option) *bundle {
 	b.http = &http.Client{Transport: &conformance{t: t, next: http.DefaultTransport}, Timeout: 90 * time.Second}
 
 	if !o.noDispatcher {
-		b.disp = &inquiry.Dispatcher{
+		b.disp = &dispatch.Dispatcher{
 			Store:    served,
 			Handlers: gateway.Merge(svc.TransportHandlers(), b.srv.DeliveryHandlers()),
 			Now:      func() time.Time { return time.Now().Add(time.Duration(b.offset.Load())) },

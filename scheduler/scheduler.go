@@ -20,6 +20,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/dispatch"
 )
 
 // Stats is what one sweep did.
@@ -36,7 +37,7 @@ type Stats struct {
 // Scheduler owns the jobs.
 type Scheduler struct {
 	Service    *inquiry.Service
-	Dispatcher *inquiry.Dispatcher // nil: no delivery sweep
+	Dispatcher *dispatch.Dispatcher // nil: no delivery sweep
 	// Schedule is the cron spec of the sweep (seconds allowed, descriptors like "@every 15s").
 	Schedule   string
 	StaleAfter time.Duration

@@ -21,6 +21,7 @@ import (
 	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/dispatch"
 	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/scheduler"
 	"github.com/inquiry-bot/bot/storage"
@@ -33,7 +34,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 type replica struct {
 	store *storage.Store
 	svc   *inquiry.Service
-	disp  *inquiry.Dispatcher
+	disp  *dispatch.Dispatcher
 	sched *scheduler.Scheduler
 }
 
@@ -50,7 +51,7 @@ func newReplica(t *testing.T, dbURL string, c *testkit.Clock) *replica {
 	})
 	handlers := svc.TransportHandlers()
 	maps.Copy(handlers, gw.DeliveryHandlers())
-	d := &inquiry.Dispatcher{Store: st, Handlers: handlers, Now: c.Now, Log: quiet}
+	d := &dispatch.Dispatcher{Store: st, Handlers: handlers, Now: c.Now, Log: quiet}
 	return &replica{store: st, svc: svc, disp: d, sched: &scheduler.Scheduler{
 		Service: svc, Dispatcher: d, Schedule: "@every 1s", StaleAfter: 10 * time.Minute, Log: quiet,
 	}}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/dispatch"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 	"github.com/inquiry-bot/bot/storage"
@@ -67,7 +68,7 @@ func setupOn(t testing.TB, databaseURL string, tweak ...func(*Config)) *bundle {
 	require.NoError(t, err)
 	reg.Register(inquiry.TransportSlack, app)
 
-	d := &inquiry.Dispatcher{Store: st, Handlers: svc.TransportHandlers(), Poll: 20 * time.Millisecond, Log: quiet}
+	d := &dispatch.Dispatcher{Store: st, Handlers: svc.TransportHandlers(), Poll: 20 * time.Millisecond, Log: quiet}
 	svc.Kick = d.Kick
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()

@@ -13,6 +13,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/dispatch"
 	"github.com/inquiry-bot/bot/scheduler"
 	"github.com/inquiry-bot/bot/storage"
 )
@@ -68,7 +69,7 @@ func measureSweeps(ctx context.Context, dbURL string, small, big, expireN, reps 
 	svc := inquiry.NewService(st, inquiry.NewRegistry())
 	svc.Log = quiet
 	sch := &scheduler.Scheduler{
-		Service: svc, Dispatcher: &inquiry.Dispatcher{Store: st, Handlers: svc.TransportHandlers(), Log: quiet},
+		Service: svc, Dispatcher: &dispatch.Dispatcher{Store: st, Handlers: svc.TransportHandlers(), Log: quiet},
 		StaleAfter: 10 * time.Minute, Retention: 2160 * time.Hour, Log: quiet,
 	}
 	future := time.Now().Add(30 * 24 * time.Hour)

@@ -18,6 +18,7 @@ import (
 	"github.com/inquiry-bot/bot/email"
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/dispatch"
 	"github.com/inquiry-bot/bot/mcptools"
 	"github.com/inquiry-bot/bot/metrics"
 	"github.com/inquiry-bot/bot/scheduler"
@@ -43,7 +44,7 @@ type Main struct {
 
 	Store      *storage.Store
 	Service    *inquiry.Service
-	Dispatcher *inquiry.Dispatcher
+	Dispatcher *dispatch.Dispatcher
 	Scheduler  *scheduler.Scheduler
 	Gateway    *gateway.Server
 	Metrics    *metrics.Metrics
@@ -166,7 +167,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 
 	handlers := svc.TransportHandlers()
 	maps.Copy(handlers, gw.DeliveryHandlers())
-	m.Dispatcher = &inquiry.Dispatcher{Store: st, Handlers: handlers, Log: m.Log, Observe: m.Metrics.Delivery,
+	m.Dispatcher = &dispatch.Dispatcher{Store: st, Handlers: handlers, Log: m.Log, Observe: m.Metrics.Delivery,
 		Lease: m.DeliveryLease}
 	svc.Kick = m.Dispatcher.Kick
 
@@ -320,7 +321,7 @@ func runServe(ctx context.Context, e *env) error {
 // work the dead process had claimed waits that long before this process, restarted, or another
 // replica carries it out. Unset means the dispatcher's default, one minute. It should be at
 // least twice the slowest attempt (a Slack post is bounded by about 20 s, a callback by 10 s; see
-// inquiry.Dispatcher), or a slow attempt may be made twice; the fault tests shorten it so that a
+// dispatch.Dispatcher), or a slow attempt may be made twice; the fault tests shorten it so that a
 // restart after SIGKILL is seen in seconds.
 func deliveryLease(getenv func(string) string) (time.Duration, error) {
 	v := strings.TrimSpace(getenv("BOT_DELIVERY_LEASE"))

@@ -1,4 +1,4 @@
-package inquiry
+package dispatch
 
 import (
 	"cmp"
@@ -10,25 +10,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// DeliveryHandler carries out one delivery. It returns nil when done; an error for which Fatal
-// is true to give up at once; a *RetryAfterError to come back after a given time (a 429); any
-// other error to retry with backoff.
-type DeliveryHandler func(ctx context.Context, d Delivery) error
-
-// RetryAfterError asks the dispatcher to retry no sooner than After (Slack's Retry-After). The
-// delivery's lane is held until then, so a channel's messages keep their order.
-type RetryAfterError struct {
-	After time.Duration
-	Err   error
+// Store is what the dispatcher needs of the store: claim due deliveries under a lease, and
+// record each outcome.
+type Store interface {
+	ClaimDeliveriesEach(ctx context.Context, now time.Time, lease time.Duration, claims []inquiry.DeliveryClaim) ([][]inquiry.Delivery, error)
+	CompleteDelivery(ctx context.Context, id int64, now time.Time) error
+	RetryDelivery(ctx context.Context, id int64, next time.Time, lastErr string, now time.Time) error
+	FailDelivery(ctx context.Context, id int64, lastErr string, now time.Time) error
+	NoteFailure(ctx context.Context, key string, f inquiry.Failure) error
 }
-
-func (e *RetryAfterError) Error() string {
-	return fmt.Sprintf("retry after %s: %v", e.After, e.Err)
-}
-
-func (e *RetryAfterError) Unwrap() error { return e.Err }
 
 // Dispatcher carries out durable deliveries: it claims due ones with a lease, runs each lane's
 // deliveries one after another in the order they were stored, and records the outcome. A
@@ -42,7 +36,7 @@ func (e *RetryAfterError) Unwrap() error { return e.Err }
 // of slow receivers fills only the callbacks' share.
 type Dispatcher struct {
 	Store    Store
-	Handlers map[DeliveryKind]DeliveryHandler
+	Handlers map[inquiry.DeliveryKind]inquiry.DeliveryHandler
 	Now      func() time.Time
 	// Lease is how long a claim holds before another dispatcher may take the delivery again.
 	Lease time.Duration
@@ -57,7 +51,7 @@ type Dispatcher struct {
 	// Poll is how often an idle dispatcher looks for due work nobody kicked it for.
 	Poll time.Duration
 	// Observe, when set, hears each outcome: "done", "retry", "rate_limited", "failed".
-	Observe func(d Delivery, outcome string, err error)
+	Observe func(d inquiry.Delivery, outcome string, err error)
 	Log     *slog.Logger
 
 	once    sync.Once
@@ -85,11 +79,11 @@ const (
 	classes
 )
 
-// classKinds are the kinds each class claims. A new DeliveryKind must be added to one of them, or
-// it is never claimed.
-var classKinds = [classes][]DeliveryKind{
-	transportWork: {DeliverPost, DeliverUpdate, DeliverTally, DeliverNotice, DeliverRemind, DeliverEscalate, DeliverRefresh},
-	callbackWork:  {DeliverCallback, DeliverResume},
+// classKinds are the kinds each class claims. A new inquiry.DeliveryKind must be added to one of
+// them, or it is never claimed.
+var classKinds = [classes][]inquiry.DeliveryKind{
+	transportWork: {inquiry.DeliverPost, inquiry.DeliverUpdate, inquiry.DeliverTally, inquiry.DeliverNotice, inquiry.DeliverRemind, inquiry.DeliverEscalate, inquiry.DeliverRefresh},
+	callbackWork:  {inquiry.DeliverCallback, inquiry.DeliverResume},
 }
 
 // lane is one lane running in this process: the delivery in flight and those claimed behind it.
@@ -106,13 +100,13 @@ type lane struct {
 
 // leased is a claimed delivery and when the claim that holds it runs out.
 type leased struct {
-	d     Delivery
+	d     inquiry.Delivery
 	until time.Time
 }
 
 // laneKey names a lane; unordered work is a lane of its own, so that one slow callback never
 // holds another.
-func laneKey(d Delivery) string {
+func laneKey(d inquiry.Delivery) string {
 	if d.Lane == "" {
 		return fmt.Sprintf("\x00%d", d.ID)
 	}
@@ -178,7 +172,7 @@ func (p *Dispatcher) now() time.Time {
 // The kinds spare the claim of a class that has nothing new (each is four round trips on
 // PostgreSQL): a question posted to Slack has no callback to claim, and a lane that ends claims
 // only its own class. The poll claims every class still.
-func (p *Dispatcher) Kick(kinds ...DeliveryKind) {
+func (p *Dispatcher) Kick(kinds ...inquiry.DeliveryKind) {
 	p.init()
 	which := allClasses
 	if len(kinds) > 0 {
@@ -234,7 +228,7 @@ func (p *Dispatcher) wakeUp() {
 }
 
 // classOf is the class of work that claims kind.
-func classOf(kind DeliveryKind) (class, bool) {
+func classOf(kind inquiry.DeliveryKind) (class, bool) {
 	for c := range classes {
 		if slices.Contains(classKinds[c], kind) {
 			return c, true
@@ -354,7 +348,7 @@ func (p *Dispatcher) claim(ctx context.Context, which [classes]bool) (n int, lan
 		// claim those lanes asked for is still to come.
 		ended := p.laneEnd[c].Swap(false)
 		claimed := p.now()
-		got, cerr := p.Store.ClaimDeliveriesEach(ctx, claimed, p.Lease, []DeliveryClaim{{Limit: room, Kinds: classKinds[c]}})
+		got, cerr := p.Store.ClaimDeliveriesEach(ctx, claimed, p.Lease, []inquiry.DeliveryClaim{{Limit: room, Kinds: classKinds[c]}})
 		if ended && (cerr != nil || len(got[0]) == room) {
 			p.laneEnded(c)
 		}
@@ -376,7 +370,7 @@ func (p *Dispatcher) claim(ctx context.Context, which [classes]bool) (n int, lan
 // The store's lease keeps a lane's later deliveries from being claimed while one of it is held,
 // so a lane already running is handed work only in two narrow cases: just as it finishes its
 // last delivery, and when an attempt outlasts its lease.
-func (p *Dispatcher) start(ctx context.Context, c class, ds []Delivery, until time.Time) []*lane {
+func (p *Dispatcher) start(ctx context.Context, c class, ds []inquiry.Delivery, until time.Time) []*lane {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var to []*lane
@@ -489,7 +483,7 @@ func (p *Dispatcher) runLane(ctx context.Context, l *lane) {
 // What is queued is under a lease at least as long as d's (claimed with it or after it, or
 // renewed with it), which has over a quarter of the lease to run: no claim can take it meanwhile,
 // so the new ends recorded here are the ones the store holds.
-func (p *Dispatcher) renew(ctx context.Context, l *lane, d Delivery, now time.Time) bool {
+func (p *Dispatcher) renew(ctx context.Context, l *lane, d inquiry.Delivery, now time.Time) bool {
 	p.mu.Lock()
 	rest := slices.Clone(l.queue)
 	p.mu.Unlock()
@@ -513,38 +507,22 @@ func (p *Dispatcher) renew(ctx context.Context, l *lane, d Delivery, now time.Ti
 	return true
 }
 
-type attemptKey struct{}
-
-// WithAttempt returns ctx carrying which attempt of its delivery the work in it is (1 for the
-// first): a transport that judges a refusal by how often it was met reads it (AttemptOf).
-func WithAttempt(ctx context.Context, n int) context.Context {
-	return context.WithValue(ctx, attemptKey{}, n)
-}
-
-// AttemptOf is the attempt WithAttempt put in ctx, 1 when none did.
-func AttemptOf(ctx context.Context) int {
-	if n, ok := ctx.Value(attemptKey{}).(int); ok && n > 0 {
-		return n
-	}
-	return 1
-}
-
 // deliver carries out one delivery and records the outcome; held reports whether the lane must
 // wait until next.
-func (p *Dispatcher) deliver(ctx context.Context, d Delivery) (next time.Time, held bool) {
+func (p *Dispatcher) deliver(ctx context.Context, d inquiry.Delivery) (next time.Time, held bool) {
 	h := p.Handlers[d.Kind]
 	var err error
 	if h == nil {
-		err = Unavailable("no handler for %s deliveries on this server", d.Kind)
+		err = inquiry.Unavailable("no handler for %s deliveries on this server", d.Kind)
 	} else if ctx.Err() != nil {
 		err = ctx.Err()
 	} else {
-		err = h(WithAttempt(ctx, d.Attempts), d)
+		err = h(inquiry.WithAttempt(ctx, d.Attempts), d)
 	}
 	// Record outcomes even while shutting down: the work was done (or not) either way.
 	rctx := context.WithoutCancel(ctx)
 	now := p.now()
-	var ra *RetryAfterError
+	var ra *inquiry.RetryAfterError
 	switch {
 	case err == nil:
 		p.observe(d, "done", nil)
@@ -553,15 +531,15 @@ func (p *Dispatcher) deliver(ctx context.Context, d Delivery) (next time.Time, h
 			p.Log.Warn("complete delivery", "id", d.ID, "err", e)
 		}
 		return time.Time{}, false
-	case Fatal(err) || d.Attempts >= p.MaxAttempts:
+	case inquiry.Fatal(err) || d.Attempts >= p.MaxAttempts:
 		p.observe(d, "failed", err)
 		p.Log.Warn("delivery given up", "id", d.ID, "kind", d.Kind, "key", d.InquiryKey, "attempts", d.Attempts, "err", err)
 		if e := p.Store.FailDelivery(rctx, d.ID, err.Error(), now); e != nil {
 			p.Log.Warn("fail delivery", "id", d.ID, "err", e)
 		}
-		if d.Kind == DeliverCallback || d.Kind == DeliverResume {
+		if d.Kind == inquiry.DeliverCallback || d.Kind == inquiry.DeliverResume {
 			// The asker reads the inquiry, not the deliveries: say there why nobody was told.
-			f := Failure{Code: CodeCallbackFailed, Message: fmt.Sprintf("the %s was given up after %d attempt(s): %s", d.Kind, d.Attempts, err.Error())}
+			f := inquiry.Failure{Code: inquiry.CodeCallbackFailed, Message: fmt.Sprintf("the %s was given up after %d attempt(s): %s", d.Kind, d.Attempts, err.Error())}
 			if e := p.Store.NoteFailure(rctx, d.InquiryKey, f); e != nil {
 				p.Log.Warn("note the failure of a delivery", "id", d.ID, "err", e)
 			}
@@ -572,7 +550,7 @@ func (p *Dispatcher) deliver(ctx context.Context, d Delivery) (next time.Time, h
 		next = now.Add(ra.After)
 	default:
 		p.observe(d, "retry", err)
-		next = now.Add(Backoff(d.Attempts))
+		next = now.Add(inquiry.Backoff(d.Attempts))
 	}
 	p.Log.Info("delivery retry", "id", d.ID, "kind", d.Kind, "key", d.InquiryKey, "attempts", d.Attempts, "next", next, "err", err)
 	if e := p.Store.RetryDelivery(rctx, d.ID, next, err.Error(), now); e != nil {
@@ -581,136 +559,8 @@ func (p *Dispatcher) deliver(ctx context.Context, d Delivery) (next time.Time, h
 	return next, true
 }
 
-func (p *Dispatcher) observe(d Delivery, outcome string, err error) {
+func (p *Dispatcher) observe(d inquiry.Delivery, outcome string, err error) {
 	if p.Observe != nil {
 		p.Observe(d, outcome, err)
 	}
-}
-
-// Backoff is the wait before attempt n+1: exponential from one second, capped at five minutes.
-func Backoff(attempts int) time.Duration {
-	if attempts < 1 {
-		attempts = 1
-	}
-	if attempts > 9 {
-		return 5 * time.Minute
-	}
-	d := time.Second << (attempts - 1)
-	if d > 5*time.Minute {
-		d = 5 * time.Minute
-	}
-	return d
-}
-
-// PostFinder is a transport that can find a question it has shown. A post whose outcome never
-// came back — the process died, or the connection broke or timed out, after the transport took
-// it — may have been shown all the same, and a transport like Slack offers no idempotency key: a
-// retried post looks for the question first, so that nobody sees it twice.
-type PostFinder interface {
-	// FindPost returns where rec was shown, or found false when it was not. An error means it
-	// cannot tell right now (the post is retried later); an error for which Fatal is true means
-	// it can never tell (the lookup is not allowed), and the question is posted.
-	FindPost(ctx context.Context, rec *Record) (where Posted, found bool, err error)
-}
-
-// TransportHandlers returns the handlers of the deliveries that go through transports: post,
-// update and notice. A transport that cannot serve a post fails the inquiry (fatal), so whoever
-// waits hears at once that nobody can be asked.
-func (s *Service) TransportHandlers() map[DeliveryKind]DeliveryHandler {
-	return map[DeliveryKind]DeliveryHandler{
-		DeliverPost:     s.deliverPost,
-		DeliverUpdate:   s.deliverUpdate,
-		DeliverTally:    s.deliverUpdate,
-		DeliverNotice:   s.deliverNotice,
-		DeliverRemind:   s.deliverRemind,
-		DeliverEscalate: s.deliverEscalate,
-		DeliverRefresh:  s.deliverUpdate,
-	}
-}
-
-func (s *Service) deliverPost(ctx context.Context, d Delivery) error {
-	rec, err := s.Store.Inquiry(ctx, d.InquiryKey)
-	if err != nil {
-		return skipGone(err)
-	}
-	if rec.Status != StatusPending || rec.Slack.TS != "" {
-		return nil // resolved before it was shown, or shown already
-	}
-	t, err := s.Transports.Lookup(d.Target)
-	if err == nil && d.Attempts > 1 {
-		// An earlier attempt may have been shown though its outcome never came back: the
-		// process died, or the connection broke, after the transport took the post.
-		if f, ok := t.(PostFinder); ok {
-			where, found, ferr := f.FindPost(ctx, rec)
-			if found {
-				s.logger().InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "id", where.ID, "attempts", d.Attempts)
-				return s.Store.SetPosted(ctx, rec.Key, where.ref())
-			}
-			if ferr := s.notFound(ctx, "a question", rec.Key, ferr); ferr != nil {
-				return ferr
-			}
-		}
-	}
-	if err == nil {
-		var where Posted
-		where, err = t.Post(ctx, rec)
-		if err == nil {
-			return s.Store.SetPosted(ctx, rec.Key, where.ref())
-		}
-	}
-	if Fatal(err) {
-		if _, ferr := s.Fail(ctx, rec.Key, err); ferr != nil && ErrorCode(ferr) != CodeAlreadyResolved {
-			return ferr
-		}
-	}
-	return err
-}
-
-// notFound is what a finder's miss of an earlier attempt's post of what (a question, a reminder,
-// an escalation) means for the retry: nil, post it, also when the finder cannot look at all
-// (fatal: warned of); or an error that may pass, to look again later rather than show it twice.
-func (s *Service) notFound(ctx context.Context, what, key string, err error) error {
-	if Fatal(err) {
-		s.logger().WarnContext(ctx, "cannot look for an earlier post of "+what+"; posting it", "key", key, "err", err)
-		return nil
-	}
-	return err
-}
-
-func (s *Service) deliverUpdate(ctx context.Context, d Delivery) error {
-	rec, err := s.Store.Inquiry(ctx, d.InquiryKey)
-	if err != nil {
-		return skipGone(err)
-	}
-	if rec.Slack.TS == "" {
-		return nil // never shown: nothing to update
-	}
-	if (d.Kind == DeliverTally || d.Kind == DeliverRefresh) && rec.Status != StatusPending {
-		return nil // resolved since the vote: the resolution's update shows it, once
-	}
-	t, err := s.Transports.Lookup(d.Target)
-	if err != nil {
-		return err
-	}
-	return t.Update(ctx, rec)
-}
-
-func (s *Service) deliverNotice(ctx context.Context, d Delivery) error {
-	rec, err := s.Store.Inquiry(ctx, d.InquiryKey)
-	if err != nil {
-		return skipGone(err)
-	}
-	t, err := s.Transports.Lookup(d.Target)
-	if err != nil {
-		return err
-	}
-	return t.Notice(ctx, rec)
-}
-
-// skipGone treats a deleted inquiry as nothing left to do.
-func skipGone(err error) error {
-	if ErrorCode(err) == CodeNotFound {
-		return nil
-	}
-	return err
 }
