@@ -82,7 +82,7 @@ func TestApprovalsQuorumUnderConcurrentVotes(t *testing.T) {
 
 		cb := rcv.next(t)
 		require.Contains(t, string(cb.body), `"status":"answered"`)
-		time.Sleep(200 * time.Millisecond) // room for a second callback, were there one
+		b.requireOneCallback(t, key)
 		require.Equal(t, 1, rcv.count(), "one resolution, one callback")
 	})
 }

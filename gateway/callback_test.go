@@ -71,12 +71,8 @@ func TestCallbackRetries(t *testing.T) {
 
 		// Delivered once: no more attempts come.
 		b.advance(time.Hour)
-		time.Sleep(200 * time.Millisecond)
+		b.requireOneCallback(t, key)
 		require.Equal(t, 2, rcv.count())
-		ds, err := b.store.ListDeliveries(context.Background(), key)
-		require.NoError(t, err)
-		require.Len(t, ds, 1)
-		require.Equal(t, inquiry.DeliveryDone, ds[0].Status)
 	})
 }
 
@@ -285,4 +281,25 @@ func TestSignAndVerify(t *testing.T) {
 		err := client.Verify(c.secret, c.sig, c.ts, []byte(c.body), c.now, 5*time.Minute)
 		require.True(t, errors.Is(err, c.err), "%s: %v", name, err)
 	}
+}
+
+// requireOneCallback requires that key has one delivery, its callback, and that it is done, and
+// that no delivery is due by the dispatcher's clock: no further attempt can come, which the
+// caller's count of what its receiver got may then check without waiting. A duplicate would be
+// a second delivery, or the one left pending.
+func (b *bundle) requireOneCallback(t *testing.T, key string) {
+	t.Helper()
+	ctx := context.Background()
+	require.Eventually(t, func() bool {
+		ds, err := b.store.ListDeliveries(ctx, key)
+		return err == nil && len(ds) == 1 && ds[0].Status != inquiry.DeliveryPending
+	}, 20*time.Second, 10*time.Millisecond, "the callback's delivery is carried out")
+	ds, err := b.store.ListDeliveries(ctx, key)
+	require.NoError(t, err)
+	require.Len(t, ds, 1)
+	require.Equal(t, inquiry.DeliverCallback, ds[0].Kind)
+	require.Equal(t, inquiry.DeliveryDone, ds[0].Status)
+	n, err := b.disp.Drain(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n, "no delivery is due")
 }

@@ -303,7 +303,6 @@ func TestLongPoll(t *testing.T) {
 		}()
 		// The poll is parked on the hub, not spinning.
 		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 5*time.Second, 5*time.Millisecond)
-		time.Sleep(50 * time.Millisecond)
 
 		// The answer wakes the inquiry's waiters on the hub before it is acknowledged: a waiter
 		// of the test's own has its wake-up by the time the POST returns.
@@ -587,7 +586,7 @@ func TestNoPersonAnswersAfterTheExpiry(t *testing.T) {
 		require.Contains(t, string(cb.body), `"status":"expired"`)
 		b.do("GET", "/v1/inquiries/"+key, b.askA, nil)
 		b.listAll()
-		time.Sleep(300 * time.Millisecond)
+		b.requireOneCallback(t, key)
 		require.Equal(t, 1, rcv.count(), "the callback of one expiry is delivered once")
 	})
 }

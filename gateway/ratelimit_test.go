@@ -143,18 +143,9 @@ func TestRateLimitWaiters(t *testing.T) {
 		// Once the holders end, the token's places are free again.
 		cancel()
 		holders.Wait()
-		eventually(t, func() bool { return b.do("GET", "/v1/inquiries/"+key+"?wait=0.1", b.askA, nil).status == http.StatusOK })
+		require.Eventually(t, func() bool { return b.do("GET", "/v1/inquiries/"+key+"?wait=0.1", b.askA, nil).status == http.StatusOK },
+			10*time.Second, 20*time.Millisecond, "the token's places are free again")
 	})
-}
-
-// eventually polls cond until it holds, for at most 10 s.
-func eventually(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the condition never held")
-		}
-	}
 }
 
 func TestRateLimitUnauthenticated(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 )
@@ -77,13 +79,7 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		deadline := time.Now().Add(40 * time.Second)
-		for bd.svc.Hub.Waiters() < n && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if w := bd.svc.Hub.Waiters(); w < n {
-			b.Fatalf("only %d of %d waiting", w, n)
-		}
+		require.Eventually(b, func() bool { return bd.svc.Hub.Waiters() >= n }, 40*time.Second, 10*time.Millisecond, "%d long-polls waiting", n)
 		during := memNow()
 		settled := memNow() // a second collection empties sync.Pool's victim cache (see memNow)
 		if path := os.Getenv("BENCH_HEAPPROFILE"); path != "" {
@@ -113,9 +109,7 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 		for _, c := range conns {
 			c.Close()
 		}
-		for bd.svc.Hub.Waiters() > 0 && time.Now().Before(deadline.Add(20*time.Second)) {
-			time.Sleep(50 * time.Millisecond)
-		}
+		require.Eventually(b, func() bool { return bd.svc.Hub.Waiters() == 0 }, 20*time.Second, 10*time.Millisecond, "the closed long-polls gone")
 	}
 }
 

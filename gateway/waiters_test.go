@@ -78,7 +78,7 @@ func settledStack() uint64 {
 			break
 		}
 		last = m.StackInuse
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // between collections, not a wait for an event: the loop ends once they stop helping
 	}
 	return m.StackInuse
 }
