@@ -136,7 +136,7 @@ func TestDeployGitHubAction(t *testing.T) {
 	if !strings.HasPrefix(pp, prefix) {
 		t.Fatalf("action.yml PYTHONPATH is %q, want it relative to ${{ github.action_path }}", pp)
 	}
-	client := filepath.Join(deployDir, "github-action", strings.TrimPrefix(pp, prefix), "inquiry_bot.py")
+	client := filepath.Join(deployDir, "github-action", strings.TrimPrefix(pp, prefix), "inquiry_bot", "__init__.py")
 	if _, err := os.Stat(client); err != nil {
 		t.Errorf("action.yml PYTHONPATH %q does not lead to the Python client: %v", pp, err)
 	}

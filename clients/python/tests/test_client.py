@@ -18,6 +18,7 @@ from botserver import CLIENT_DIR, LOST, REPO, BotServer, FaultProxy, Receiver, a
 
 import inquiry_bot
 from inquiry_bot import CallbackError, InquiryError, sign, verify_callback
+from inquiry_bot._client import _ask_body
 
 bot: BotServer
 receiver: Receiver
@@ -97,11 +98,16 @@ class DerivedIDTest(unittest.TestCase):
                 self.assertTrue(go_id.startswith("cli:" + rec["id"][len("auto:"):] + ":"), (go_id, rec["id"]))
 
     def test_no_id_is_sent(self) -> None:
-        # Nothing hashed on this side: a question without an id goes without one, and an empty
-        # id is no id.
-        self.assertNotIn("id", inquiry_bot._ask_body({"kind": "confirm", "question": "Deploy?", "id": ""}))
-        self.assertNotIn("id", inquiry_bot._ask_body({"kind": "confirm", "question": "Deploy?"}))
+        # Nothing hashed on this side: a question without an id goes without one, and a field
+        # left None is not sent at all.
+        self.assertEqual(
+            _ask_body({"kind": "confirm", "question": "Deploy?", "id": None, "context": None, "veto": False}),
+            {"kind": "confirm", "question": "Deploy?", "veto": False},
+        )
         self.assertFalse(hasattr(inquiry_bot, "derived_id") or hasattr(inquiry_bot, "fingerprint"))
+        # An empty id is no id: the server derives one, as for an absent one.
+        rec = bot.client().ask(id="", kind="confirm", question="Deploy %s?" % unique("svc"), config={"policy": "default"}, timeout=0)
+        self.assertRegex(rec["id"], r"^auto:[0-9a-f]{16}$")
 
     def test_content_changes_the_id(self) -> None:
         c = bot.client()
