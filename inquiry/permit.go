@@ -203,7 +203,7 @@ func RefusalOf(err error) Refusal {
 // people it names or by a token that may answer it and did not ask it.
 func NamesAnswerers(rec *Record) bool {
 	return len(rec.RequestedBy) > 0 || rec.Quorum() > 1 || len(Answerers(rec)) > 0 ||
-		(rec.Email != nil && len(rec.Email.To) > 0)
+		(rec.Email != nil && len(rec.Email.To) > 0) || len(TeamsAnswerers(rec)) > 0
 }
 
 // MayAnswer is the one rule of who may answer rec, for every channel:
@@ -297,6 +297,8 @@ func channelAnswerers(rec *Record, who Identity) Permission {
 	switch who.Channel {
 	case ChannelSlack:
 		ids = Answerers(rec) // widened by the escalation steps taken
+	case ChannelTeams:
+		ids = TeamsAnswerers(rec)
 	default:
 		return refuse(RefusedNobody, "answers from %s are not taken by this server: answer in Slack, through your own link, or with a token of your own", who.Channel)
 	}

@@ -1,0 +1,171 @@
+package teamsapp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/inquiry-bot/bot/adaptivecard"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// defaultRetryAfter is how long a 429 without Retry-After holds the conversation's deliveries.
+const defaultRetryAfter = 2 * time.Second
+
+// Post shows a pending inquiry as a card in the conversation its teams object names and returns
+// the message's activity id.
+func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, error) {
+	t := rec.Teams
+	if t == nil || t.Conversation == "" {
+		return inquiry.Posted{}, inquiry.Unavailable("inquiry %s names no Teams conversation to post to: name it in teams.conversation", rec.Key)
+	}
+	body := map[string]any{
+		"type":        "message",
+		"summary":     inquiry.OneLine(rec.Question, 120),
+		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Question(rec, a.now()))},
+	}
+	id, err := a.send(ctx, http.MethodPost, serviceURL(t), t.Conversation, "", body)
+	if err != nil {
+		return inquiry.Posted{}, err
+	}
+	a.log.InfoContext(ctx, "question posted to teams", "key", rec.Key, "conversation", t.Conversation, "activity", id)
+	return inquiry.Posted{Place: t.Conversation, ID: id}, nil
+}
+
+// Update replaces the posted card with the inquiry as it now stands: for everyone in the
+// conversation, where the invoke's answer replaced it only for the person who clicked.
+func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
+	t := rec.Teams
+	if t == nil || rec.Slack.TS == "" {
+		return nil // never posted: nothing to update
+	}
+	conv := rec.Slack.Channel
+	if conv == "" {
+		conv = t.Conversation
+	}
+	body := map[string]any{
+		"type":        "message",
+		"id":          rec.Slack.TS,
+		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Current(rec, a.now()))},
+	}
+	_, err := a.send(ctx, http.MethodPut, serviceURL(t), conv, rec.Slack.TS, body)
+	return err
+}
+
+// Notice posts, in the conversation, the answer assumed by policy without asking anybody.
+func (a *App) Notice(ctx context.Context, rec *inquiry.Record) error {
+	t := rec.Teams
+	if t == nil || t.Conversation == "" {
+		return nil
+	}
+	body := map[string]any{
+		"type":        "message",
+		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Resolved(rec))},
+	}
+	_, err := a.send(ctx, http.MethodPost, serviceURL(t), t.Conversation, "", body)
+	return err
+}
+
+func serviceURL(t *inquiry.TeamsTarget) string {
+	if t.ServiceURL != "" {
+		return t.ServiceURL
+	}
+	return DefaultServiceURL
+}
+
+// send posts (or, with an activity id, puts) body to the conversation and returns the id of the
+// activity. Its errors are what the dispatcher needs: *inquiry.RetryAfterError for a 429, a
+// fatal inquiry.Unavailable saying what to fix for what no retry mends, anything else retried.
+func (a *App) send(ctx context.Context, method, base, conv, activityID string, body any) (string, error) {
+	u := strings.TrimSuffix(base, "/") + "/v3/conversations/" + url.PathEscape(conv) + "/activities"
+	if activityID != "" {
+		u += "/" + url.PathEscape(activityID)
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return "", err
+	}
+	tok, err := a.tokens.Token()
+	if err != nil {
+		if re, ok := errors.AsType[*oauth2.RetrieveError](err); ok && re.Response != nil && re.Response.StatusCode < 500 {
+			return "", inquiry.Unavailable("the token endpoint refused the bot's credentials (HTTP %d %s): check TEAMS_APP_ID, TEAMS_APP_PASSWORD and, for a single-tenant bot, TEAMS_TENANT_ID", re.Response.StatusCode, re.ErrorCode)
+		}
+		return "", fmt.Errorf("fetch the bot's token: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(b))
+	if err != nil {
+		return "", inquiry.Unavailable("the Teams service URL %q is not a URL: fix teams.service_url", base)
+	}
+	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	tok.SetAuthHeader(req)
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", method, u, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	op := fmt.Sprintf("%s to Teams conversation %s", map[string]string{http.MethodPost: "post", http.MethodPut: "update"}[method], conv)
+	switch s := resp.StatusCode; {
+	case s >= 200 && s < 300:
+		var rr struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(raw, &rr)
+		if rr.ID == "" {
+			rr.ID = activityID
+		}
+		return rr.ID, nil
+	case s == http.StatusTooManyRequests:
+		return "", &inquiry.RetryAfterError{After: retryAfter(resp.Header.Get("Retry-After"), a.now()), Err: fmt.Errorf("%s: Teams is throttling the bot (HTTP 429)", op)}
+	case s >= 500 || s == http.StatusPreconditionFailed:
+		return "", fmt.Errorf("%s: HTTP %d: %s", op, s, errorText(raw))
+	case s == http.StatusUnauthorized:
+		return "", inquiry.Unavailable("%s: Teams refused the bot's token (HTTP 401): check TEAMS_APP_ID, TEAMS_APP_PASSWORD and TEAMS_TENANT_ID", op)
+	case s == http.StatusForbidden || s == http.StatusNotFound:
+		return "", inquiry.Unavailable("%s: Teams refused it (HTTP %d: %s): add the bot to that team or chat (install the app there), or check teams.conversation and teams.service_url", op, s, errorText(raw))
+	case s == http.StatusRequestEntityTooLarge:
+		return "", inquiry.Unavailable("%s: the card is too large for Teams (HTTP 413): shorten the question, its context or its options", op)
+	default:
+		return "", inquiry.Unavailable("%s: Teams refused it (HTTP %d: %s): check teams.conversation and teams.service_url", op, s, errorText(raw))
+	}
+}
+
+// retryAfter reads a Retry-After of seconds or an HTTP date; none is defaultRetryAfter.
+func retryAfter(h string, now time.Time) time.Duration {
+	if n, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return defaultRetryAfter
+}
+
+// errorText is the message of a Connector error body, or the body itself, cut short.
+func errorText(raw []byte) string {
+	var e struct {
+		Error struct {
+			Code, Message string
+		} `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &e) == nil {
+		switch {
+		case e.Error.Message != "":
+			return e.Error.Code + ": " + e.Error.Message
+		case e.Message != "":
+			return inquiry.OneLine(e.Message, 200)
+		}
+	}
+	return inquiry.OneLine(string(raw), 200)
+}
