@@ -1,6 +1,8 @@
 // Package mcptools offers the inquiry bot to any agent harness as MCP tools: ask_human
 // puts one question to a person and waits a bounded time for the answer, get_answer picks the
-// answer up later by the question's key.
+// answer up later by the question's key. permission_prompt is Claude Code's
+// --permission-prompt-tool: a person allows or denies a tool call shown whole (AskPermission,
+// which `bot hook claude-code` asks through too).
 //
 // It owns the tools' schemas and descriptions (what a model reads to decide when a question is
 // genuinely a person's to answer) and the one reading of an outcome into words a model acts on: answered, assumed (nobody answered,

@@ -3,6 +3,7 @@ package mcptools
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -10,7 +11,7 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// HTTPHandler serves ask_human and get_answer over streamable HTTP (the server's /mcp), in
+// HTTPHandler serves the tools over streamable HTTP (the server's /mcp), in
 // process over svc. It is mounted behind the gateway's bearer check (gateway.Config.MCP), which
 // puts the caller in the request's context (inquiry.WithCaller): each tool call asks as that
 // token, in its namespace. A request that reaches it with no caller is refused.
@@ -50,7 +51,13 @@ func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 		}
 		return &auth.TokenInfo{Scopes: scopes, UserID: tok.ID, Extra: map[string]any{tokenExtra: tok}}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamable)
-	return newHostGuard(svc.PublicURL, verified)
+	// permission_prompt waits up to DefaultPermissionTimeout for a person, past the server's
+	// WriteTimeout (ask_human's waits stay under it): the response may be written that late.
+	extended := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(DefaultPermissionTimeout + 2*time.Minute)) // a writer without deadlines has nothing to extend
+		verified.ServeHTTP(w, r)
+	})
+	return newHostGuard(svc.PublicURL, extended)
 }
 
 // tokenExtra is the key of the token in auth.TokenInfo.Extra.

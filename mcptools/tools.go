@@ -73,6 +73,7 @@ func newServer(backend func(*mcp.CallToolRequest) (Backend, error), opts Options
 	})
 	mcp.AddTool(s, askHumanTool(), t.askHuman)
 	mcp.AddTool(s, getAnswerTool(), t.getAnswer)
+	mcp.AddTool(s, permissionTool(), t.permissionPrompt)
 	return s
 }
 

@@ -495,7 +495,7 @@ func TestHTTPEndpointAuthentication(t *testing.T) {
 	// A token that may ask connects and lists the tools.
 	list, err := b.httpSession(b.asker).ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, list.Tools, 2)
+	require.Len(t, list.Tools, 3)
 
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
 	post := func(token string) (*http.Response, map[string]any) {

@@ -1,6 +1,6 @@
 package main
 
-// bot mcp: the MCP tools ask_human and get_answer on stdio, reaching the gateway at BOT_URL
+// bot mcp: the MCP tools ask_human, get_answer and permission_prompt on stdio, reaching the gateway at BOT_URL
 // through the client package with the token of BOT_TOKEN or the token file.
 
 import (
@@ -19,8 +19,8 @@ import (
 
 const mcpHelp = `usage: bot mcp
 
-Serves the MCP tools ask_human and get_answer on stdin and stdout, for an agent harness to start
-as a subprocess. The tools reach the gateway at BOT_URL (default http://127.0.0.1:8080) with the
+Serves the MCP tools ask_human, get_answer and permission_prompt on stdin and stdout, for an
+agent harness to start as a subprocess. The tools reach the gateway at BOT_URL (default http://127.0.0.1:8080) with the
 token of BOT_TOKEN (else the token file bot serve wrote); the token needs the ask scope.
 
 BOT_MCP_POLICY (ask, default or refuse), when set, is sent as the policy of every question.
@@ -32,6 +32,9 @@ In a harness's MCP configuration:
 
   {"mcpServers": {"inquiry": {"command": "bot", "args": ["mcp"],
     "env": {"BOT_URL": "http://127.0.0.1:8080", "BOT_TOKEN": "bot_..."}}}}
+
+permission_prompt is for Claude Code: claude -p --permission-prompt-tool
+mcp__inquiry__permission_prompt puts each tool call it would ask about to a person.
 
 Stdout carries only the protocol; log lines go to stderr.
 `

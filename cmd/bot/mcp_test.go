@@ -46,7 +46,7 @@ func TestMCPOverStdio(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if strings.Join(names, ",") != "ask_human,get_answer" {
+	if strings.Join(names, ",") != "ask_human,get_answer,permission_prompt" {
 		t.Fatalf("tools/list: %v", names)
 	}
 	if got := cs.InitializeResult().ServerInfo; got.Name != "inquiry-bot" || got.Version != version {
