@@ -19,6 +19,8 @@ type AskRequest struct {
 	Slack *SlackTarget `json:"slack,omitempty"`
 	// Email is whom the email transport mails the question to.
 	Email *EmailTarget `json:"email,omitempty"`
+	// Teams is the Microsoft Teams conversation to ask in, and who may answer there.
+	Teams *TeamsTarget `json:"teams,omitempty"`
 	// CallbackURL is POSTed the inquiry, signed, once it is resolved.
 	CallbackURL string `json:"callback_url,omitempty"`
 	// Wait is how long, in seconds (0..MaxWait), the ask may wait for an answer before it returns

@@ -48,7 +48,7 @@ func ValidateTeams(t *TeamsTarget, transport string) error {
 	seen := map[string]bool{}
 	for i, a := range t.Answerers {
 		field := fmt.Sprintf("teams.answerers[%d]", i)
-		c := Canon(a)
+		c := norm(a)
 		if c == "" {
 			return invalid(field, "%s is empty: name each answerer by their Entra object id", field)
 		}

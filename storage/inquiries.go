@@ -57,6 +57,7 @@ type inquiryRow struct {
 	Approval       jsonCol  `db:"approval"`
 	Votes          jsonCol  `db:"votes"`
 	Email          jsonCol  `db:"email"`
+	Teams          jsonCol  `db:"teams"`
 	Deadlines      jsonCol  `db:"deadlines"`
 	Reminders      int      `db:"reminders"`
 	RemindStep     int      `db:"remind_step"`
@@ -96,6 +97,7 @@ func encodeInquiry(rec *inquiry.Record) (*inquiryRow, error) {
 		CreatedAt: at(rec.CreatedAt), ResolvedAt: atPtr(rec.ResolvedAt), AskedBy: rec.AskedBy,
 		Approval: col(rec.Approval, true), Votes: col(votesOrEmpty(rec.Votes), true),
 		Email:     col(rec.Email, rec.Email != nil),
+		Teams:     col(rec.Teams, rec.Teams != nil),
 		Deadlines: col(rec.Deadlines, true), Reminders: rec.Reminders, RemindStep: rec.RemindStep,
 		Escalation: rec.Escalation, ExtendedBy: int64(rec.ExtendedBy), NextDeadlineAt: atPtr(rec.Next),
 		Placements: col(placementsOrEmpty(rec.Placements), true),
@@ -137,7 +139,7 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 	}
 	if err := cmp.Or(fromJSON(r.Options, &rec.Options, "options"), fromJSON(r.Default, &rec.Default, "default"),
 		fromJSON(r.Approval, &rec.Approval, "approval"), fromJSON(r.Deadlines, &rec.Deadlines, "deadlines"),
-		fromJSON(r.Email, &rec.Email, "email")); err != nil {
+		fromJSON(r.Email, &rec.Email, "email"), fromJSON(r.Teams, &rec.Teams, "teams")); err != nil {
 		return nil, err
 	}
 	if err := r.changing(rec); err != nil {

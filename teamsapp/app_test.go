@@ -36,6 +36,7 @@ type bundle struct {
 	fake  *teamsfake.Fake
 	url   string // the messaging endpoint
 	clock *testkit.Clock
+	store *storage.Store
 }
 
 func setup(t *testing.T, databaseURL string) *bundle {
@@ -57,9 +58,10 @@ func setup(t *testing.T, databaseURL string) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reg.Register(inquiry.TransportTeams, app)
 	srv := httptest.NewServer(app)
 	t.Cleanup(srv.Close)
-	return &bundle{t: t, ctx: ctx, svc: svc, app: app, fake: fake, url: srv.URL, clock: clock}
+	return &bundle{t: t, ctx: ctx, svc: svc, app: app, fake: fake, url: srv.URL, clock: clock, store: st}
 }
 
 // askInbox stores a pending inquiry (asked through the inbox: the invoke needs only the store).
