@@ -175,8 +175,20 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 			return nil, false, err
 		}
 	}
-	cfg := s.EffectiveConfig(req.Config, runCfg)
+	own := req.Config
+	if req.Teams != nil && (own == nil || own.Transport == "") {
+		// The teams object names the transport when config.transport does not.
+		c := Config{Transport: TransportTeams}
+		if own != nil {
+			c.Policy = own.Policy
+		}
+		own = &c
+	}
+	cfg := s.EffectiveConfig(own, runCfg)
 	if err := ValidateEmail(req.Email, cfg.Transport); err != nil {
+		return nil, false, err
+	}
+	if err := ValidateTeams(req.Teams, cfg.Transport); err != nil {
 		return nil, false, err
 	}
 
@@ -188,6 +200,7 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		Status:      StatusPending,
 		Slack:       slack,
 		Email:       req.Email,
+		Teams:       req.Teams,
 		CallbackURL: req.CallbackURL,
 		CreatedAt:   now,
 		AskedBy:     req.AskedBy,
