@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The TypeScript client (clients/typescript, npm package @inquiry-bot/client): installed with npm
-# ci (versions pinned by its package-lock.json; npm ci's prepare builds dist/ with tsc), its
-# generated types checked against gateway/openapi.yaml (a stale src/schema.ts fails: run npm run
-# generate), type-checked, and its tests run with Node's test runner against a freshly built
-# bot serve (BOT_BIN).
+# ci (versions pinned by its package-lock.json; npm ci's prepare builds it with tsc twice: ES
+# modules into dist/, CommonJS into dist/cjs/), its generated types checked against
+# gateway/openapi.yaml (a stale src/schema.ts fails: run npm run generate), what npm pack would
+# publish checked, type-checked (an ES module caller and a CommonJS one), and its tests run with
+# Node's test runner against a freshly built bot serve (BOT_BIN): the ES module tests, and
+# CommonJS ones that require() the package by its name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=clients/typescript
@@ -14,9 +16,9 @@ echo "node $(node --version), tsc $(cd "$dir" && npx --no-install tsc --version 
 (cd "$dir" && node scripts/check-generated.mjs)
 (cd "$dir" && node scripts/check-pack.mjs)
 (cd "$dir" && npm run --silent typecheck)
-echo "clients/typescript type-checks (tsc --strict, the package and test/usage.ts)"
+echo "clients/typescript type-checks (tsc --strict, the package, test/usage.ts and the CommonJS test/usage-cjs.cts)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/bot" ./cmd/bot
-(cd "$dir" && BOT_BIN="$work/bot" node --test --test-reporter=spec test/*.test.mjs)
+(cd "$dir" && BOT_BIN="$work/bot" node --test --test-reporter=spec test/*.test.mjs test/*.test.cjs)
