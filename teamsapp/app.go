@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -239,3 +240,9 @@ func sentence(err error) string {
 	}
 	return err.Error()
 }
+
+// Path is the bot's messaging endpoint, which the Azure Bot resource names.
+const Path = "/teams/messages"
+
+// Mount adds the messaging endpoint to r.
+func (a *App) Mount(r gin.IRoutes) { r.POST(Path, gin.WrapH(a)) }

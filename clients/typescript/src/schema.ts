@@ -439,7 +439,7 @@ export interface components {
         /** @description How an inquiry is asked. Unset parts come from the run, then the server's defaults. */
         Config: {
             policy?: components["schemas"]["Policy"];
-            /** @description slack, email, inbox, or another seated transport. */
+            /** @description slack, email, teams, inbox, or another seated transport. */
             transport?: string;
         };
         EffectiveConfig: {
@@ -510,6 +510,15 @@ export interface components {
         EmailTarget: {
             to: string[];
         };
+        /** @description Where in Microsoft Teams the question is asked (TEAMS_APP_ID on the server): a conversation the bot was added to, the serviceUrl Teams reaches it through, and who may answer there. */
+        TeamsTarget: {
+            /** @description The conversation id of a channel (19:…@thread.tacv2), a group chat or a personal chat (a:…). */
+            conversation: string;
+            /** @description The conversation's serviceUrl, as its activities carry it; default https://smba.trafficmanager.net/teams/. */
+            service_url?: string;
+            /** @description Entra (AAD) object ids of who may answer there; none, anybody in the conversation. */
+            answerers?: string[];
+        };
         Failure: {
             code: string;
             message: string;
@@ -566,6 +575,7 @@ export interface components {
             answer: components["schemas"]["Answer"] | components["schemas"]["JSONNull"];
             slack: components["schemas"]["SlackRef"];
             email?: components["schemas"]["EmailTarget"];
+            teams?: components["schemas"]["TeamsTarget"];
             callback_url?: string;
             failure: components["schemas"]["Failure"] | components["schemas"]["JSONNull"];
             /** Format: date-time */
@@ -791,6 +801,8 @@ export interface components {
             } | null;
             /** @description With config.transport email, whom to mail the question to (SMTP_URL, EMAIL_FROM on the server). */
             email?: components["schemas"]["EmailTarget"];
+            /** @description The Microsoft Teams conversation to ask in, as an Adaptive Card; without config.transport it names the teams transport. */
+            teams?: components["schemas"]["TeamsTarget"];
             /** @description http(s) URL POSTed the resolved inquiry, signed. Hosts that resolve to an address that is not global unicast (loopback, private, link-local, documentation, discard, and every other entry of IANA's IPv4 and IPv6 special-purpose address registries) are refused unless listed in BOT_CALLBACK_HOSTS. */
             callback_url?: string;
             /** @description Seconds to wait for an answer before returning the pending inquiry. */
