@@ -23,6 +23,7 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/internal/dispatch"
 	"github.com/inquiry-bot/bot/internal/testkit"
+	"github.com/inquiry-bot/bot/internal/wake"
 	"github.com/inquiry-bot/bot/scheduler"
 	"github.com/inquiry-bot/bot/storage"
 	"github.com/inquiry-bot/bot/storage/storagetest"
@@ -34,6 +35,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 type replica struct {
 	store *storage.Store
 	svc   *inquiry.Service
+	hub   *wake.Hub // the service's
 	disp  *dispatch.Dispatcher
 	sched *scheduler.Scheduler
 }
@@ -45,6 +47,8 @@ func newReplica(t *testing.T, dbURL string, c *testkit.Clock) *replica {
 	t.Cleanup(func() { st.Close() })
 	svc := inquiry.NewService(st, inquiry.NewRegistry())
 	svc.Now, svc.Log = c.Now, quiet
+	hub := wake.NewHub()
+	svc.Hub = hub
 	gw := gateway.New(gateway.Config{
 		Service: svc, Logger: quiet, CallbackHosts: []string{"127.0.0.1"},
 		CallbackSecret: func() []byte { return []byte("secret") },
@@ -52,7 +56,7 @@ func newReplica(t *testing.T, dbURL string, c *testkit.Clock) *replica {
 	handlers := svc.TransportHandlers()
 	maps.Copy(handlers, gw.DeliveryHandlers())
 	d := &dispatch.Dispatcher{Store: st, Handlers: handlers, Now: c.Now, Log: quiet}
-	return &replica{store: st, svc: svc, disp: d, sched: &scheduler.Scheduler{
+	return &replica{store: st, svc: svc, hub: hub, disp: d, sched: &scheduler.Scheduler{
 		Service: svc, Dispatcher: d, Schedule: "@every 1s", StaleAfter: 10 * time.Minute, Log: quiet,
 	}}
 }
@@ -257,17 +261,12 @@ func TestExpiryAnswersAWaitingRun(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "hold", run.Answers["tone"].Value.First())
 		require.Equal(t, inquiry.SourceExpired, run.Answers["tone"].Source)
-		for i := 0; i < 20 && len(resumed) == 0; i++ {
+		testkit.Eventually(t, 20*time.Second, "the run's resume_url called", func() bool {
 			_, err := r.disp.Drain(ctx)
 			require.NoError(t, err)
-			time.Sleep(20 * time.Millisecond)
-		}
-		select {
-		case b := <-resumed:
-			require.Contains(t, string(b), `"source":"expired"`)
-		default:
-			t.Fatal("the run's resume_url was not called")
-		}
+			return len(resumed) > 0
+		})
+		require.Contains(t, string(<-resumed), `"source":"expired"`)
 	})
 }
 
@@ -372,10 +371,27 @@ func TestLongPollWakesAcrossReplicas(t *testing.T) {
 	dbURL := storagetest.PostgresURL(t)
 	c := testkit.NewClock(time.Now().UTC())
 	a, b := newReplica(t, dbURL, c), newReplica(t, dbURL, c)
+	listening := make(chan struct{}, 2)
 	for _, r := range []*replica{a, b} {
-		go func(r *replica) { _ = r.store.Listen(ctx, r.svc.Hub.Wake) }(r)
+		go func(r *replica) {
+			_ = r.store.Listen(ctx, func(key string) {
+				if key == "" { // Listen's "re-check everything": it is subscribed
+					select {
+					case listening <- struct{}{}:
+					default:
+					}
+				}
+				r.svc.Hub.Wake(key)
+			})
+		}(r)
 	}
-	time.Sleep(200 * time.Millisecond) // both listening
+	for range 2 {
+		select {
+		case <-listening:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the replicas did not subscribe to notifications within 20s")
+		}
+	}
 	rec, _, err := a.svc.Ask(ctx, choice("wake", c.Now().Add(time.Hour), "hold"))
 	require.NoError(t, err)
 
@@ -387,7 +403,7 @@ func TestLongPollWakesAcrossReplicas(t *testing.T) {
 		}
 		close(woke)
 	}()
-	time.Sleep(100 * time.Millisecond)
+	testkit.Eventually(t, 20*time.Second, "the waiter on replica A subscribed", func() bool { return a.hub.Waiters() == 1 })
 	_, err = b.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	answered := time.Now()
