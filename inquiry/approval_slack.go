@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 )
 
 // The readings of team approvals that an edge showing them needs (Slack first): the tally as
-// parts it can render in its own medium, whether a no was a veto, the reason carried by a typed
-// reply, and whether the people of the answerers' user groups can give the quorum at all.
+// parts it can render in its own medium, whether a no was a veto, and whether the
+// people of the answerers' user groups can give the quorum at all.
 
 // Share is one answer's part of the votes of an inquiry that needs several people: who gave it,
 // in the order they voted, out of how many it needs.
@@ -79,52 +78,6 @@ func Vetoed(in *Inquiry, a *Answer) bool {
 func ReasonMissing(in *Inquiry, r Reply) bool {
 	a, err := checkReply(in, r)
 	return err == nil && checkReason(in, a) != nil
-}
-
-// ReplyOf reads words typed as an answer (a reply in a question's thread). When in asks for a
-// reason, words that start with an offered answer and go on after a break — "no: the tests
-// fail", "Hold, the freeze is on", "yes\nafter the backup" — choose that answer with the rest as
-// its reason; the longest answer that fits wins, so "Prod EU" is not read as "Prod". Anything
-// else is the reply's text, read by CheckAnswer as before (an exact answer chooses it).
-func ReplyOf(in *Inquiry, typed string) Reply {
-	r := Reply{Text: typed}
-	if in.Reason == ReasonNone || in.Kind == KindText || in.Multiple {
-		return r
-	}
-	if _, exact := Chosen(Offered(in), typed); exact {
-		return r
-	}
-	words := strings.TrimSpace(Canon(typed))
-	best, rest := "", ""
-	for _, o := range Offered(in) {
-		for _, name := range []string{o.Label, o.Value} {
-			name = strings.TrimSpace(Canon(name))
-			if name == "" || len(name) <= len(best) || len(words) <= len(name) || !strings.EqualFold(words[:len(name)], name) {
-				continue
-			}
-			after := words[len(name):]
-			if sep, _ := firstRune(after); !unicode.IsSpace(sep) && !strings.ContainsRune(":,;.-–—", sep) {
-				continue // "Holdings" does not start with "Hold"
-			}
-			why := strings.TrimLeftFunc(after, func(c rune) bool { return unicode.IsSpace(c) || strings.ContainsRune(":,;.-–—", c) })
-			if strings.TrimSpace(why) == "" {
-				continue
-			}
-			best, rest = name, why
-			r = Reply{Value: One(o.Value), Text: rest}
-		}
-	}
-	if best == "" {
-		return Reply{Text: typed}
-	}
-	return r
-}
-
-func firstRune(s string) (rune, int) {
-	for _, c := range s {
-		return c, len(string(c))
-	}
-	return 0, 0
 }
 
 // GroupQuorumFits refuses an inquiry whose quorum more people must give than may answer it, once

@@ -6,34 +6,10 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-func TestReplyOfCarriesTheReason(t *testing.T) {
+func TestReasonMissing(t *testing.T) {
 	t.Parallel()
 	two := 2
 	confirm := &inquiry.Inquiry{Kind: inquiry.KindConfirm, Approval: inquiry.Approval{Approvals: &two, Reason: inquiry.ReasonOnNo}}
-	choice := &inquiry.Inquiry{Kind: inquiry.KindChoice, Options: []inquiry.Option{{Value: "prod", Label: "Prod"}, {Value: "prod-eu", Label: "Prod EU"}},
-		Approval: inquiry.Approval{Reason: inquiry.ReasonAlways}}
-	plain := &inquiry.Inquiry{Kind: inquiry.KindConfirm}
-	for _, tc := range []struct {
-		name  string
-		in    *inquiry.Inquiry
-		typed string
-		want  inquiry.Reply
-	}{
-		{"exact answer", confirm, " No ", inquiry.Reply{Text: " No "}},
-		{"answer and reason", confirm, "no: the tests fail", inquiry.Reply{Value: inquiry.One("no"), Text: "the tests fail"}},
-		{"a line break", confirm, "Yes\nafter the backup", inquiry.Reply{Value: inquiry.One("yes"), Text: "after the backup"}},
-		{"not a word of its own", confirm, "nobody knows", inquiry.Reply{Text: "nobody knows"}},
-		{"longest label wins", choice, "Prod EU — the US is frozen", inquiry.Reply{Value: inquiry.One("prod-eu"), Text: "the US is frozen"}},
-		{"shorter label", choice, "prod, because", inquiry.Reply{Value: inquiry.One("prod"), Text: "because"}},
-		{"no reason asked", plain, "no: the tests fail", inquiry.Reply{Text: "no: the tests fail"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := inquiry.ReplyOf(tc.in, tc.typed)
-			if !got.Value.Equal(tc.want.Value) || got.Text != tc.want.Text {
-				t.Errorf("ReplyOf(%q) = %+v, want %+v", tc.typed, got, tc.want)
-			}
-		})
-	}
 	if !inquiry.ReasonMissing(confirm, inquiry.Reply{Text: "no"}) || inquiry.ReasonMissing(confirm, inquiry.Reply{Text: "yes"}) ||
 		inquiry.ReasonMissing(confirm, inquiry.Reply{Text: "maybe"}) {
 		t.Error("ReasonMissing: only a no without words lacks its reason")

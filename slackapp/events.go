@@ -101,7 +101,7 @@ func (a *App) threadReply(ctx context.Context, m *slackevents.MessageEvent) erro
 		return nil
 	}
 	several := len(pending) > 1
-	reply := inquiry.ReplyOf(&rec.Inquiry, unescape(m.Text)) // "no: the tests fail" carries its reason
+	reply, _ := inquiry.ReplyOf(&rec.Inquiry, unescape(m.Text), false) // "no: the tests fail" carries its reason
 	out, err := a.svc.Answer(inquiry.WithVia(ctx, inquiry.ViaSlack), rec.Key, reply, a.identity(ctx, rec.Key, m.User))
 	switch inquiry.ErrorCode(err) {
 	case "":

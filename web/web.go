@@ -252,20 +252,27 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 		h.refuse(w, r, token, nil, nil, err)
 		return
 	}
-	values := f["value"]
-	reply := inquiry.Reply{Text: f.Get("text")}
+	values, typed := f["value"], f.Get("text")
+	reply := inquiry.Reply{Text: typed}
 	switch {
 	case len(values) > 1:
 		reply.Value = inquiry.Many(values...)
 	case len(values) == 1:
 		reply.Value = inquiry.One(values[0])
+	default:
+		// Words alone (the own-words box) are read as a thread reply's are: "Web, CLI" ticks
+		// both, "Hold: the freeze is on" chooses Hold with its reason. The confirmation shows
+		// the reading and carries the words as typed, to be read the same way on send.
+		if rec, _, err := h.svc.OpenLink(ctx, token); err == nil {
+			reply, _ = inquiry.ReplyOf(&rec.Inquiry, typed, false)
+		}
 	}
 	// failed shows a refused step: the question again, with the sentence, when the answer is what
 	// the person can mend; else the page that says why.
 	failed := func(rec *inquiry.Record, err error) {
 		if inquiry.ErrorCode(err) == inquiry.CodeInvalidAnswer && rec != nil {
 			_, l, _ := h.svc.OpenLink(ctx, token)
-			h.question(w, token, rec, l, inquiry.ErrorMessage(err), reply.Text, http.StatusUnprocessableEntity)
+			h.question(w, token, rec, l, inquiry.ErrorMessage(err), typed, http.StatusUnprocessableEntity)
 			return
 		}
 		h.refuse(w, r, token, rec, nil, err)
@@ -277,7 +284,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 			failed(rec, err)
 			return
 		}
-		h.confirm(w, token, rec, values, reply.Text, a)
+		h.confirm(w, token, rec, values, typed, a)
 	case "send":
 		rec, err := h.svc.AnswerByLink(ctx, token, reply)
 		if err != nil {

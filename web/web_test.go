@@ -819,6 +819,31 @@ func TestOtherAnswers(t *testing.T) {
 			require.True(t, got.Value.IsZero())
 		})
 
+		// Words typed in the own-words box are read as a thread reply's or bot answer's are
+		// (inquiry.ReplyOf): answers separated by commas, an answer and its reason after a break.
+		t.Run("typed answers", func(t *testing.T) {
+			for _, tc := range []struct {
+				ask   map[string]any
+				typed string
+				value []string
+				text  string
+			}{
+				{map[string]any{"kind": "choice", "multiple": true, "allow_text": true, "question": "Which parts change?", "options": opts}, "API, cli", []string{"api", "cli"}, ""},
+				{map[string]any{"kind": "choice", "allow_text": true, "reason": "always", "question": "Which part first?", "options": opts}, "Web: the page is slow", []string{"web"}, "the page is slow"},
+			} {
+				q := b.askWith(tc.ask)
+				p := b.open(q.Links.Answer)
+				c := b.post(q.Links.Answer, with(formOf(t, p), "step", "confirm", "text", tc.typed))
+				require.Equal(t, http.StatusOK, c.status, c.body)
+				require.Contains(t, c.body, `<input type="hidden" name="text" value="`+tc.typed+`">`, "the words go on as typed, to be read again")
+				s := b.post(q.Links.Answer, with(formOf(t, c), "step", "send", "text", tc.typed))
+				require.Equal(t, http.StatusOK, s.status, s.body)
+				got := b.get(q.Key).Answer
+				require.Equal(t, tc.value, got.Value.Strings(), tc.typed)
+				require.Equal(t, tc.text, got.Text, tc.typed)
+			}
+		})
+
 		t.Run("reason", func(t *testing.T) {
 			q := b.askWith(map[string]any{"kind": "confirm", "question": "Release today?", "reason": "on_no"})
 			p := b.open(q.Links.Answer)

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +27,8 @@ words that start with a dash.
 
 --reason says why: a question that asks for a reason (bot questions marks it: "a no needs a
 reason") refuses an answer without one. For one that needs several people, your answer is your
-vote: bot answer 2 no --reason "not on a Friday".
+vote: bot answer 2 no --reason "not on a Friday". The reason may also follow the answer after a
+colon, as in a Slack thread: bot answer 2 "no: not on a Friday".
 
 An answer is the person's: in an agent harness's tool shell (CLAUDECODE=1, AI_AGENT, the Codex,
 Gemini CLI and Cursor agent markers, or BOT_AGENT_SHELL=1, which bot mcp sets) bot answer
@@ -179,55 +179,21 @@ func findQuestion(ctx context.Context, e *env, ref string) (*client.Client, *inq
 	return c, pending[n-1], nil
 }
 
-// readReply reads typed words as the answer to in: a number picks that offered answer, words
-// that are an offered answer (inquiry.Chosen) pick it, other words are own words where the
-// question allows them and refused where it does not. note says when words were taken as own
-// words.
+// readReply reads typed words as the answer to in with inquiry.ReplyOf, a number naming the
+// offered answer bot questions lists under it. Words that choose none are own words where the
+// question allows them (note says so) and refused where it does not, before anything is sent.
 func readReply(in *inquiry.Inquiry, words string, decline bool) (client.Reply, string, error) {
 	if decline {
 		return client.Reply{Declined: true, Text: words}, "", nil
 	}
-	if in.Kind == inquiry.KindText {
-		return client.Reply{Text: words}, "", nil
+	r, miss := inquiry.ReplyOf(in, words, true)
+	reply := client.Reply{Value: r.Value, Text: r.Text}
+	if miss == "" {
+		return reply, "", nil
 	}
 	offered := inquiry.Offered(in)
-	pick := func(s string) (inquiry.Option, bool) {
-		s = strings.TrimSpace(s)
-		if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(offered) {
-			return offered[n-1], true
-		}
-		return inquiry.Chosen(offered, s)
-	}
-	parts := []string{words}
-	if in.Multiple {
-		parts = strings.Split(words, ",")
-	}
-	var values []string
-	var miss string
-	for _, p := range parts {
-		if strings.TrimSpace(p) == "" {
-			continue
-		}
-		o, ok := pick(p)
-		if !ok {
-			miss = strings.TrimSpace(p)
-			break
-		}
-		if !slices.Contains(values, o.Value) {
-			values = append(values, o.Value)
-		}
-	}
-	if miss == "" && len(values) > 0 {
-		if in.Multiple {
-			return client.Reply{Value: inquiry.Many(values...)}, "", nil
-		}
-		return client.Reply{Value: inquiry.One(values[0])}, "", nil
-	}
 	if in.AllowText {
-		return client.Reply{Text: words}, fmt.Sprintf("Taken as your own words: %q is none of the offered answers (%s).", inquiry.Printed(words), numberedOptions(offered)), nil
-	}
-	if miss == "" {
-		miss = words
+		return reply, fmt.Sprintf("Taken as your own words: %q is none of the offered answers (%s).", inquiry.Printed(words), numberedOptions(offered)), nil
 	}
 	how := "answer with the number or the words of one"
 	if in.Multiple {
