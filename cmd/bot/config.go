@@ -36,6 +36,10 @@ type Config struct {
 	SlackAppToken       string
 	SlackAPIURL         string
 	SlackDefaultChannel string
+
+	// Teams is the Microsoft Teams app (TEAMS_APP_ID, TEAMS_APP_PASSWORD, TEAMS_TENANT_ID,
+	// TEAMS_OPENID_URL, TEAMS_TOKEN_URL); off while TEAMS_APP_ID is unset.
+	TeamsAppID, TeamsAppPassword, TeamsTenantID, TeamsOpenIDURL, TeamsTokenURL string
 	// AllowBroadcast (BOT_ALLOW_BROADCAST) lets an inquiry's reminders mention @here
 	// (remind_here): waking a whole channel is the operator's choice, off by default.
 	AllowBroadcast bool
@@ -58,6 +62,9 @@ type Config struct {
 
 // EmailEnabled reports whether the email transport is configured.
 func (c Config) EmailEnabled() bool { return c.Email != nil }
+
+// TeamsEnabled reports whether the Microsoft Teams transport is configured.
+func (c Config) TeamsEnabled() bool { return c.TeamsAppID != "" }
 
 // SlackEnabled reports whether a Slack transport is configured.
 func (c Config) SlackEnabled() bool { return c.SlackBotToken != "" }
@@ -96,6 +103,14 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		SlackAppToken:       get("SLACK_APP_TOKEN", ""),
 		SlackAPIURL:         get("SLACK_API_URL", ""),
 		SlackDefaultChannel: get("SLACK_DEFAULT_CHANNEL", ""),
+		TeamsAppID:          get("TEAMS_APP_ID", ""),
+		TeamsAppPassword:    getenv("TEAMS_APP_PASSWORD"),
+		TeamsTenantID:       get("TEAMS_TENANT_ID", ""),
+		TeamsOpenIDURL:      get("TEAMS_OPENID_URL", ""),
+		TeamsTokenURL:       get("TEAMS_TOKEN_URL", ""),
+	}
+	if c.TeamsAppID == "" && c.TeamsAppPassword != "" {
+		return c, fmt.Errorf("TEAMS_APP_PASSWORD is set but TEAMS_APP_ID is not: set TEAMS_APP_ID to the bot's Microsoft App ID, or unset TEAMS_APP_PASSWORD")
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return c, fmt.Errorf("BOT_ADDR %q is not a listen address: use host:port such as 127.0.0.1:8080 or :8080", c.Addr)

@@ -24,6 +24,7 @@ import (
 	"github.com/inquiry-bot/bot/scheduler"
 	"github.com/inquiry-bot/bot/slackapp"
 	"github.com/inquiry-bot/bot/storage"
+	"github.com/inquiry-bot/bot/teamsapp"
 	"github.com/inquiry-bot/bot/web"
 )
 
@@ -140,9 +141,21 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 		registry.Register(inquiry.TransportEmail, email.New(*cfg.Email, svc, m.Log, svc.Clock))
 		m.Log.Info("email transport on", "smtp", cfg.Email.String())
 	}
+	var teams *teamsapp.App
+	if cfg.TeamsEnabled() {
+		teams, err = teamsapp.New(teamsapp.Config{AppID: cfg.TeamsAppID, Password: cfg.TeamsAppPassword, TenantID: cfg.TeamsTenantID,
+			OpenIDURL: cfg.TeamsOpenIDURL, TokenURL: cfg.TeamsTokenURL, Service: svc, Log: m.Log})
+		if err != nil {
+			return err // the sentence names the variable to fix
+		}
+		registry.Register(inquiry.TransportTeams, teams)
+	}
 	mount := func(r gin.IRoutes) {
 		if m.Slack != nil {
 			m.Slack.Mount(r)
+		}
+		if teams != nil {
+			teams.Mount(r)
 		}
 	}
 
