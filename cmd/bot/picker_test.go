@@ -138,14 +138,18 @@ func (b *ptyBot) waitFor(t *testing.T, want string) {
 	}
 }
 
-// typeKeys writes keys as typed, one write each, so that an Esc stands alone.
+// typeKeys writes keys as typed. The picker may read them in one read, as it reads a paste or a
+// fast typist; an Esc must end them, since what follows an Esc in one read is read as the rest
+// of a key's sequence (an arrow): to type after an Esc, wait for what the Esc drew first.
 func (b *ptyBot) typeKeys(t *testing.T, keys ...string) {
 	t.Helper()
-	for _, k := range keys {
+	for i, k := range keys {
+		if strings.HasSuffix(k, "\x1b") && i < len(keys)-1 {
+			t.Fatalf("typeKeys: keys follow the Esc of %q; type them once the Esc has been drawn", k)
+		}
 		if _, err := b.tty.WriteString(k); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

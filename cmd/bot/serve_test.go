@@ -138,7 +138,10 @@ func TestSIGTERMReturnsTheLongPollAndExitsZero(t *testing.T) {
 		c, b := call(t, "GET", s.url+"/v1/inquiries/"+rec.Key+"?wait=55", s.admin, "")
 		done <- polled{c, b}
 	}()
-	time.Sleep(300 * time.Millisecond) // let the poll start waiting
+	eventually(t, "the poll to wait", func() bool {
+		_, m := call(t, "GET", s.url+"/metrics", "", "")
+		return bytes.Contains(m, []byte("\ninquiry_long_poll_waiters 1\n"))
+	})
 
 	exit, took := stopServer(t, s)
 	require.Equal(t, 0, exit, "a graceful stop exits 0; log:\n%s", testkit.Tail(s.stderr.String(), 20))
@@ -218,7 +221,11 @@ func TestLogsHoldNoSecret(t *testing.T) {
 		`{"id":"l1","kind":"confirm","question":"Ship?","config":{"policy":"ask","transport":"slack"},"slack":{"channel":"C1"}}`)
 	call(t, "POST", s.url+"/slack/interactions", "", "payload=%7B%7D")
 	call(t, "POST", s.url+"/v1/inquiries", "garbage-token-never-log-this", `{}`)
-	time.Sleep(1500 * time.Millisecond) // a sweep and a delivery attempt
+	eventually(t, "a sweep and an attempt to post to Slack", func() bool {
+		_, m := call(t, "GET", s.url+"/metrics", "", "")
+		return bytes.Contains(m, []byte("inquiry_sweep_duration_seconds_count")) &&
+			bytes.Contains(m, []byte(`inquiry_slack_api_calls_total{method="chat.postMessage"`))
+	})
 	stopServer(t, s)
 	logs := s.stderr.String() + s.stdout.String()
 	require.NotEmpty(t, logs)
