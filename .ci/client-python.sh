@@ -95,8 +95,8 @@ for checker in mypy pyright; do
   else
     wrong=$(cd "$out/use" && "$pyright" -p pyrightconfig.json wrong.py 2>&1) && ok=1 || ok=0
   fi
-  if [ "$ok" = 1 ] || ! grep -q statuz <<<"$wrong" || ! grep -q "done" <<<"$wrong"; then
-    echo "$checker accepted a wrong use of the client (an unknown key, a status that is none), so its types are loose:"
+  if [ "$ok" = 1 ] || ! grep -q statuz <<<"$wrong" || ! grep -q "'done'" <<<"$wrong"; then
+    echo "$checker accepted a wrong use of the client (an unknown key, a finish status that does not exist), so its types are loose:"
     echo "$wrong"
     exit 1
   fi
