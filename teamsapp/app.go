@@ -97,12 +97,18 @@ func (a *App) now() time.Time {
 
 // activity is what the bot reads of a Bot Framework activity.
 type activity struct {
-	Type       string `json:"type"`
-	Name       string `json:"name"`
-	ChannelID  string `json:"channelId"`
-	ServiceURL string `json:"serviceUrl"`
-	ReplyToID  string `json:"replyToId"`
-	From       struct {
+	Type        string `json:"type"`
+	Name        string `json:"name"`
+	ChannelID   string `json:"channelId"`
+	ServiceURL  string `json:"serviceUrl"`
+	ReplyToID   string `json:"replyToId"`
+	ID          string `json:"id"`
+	ChannelData struct {
+		Channel struct {
+			ID string `json:"id"`
+		} `json:"channel"`
+	} `json:"channelData"`
+	From struct {
 		ID          string `json:"id"`
 		Name        string `json:"name"`
 		AADObjectID string `json:"aadObjectId"`
@@ -160,8 +166,33 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Where the bot was added: the conversation id and serviceUrl a teams object names.
 		a.log.InfoContext(r.Context(), "teams conversation", "conversation", act.Conversation.ID, "type", act.Conversation.ConversationType, "service_url", act.ServiceURL)
 		w.WriteHeader(http.StatusOK)
+	case act.Type == "message":
+		a.sayWhere(r.Context(), &act)
+		w.WriteHeader(http.StatusOK)
 	default:
 		w.WriteHeader(http.StatusOK)
+	}
+}
+
+// sayWhere answers a message to the bot (an @mention in a channel, a word in a chat) with the
+// teams object that asks in that conversation: the one thing an asker needs from Teams. In a
+// channel it names the channel itself, so that each question starts a thread of its own.
+func (a *App) sayWhere(ctx context.Context, act *activity) {
+	conv := act.Conversation.ID
+	if ch := act.ChannelData.Channel.ID; ch != "" {
+		conv = ch
+	}
+	target, _ := json.Marshal(map[string]any{"teams": inquiry.TeamsTarget{Conversation: conv, ServiceURL: act.ServiceURL}})
+	body := map[string]any{
+		"type":       "message",
+		"textFormat": "markdown",
+		"text":       "To ask a question here, add this to the inquiry you POST to /v1/inquiries:\n\n```\n" + string(target) + "\n```",
+		"replyToId":  act.ID,
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := a.send(ctx, http.MethodPost, act.ServiceURL, act.Conversation.ID, "", body); err != nil {
+		a.log.WarnContext(ctx, "teams: could not say where to ask", "conversation", act.Conversation.ID, "err", err)
 	}
 }
 

@@ -199,3 +199,23 @@ func TestBadTokensAre401AndNothingRead(t *testing.T) {
 		t.Fatalf("a refused request answered it: %s", got.Status)
 	}
 }
+
+// TestMessageSaysWhereToAsk: a message to the bot in a channel is answered, in its thread, with
+// the teams object that asks in that channel.
+func TestMessageSaysWhereToAsk(t *testing.T) {
+	b := setup(t, storagetest.SQLiteURL(t))
+	channel := "19:6848757105754c8981c67612732d9aa7@thread.tacv2"
+	status, _, err := b.fake.Send(b.ctx, b.url, b.fake.Token(teamsfake.TokenOptions{}), b.fake.Message(channel, alice, "where"))
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("a message: got %d %v", status, err)
+	}
+	calls := b.fake.Calls()
+	if len(calls) != 1 || calls[0].Conversation != channel+";messageid=1759881511856" {
+		t.Fatalf("want one reply in the message's thread, got %+v", calls)
+	}
+	want, _ := json.Marshal(map[string]any{"teams": map[string]any{"conversation": channel, "service_url": b.fake.ServiceURL()}})
+	var reply struct{ Text string }
+	if err := json.Unmarshal(calls[0].Body, &reply); err != nil || !strings.Contains(reply.Text, string(want)) {
+		t.Fatalf("the reply should name the channel's teams object %s: %s", want, calls[0].Body)
+	}
+}

@@ -331,6 +331,28 @@ func (f *Fake) Action(conversation, replyToID string, who Person, title string, 
 	return b
 }
 
+// Message is a message to the bot in a thread of channel, as Teams delivers an @mention: the
+// conversation is the thread (channel;messageid=…), channelData names the channel.
+func (f *Fake) Message(channel string, who Person, text string) []byte {
+	act := map[string]any{
+		"type":       "message",
+		"channelId":  "msteams",
+		"id":         "1759881511856",
+		"serviceUrl": f.ServiceURL(),
+		"channelData": map[string]any{
+			"channel": map[string]any{"id": channel},
+			"tenant":  map[string]any{"id": "50612dbb-0237-4969-b378-8d42590f9c00"},
+		},
+		"from":         map[string]any{"id": who.ID, "name": who.Name, "aadObjectId": who.AADObjectID},
+		"recipient":    map[string]any{"id": "28:" + f.AppID, "name": "inquiry bot"},
+		"conversation": map[string]any{"id": channel + ";messageid=1759881511856", "conversationType": "channel", "isGroup": true},
+		"text":         "<at>inquiry bot</at> " + text,
+		"timestamp":    f.clock().UTC().Format(time.RFC3339Nano),
+	}
+	b, _ := json.Marshal(act)
+	return b
+}
+
 // Send posts activity to the bot's endpoint with token as the bearer ("" sends no
 // Authorization), as the Connector does, and returns the status and body of the bot's answer.
 func (f *Fake) Send(ctx context.Context, endpoint, token string, activity []byte) (int, []byte, error) {
