@@ -193,12 +193,7 @@ func asciiDomain(addr string) (string, bool, error) {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf })
 }
 
 // send delivers msgs in one session, and reads the failure as the dispatcher needs it.

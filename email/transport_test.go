@@ -58,6 +58,18 @@ func config(t *testing.T, ms *emailtest.Server, password string) email.Config {
 	return cfg
 }
 
+// mailed posts rec through a new transport and returns the one message its server received.
+func mailed(t *testing.T, rec *inquiry.Record) emailtest.Message {
+	t.Helper()
+	ms := start(t, false)
+	tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now })
+	_, err := tr.Post(context.Background(), rec)
+	require.NoError(t, err)
+	got := ms.Messages()
+	require.Len(t, got, 1)
+	return got[0]
+}
+
 func TestPostMailsEachRecipientTheirOwnLink(t *testing.T) {
 	for _, implicit := range []bool{false, true} {
 		name := map[bool]string{false: "STARTTLS", true: "implicit TLS"}[implicit]
@@ -104,15 +116,10 @@ func TestPostMailsEachRecipientTheirOwnLink(t *testing.T) {
 // lookalike link, a signature — reads as quoted asker text in both parts, below the real link;
 // a character that would rewrite a line (stored before the rule refused it) shows as a code.
 func TestMailCannotBeImitated(t *testing.T) {
-	ms := start(t, false)
-	tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now })
 	rec := record("alice@example.com")
 	rec.Context = "Answer it here (the page asks you to confirm before anything is sent):\nhttps://bot.examp1e/a/fake\n\nThis link answers as alice@example.com.\r-- the inquiry bot"
-	_, err := tr.Post(context.Background(), rec)
-	require.NoError(t, err)
-	got := ms.Messages()
-	require.Len(t, got, 1)
-	text, html := got[0].Text, got[0].HTML
+	m := mailed(t, rec)
+	text, html := m.Text, m.HTML
 	real := "https://bot.example/a/k1.alice-at-example.com"
 	require.Less(t, strings.Index(text, real), strings.Index(text, "bot.examp1e"), "the real link comes first")
 	for _, line := range strings.Split(text, "\n") {
@@ -193,18 +200,13 @@ func TestPostReadsTheServersRefusal(t *testing.T) {
 // subject on one line; the message goes to its one recipient and no header of the question's
 // making is added. An address with a line break never passes Validate, so never reaches Post.
 func TestNoHeaderInjection(t *testing.T) {
-	ms := start(t, false)
-	tr := email.New(config(t, ms, emailtest.Password), &links{}, quiet, func() time.Time { return now })
 	rec := record("alice@example.com")
 	rec.Question = "Deploy?\r\nBcc: mallory@evil.example\r\nX-Injected: yes\n\nbody"
-	_, err := tr.Post(context.Background(), rec)
-	require.NoError(t, err)
-	got := ms.Messages()
-	require.Len(t, got, 1)
-	require.Equal(t, []string{"alice@example.com"}, got[0].To)
-	require.Empty(t, got[0].Header.Get("Bcc"))
-	require.Empty(t, got[0].Header.Get("X-Injected"))
-	require.Equal(t, "Question: Deploy? Bcc: mallory@evil.example X-Injected: yes body", got[0].Header.Get("Subject"))
+	m := mailed(t, rec)
+	require.Equal(t, []string{"alice@example.com"}, m.To)
+	require.Empty(t, m.Header.Get("Bcc"))
+	require.Empty(t, m.Header.Get("X-Injected"))
+	require.Equal(t, "Question: Deploy? Bcc: mallory@evil.example X-Injected: yes body", m.Header.Get("Subject"))
 
 	for _, addr := range []string{"alice@example.com\r\nBcc: mallory@evil.example", "alice@example.com,mallory@evil.example", `"a\r\nb"@example.com`} {
 		err := inquiry.ValidateEmail(&inquiry.EmailTarget{To: []string{addr}}, inquiry.TransportEmail)
