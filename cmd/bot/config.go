@@ -52,9 +52,6 @@ type Config struct {
 	// (BOT_BODY_TIMEOUT) is how long a request body may take after its headers (the README's Limits).
 	MaxConns    int
 	BodyTimeout time.Duration
-	// MaxArriving (BOT_MAX_ARRIVING) caps the connections between their accept and their first
-	// request's end; -1 is no cap (the variable's 0).
-	MaxArriving int
 
 	// RateLimits are BOT_RATE_LIMIT, BOT_RATE_BURST and BOT_MAX_WAITERS (the README's Limits).
 	RateLimits gateway.RateLimits
@@ -76,7 +73,7 @@ var configVars = []string{
 	"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_DEFAULT_CHANNEL",
 	"BOT_URL", "BOT_TOKEN", "XDG_CONFIG_HOME", "BOT_LOG_FORMAT", "BOT_DELIVERY_LEASE", "BOT_MCP_POLICY",
 	"BOT_RATE_LIMIT", "BOT_RATE_BURST", "BOT_MAX_WAITERS",
-	"BOT_MAX_CONNS", "BOT_MAX_ARRIVING", "BOT_BODY_TIMEOUT", "SMTP_URL", "EMAIL_FROM", "BOT_ALLOW_BROADCAST",
+	"BOT_MAX_CONNS", "BOT_BODY_TIMEOUT", "SMTP_URL", "EMAIL_FROM", "BOT_ALLOW_BROADCAST",
 }
 
 // cronParser accepts five fields, an optional leading seconds field, and descriptors like
@@ -188,12 +185,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.MaxConns, err = strconv.Atoi(get("BOT_MAX_CONNS", strconv.Itoa(gateway.DefaultMaxConns))); err != nil || c.MaxConns <= 0 {
 		return c, fmt.Errorf("BOT_MAX_CONNS %q is not a whole number above 0: use one such as 4096, well under the open-file limit (ulimit -n)", getenv("BOT_MAX_CONNS"))
-	}
-	if c.MaxArriving, err = strconv.Atoi(get("BOT_MAX_ARRIVING", strconv.Itoa(gateway.DefaultMaxArriving))); err != nil || c.MaxArriving < 0 {
-		return c, fmt.Errorf("BOT_MAX_ARRIVING %q is not a whole number from 0 up: use one such as 256, or 0 for no cap", getenv("BOT_MAX_ARRIVING"))
-	}
-	if c.MaxArriving == 0 {
-		c.MaxArriving = -1
 	}
 	if c.BodyTimeout, err = positiveDuration("BOT_BODY_TIMEOUT", get("BOT_BODY_TIMEOUT", gateway.DefaultBodyTimeout.String())); err != nil {
 		return c, err

@@ -117,21 +117,15 @@ func TestConfigConnectionLimits(t *testing.T) {
 	require.Equal(t, gateway.DefaultMaxConns, c.MaxConns)
 	require.Equal(t, 4096, c.MaxConns)
 	require.Equal(t, 10*time.Second, c.BodyTimeout)
-	require.Equal(t, gateway.DefaultMaxArriving, c.MaxArriving)
 
-	c, err = LoadConfig(envOf("BOT_MAX_CONNS", "200", "BOT_BODY_TIMEOUT", "1500ms", "BOT_MAX_ARRIVING", "32"))
+	c, err = LoadConfig(envOf("BOT_MAX_CONNS", "200", "BOT_BODY_TIMEOUT", "1500ms"))
 	require.NoError(t, err)
 	require.Equal(t, 200, c.MaxConns)
 	require.Equal(t, 1500*time.Millisecond, c.BodyTimeout)
-	require.Equal(t, 32, c.MaxArriving)
-	c, err = LoadConfig(envOf("BOT_MAX_ARRIVING", "0"))
-	require.NoError(t, err)
-	require.Equal(t, -1, c.MaxArriving, "0: no cap")
 
 	for _, env := range [][]string{
 		{"BOT_MAX_CONNS", "0"}, {"BOT_MAX_CONNS", "-3"}, {"BOT_MAX_CONNS", "many"},
 		{"BOT_BODY_TIMEOUT", "0s"}, {"BOT_BODY_TIMEOUT", "10"},
-		{"BOT_MAX_ARRIVING", "-1"}, {"BOT_MAX_ARRIVING", "some"},
 	} {
 		refusal(t, env[0], env...)
 	}
