@@ -3,6 +3,7 @@ package mcptools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"github.com/inquiry-bot/bot/client"
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/mcptools"
 	"github.com/inquiry-bot/bot/storage"
 )
@@ -200,18 +202,38 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 // pendingKey waits until exactly one question is pending and returns its key.
 func (b *bundle) pendingKey(t *testing.T) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	var key string
+	testkit.Eventually(t, 20*time.Second, "one question pending", func() bool {
 		list, err := b.api(b.answerer).List(context.Background(), client.ListOptions{Status: inquiry.StatusPending})
 		require.NoError(t, err)
+		require.LessOrEqual(t, len(list.Inquiries), 1, "more than one pending question")
 		if len(list.Inquiries) == 1 {
-			return list.Inquiries[0].Key
+			key = list.Inquiries[0].Key
 		}
-		require.Empty(t, list.Inquiries, "more than one pending question")
-		time.Sleep(20 * time.Millisecond)
+		return key != ""
+	})
+	return key
+}
+
+// awaitWaiters waits until n requests wait on the service's hub for an inquiry to be resolved
+// (the hub the service was given counts them); it may run beside the test, so it returns an
+// error rather than failing.
+func (b *bundle) awaitWaiters(n int) error {
+	hub, ok := any(b.svc.Hub).(interface{ Waiters() int })
+	if !ok {
+		return fmt.Errorf("the service's hub %T does not count its waiters", b.svc.Hub)
 	}
-	t.Fatal("no question became pending within 20s")
-	return ""
+	deadline := time.After(20 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for hub.Waiters() != n {
+		select {
+		case <-deadline:
+			return fmt.Errorf("%d requests waiting, not %d, after 20s", hub.Waiters(), n)
+		case <-tick.C:
+		}
+	}
+	return nil
 }
 
 // all lists every inquiry, with the admin token.

@@ -107,11 +107,18 @@ func TestGetAnswerWaitsForTheAnswer(t *testing.T) {
 		require.Equal(t, mcptools.StatusPending, res.Status)
 		require.Contains(t, res.Message, "The question stays open until somebody answers.")
 
+		answered := make(chan error, 1)
 		go func() {
-			time.Sleep(300 * time.Millisecond)
-			b.api(b.answerer).Answer(context.Background(), res.Key, client.Reply{Text: "eu-west-1, \"the\" usual"})
+			// Answered once get_answer waits for it (before, the answer would find no waiter).
+			if err := b.awaitWaiters(1); err != nil {
+				answered <- err
+				return
+			}
+			_, err := b.api(b.answerer).Answer(context.Background(), res.Key, client.Reply{Text: "eu-west-1, \"the\" usual"})
+			answered <- err
 		}()
 		got, _ := call(t, cs, mcptools.GetAnswer, map[string]any{"key": res.Key})
+		require.NoError(t, <-answered)
 		require.Equal(t, mcptools.StatusAnswered, got.Status)
 		require.Equal(t, `"eu-west-1, \"the\" usual" — answered by alice.`, got.Message)
 		require.Equal(t, "eu-west-1, \"the\" usual", got.Answer)

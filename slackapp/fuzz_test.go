@@ -14,6 +14,7 @@ import (
 
 	"github.com/inquiry-bot/bot/blockkit"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 )
 
@@ -50,14 +51,12 @@ func FuzzSignedPayload(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ask: %v", err)
 		}
-		for deadline := time.Now().Add(15 * time.Second); rec.Slack.TS == ""; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("inquiry %s was never posted", rec.Key)
-			}
+		testkit.Eventually(t, 15*time.Second, "inquiry "+rec.Key+" posted", func() bool {
 			if rec, err = b.svc.Get(b.ctx, rec.Key); err != nil {
 				t.Fatalf("get: %v", err)
 			}
-		}
+			return rec.Slack.TS != ""
+		})
 		recs[i] = rec
 	}
 	for i := range questions {
