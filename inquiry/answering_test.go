@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/inflight"
 )
 
 // heldStore holds every Resolve until release is closed, and counts them.
@@ -38,6 +39,8 @@ func (s *heldStore) Resolve(ctx context.Context, key string, r inquiry.Resolutio
 func TestAnswersInFlight(t *testing.T) {
 	for _, firstFails := range []bool{false, true} {
 		b := setup(t)
+		flights := inflight.New[*inquiry.Record]()
+		b.svc.Answering = flights
 		rec, _, err := b.svc.Ask(b.ctx, ask(inquiry.PolicyAsk, merge()))
 		require.NoError(t, err)
 		held := &heldStore{Store: b.store, entered: make(chan struct{}, 4), release: make(chan struct{})}
@@ -57,21 +60,10 @@ func TestAnswersInFlight(t *testing.T) {
 			outs[1], errs[1] = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("hold")}, inquiry.SlackUser("U2", nil))
 		})
 		// The second read the inquiry pending and now waits on the first, not in the store.
-		require.Eventually(t, func() bool { return inquiry.AnswersInFlight(b.svc, rec.Key) == 2 }, 10*time.Second, time.Millisecond)
-		recorded := make(chan *inquiry.Record, 1)
-		go func() { r, _ := b.svc.Recorded(b.ctx, rec.Key); recorded <- r }()
-		require.Eventually(t, func() bool { return inquiry.AnswersInFlight(b.svc, rec.Key) == 3 }, 10*time.Second, time.Millisecond)
+		require.Eventually(t, func() bool { return flights.Waiting(rec.Key) == 2 }, 10*time.Second, time.Millisecond)
 		close(held.release)
 		wg.Wait()
-		// Recorded waited for the answer in flight too, and tells its outcome when it resolved
-		// the inquiry; once nothing is in flight it tells nothing (the caller reads).
-		if got := <-recorded; firstFails {
-			require.Nil(t, got, "the first failed: nothing to tell")
-		} else {
-			require.Equal(t, outs[0], got)
-		}
-		_, ok := b.svc.Recorded(b.ctx, rec.Key)
-		require.False(t, ok, "nothing in flight")
+		require.Zero(t, flights.Waiting(rec.Key), "nothing in flight")
 
 		if !firstFails {
 			require.NoError(t, errs[0])
@@ -108,6 +100,8 @@ func (s *panicStore) Resolve(ctx context.Context, key string, r inquiry.Resoluti
 // failing with its context.
 func TestAnAnswerThatPanicsLeavesNoFlight(t *testing.T) {
 	b := setup(t)
+	flights := inflight.New[*inquiry.Record]()
+	b.svc.Answering = flights
 	rec, _, err := b.svc.Ask(b.ctx, ask(inquiry.PolicyAsk, merge()))
 	require.NoError(t, err)
 	b.svc.Store = &panicStore{Store: b.store}
@@ -115,7 +109,7 @@ func TestAnAnswerThatPanicsLeavesNoFlight(t *testing.T) {
 		defer func() { require.NotNil(t, recover(), "the first answer panics") }()
 		_, _ = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	}()
-	require.Zero(t, inquiry.AnswersInFlight(b.svc, rec.Key))
+	require.Zero(t, flights.Waiting(rec.Key))
 	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
 	defer cancel()
 	out, err := b.svc.Answer(ctx, rec.Key, inquiry.Reply{Value: inquiry.One("hold")}, inquiry.SlackUser("U2", nil))

@@ -15,7 +15,7 @@ type Service struct {
 	Transports *Registry
 	Hub        *Hub
 	tokens     tokenCache // what Authenticate read lately (tokencache.go)
-	answering  answering  // the answers being recorded in this process (answering.go)
+	Answering  Flights    // shares an answer being recorded with those that come meanwhile (answering.go); nil: none
 	// Now is the clock; nil means time.Now. Times are kept in UTC at microsecond precision, the
 	// precision PostgreSQL stores.
 	Now func() time.Time

@@ -221,26 +221,6 @@ func TestSecondClickGetsAlreadyAnswered(t *testing.T) {
 	require.Equal(t, "U0ALICE01", got.Answer.AnsweredBy)
 }
 
-// TestLateClicksAreToldWithoutARead: a click after the decision is told who decided from what
-// the app saw when it was decided, without reading the inquiry again (most of a busy message's
-// clicks come after its first: cmd/benchmark, row 3c). Shown by purging the row once answered:
-// a click that read the store would be told that the question is gone.
-func TestLateClicksAreToldWithoutARead(t *testing.T) {
-	b := setup(t)
-	rec := b.ask(mergeQuestion("remembered"), inquiry.SlackRef{})
-	late := b.clickPayload("U0BOB0001", rec, "Hold")
-	b.click("U0ALICE01", rec, "Merge")
-	b.updated(b.resolved(rec.Key))
-	purged, err := b.store.DeleteResolvedBefore(b.ctx, time.Now().Add(time.Hour))
-	require.NoError(t, err)
-	require.Equal(t, 1, purged)
-	_, err = b.svc.Get(b.ctx, rec.Key)
-	require.Equal(t, inquiry.CodeNotFound, inquiry.ErrorCode(err), "the row is gone")
-
-	b.ok(b.fake.SendInteraction(late))
-	require.Equal(t, "already answered by <@U0ALICE01>: Merge", b.ephemeral("U0BOB0001", 1).Text)
-}
-
 func TestLateClickOnExpiredQuestion(t *testing.T) {
 	b := setup(t)
 	rec := b.ask(mergeQuestion("expired"), inquiry.SlackRef{})

@@ -73,9 +73,6 @@ type App struct {
 	groups *groupCache
 	seen   *eventLog
 	homes  *homes // who opened the App Home lately (home.go)
-	// settled: the inquiries seen resolved lately, which later clicks are told about without
-	// a read (settled.go).
-	settled *settled
 
 	// bg tracks ephemerals sent after an ack; Close waits for them.
 	bg sync.WaitGroup
@@ -131,17 +128,16 @@ func New(cfg Config) (*App, error) {
 		cfg.GroupTTL = time.Minute
 	}
 	a := &App{
-		cfg:     cfg,
-		client:  slack.New(cfg.BotToken, opts...),
-		svc:     cfg.Service,
-		finder:  cfg.Finder,
-		log:     cfg.Logger.With("component", "slack"),
-		now:     cfg.Now,
-		pace:    &pacer{every: rate.Every(cfg.PostInterval), burst: cfg.PostBurst, lanes: map[string]*rate.Limiter{}},
-		holds:   &holds{until: map[string]time.Time{}},
-		seen:    newEventLog(10000),
-		homes:   newHomes(),
-		settled: newSettled(settledMax, settledMaxBytes, settledTTL),
+		cfg:    cfg,
+		client: slack.New(cfg.BotToken, opts...),
+		svc:    cfg.Service,
+		finder: cfg.Finder,
+		log:    cfg.Logger.With("component", "slack"),
+		now:    cfg.Now,
+		pace:   &pacer{every: rate.Every(cfg.PostInterval), burst: cfg.PostBurst, lanes: map[string]*rate.Limiter{}},
+		holds:  &holds{until: map[string]time.Time{}},
+		seen:   newEventLog(10000),
+		homes:  newHomes(),
 	}
 	a.groups = &groupCache{ttl: cfg.GroupTTL, now: cfg.Now, lookup: a.groupMembers, m: map[string]groupEntry{}}
 	a.answers = cfg.Answers

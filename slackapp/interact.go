@@ -73,7 +73,7 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 	if !ok {
 		return
 	}
-	rec, no := a.mayAnswer(ctx, key, user, true)
+	rec, no := a.mayAnswer(ctx, key, user)
 	if !no.empty() {
 		a.tell(whereOf(ic, rec), user, no)
 		return
@@ -95,7 +95,7 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 // tells them the new deadline or why not. The message update is the dispatcher's.
 func (a *App) extend(ctx context.Context, ic slack.InteractionCallback, key string) {
 	user := ic.User.ID
-	rec, no := a.mayAnswer(ctx, key, user, false)
+	rec, no := a.mayAnswer(ctx, key, user)
 	if !no.empty() {
 		a.tell(whereOf(ic, rec), user, no)
 		return
@@ -122,7 +122,7 @@ func (a *App) extend(ctx context.Context, ic slack.InteractionCallback, key stri
 // seconds and once. A person who may not answer, or who comes too late, is told so instead.
 func (a *App) openModal(ctx context.Context, ic slack.InteractionCallback, key, actionID string) {
 	user := ic.User.ID
-	rec, no := a.mayAnswer(ctx, key, user, false)
+	rec, no := a.mayAnswer(ctx, key, user)
 	if !no.empty() {
 		a.tell(whereOf(ic, rec), user, no)
 		return
@@ -145,36 +145,23 @@ func (a *App) open(ctx context.Context, ic slack.InteractionCallback, rec *inqui
 }
 
 // mayAnswer loads the inquiry and checks that user may answer it now. no is the sentence to
-// tell them when not, empty when they may (rec may then be nil). answering is a click that answers (a button, a
-// submitted modal): it may wait a moment for another answer being recorded here, where opening
-// a modal or extending cannot spare the time.
-func (a *App) mayAnswer(ctx context.Context, key, user string, answering bool) (rec *inquiry.Record, no saying) {
+// tell them when not, empty when they may (rec may then be nil). A click while another's answer
+// is being recorded reads the inquiry pending; its own answer then waits for that one in the
+// service (inquiry.Flights) and is told who decided.
+func (a *App) mayAnswer(ctx context.Context, key, user string) (rec *inquiry.Record, no saying) {
 	if user == "" {
 		// Slack names who acted in every payload; one that names nobody answers nothing (and
 		// an answer by nobody would pass any list of answerers left empty).
 		a.log.WarnContext(ctx, "slack payload names no user: nothing answered", "key", key)
 		return nil, say(sayNobody)
 	}
-	rec, ok := a.settled.get(key, a.now())
-	if !ok && answering {
-		// An answer being recorded here: its outcome, rather than a read of the inquiry still
-		// pending and an attempt to answer it in vain.
-		rctx, cancel := context.WithTimeout(ctx, settledWait)
-		if rec, ok = a.svc.Recorded(rctx, key); ok {
-			a.settled.put(rec, a.now())
+	rec, err := a.svc.Get(ctx, key)
+	if err != nil {
+		if inquiry.ErrorCode(err) == inquiry.CodeNotFound {
+			return nil, say(sayGone)
 		}
-		cancel()
-	}
-	if !ok {
-		var err error
-		if rec, err = a.svc.Get(ctx, key); err != nil {
-			if inquiry.ErrorCode(err) == inquiry.CodeNotFound {
-				return nil, say(sayGone)
-			}
-			a.log.WarnContext(ctx, "load inquiry for an answer", "key", key, "err", err)
-			return nil, say(sayTryAgain)
-		}
-		a.settled.put(rec, a.now())
+		a.log.WarnContext(ctx, "load inquiry for an answer", "key", key, "err", err)
+		return nil, say(sayTryAgain)
 	}
 	if refusal := a.refusal(ctx, rec, user); !refusal.empty() {
 		return rec, refusal
@@ -185,12 +172,9 @@ func (a *App) mayAnswer(ctx context.Context, key, user string, answering bool) (
 	return rec, saying{}
 }
 
-// record records a person's reply to rec (mayAnswer's read, not read again) through the
-// service, and remembers the outcome when it is a resolution.
+// record records a person's reply to rec (mayAnswer's read, not read again) through the service.
 func (a *App) record(ctx context.Context, rec *inquiry.Record, reply inquiry.Reply, user string) (*inquiry.Record, error) {
-	out, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, a.identity(ctx, rec.Key, user))
-	a.settled.put(out, a.now())
-	return out, err
+	return a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaSlack), rec, reply, a.identity(ctx, rec.Key, user))
 }
 
 // answer records a person's reply through the service (the first answer wins there) and tells
@@ -230,7 +214,7 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayLostForm})
 	}
 	user := ic.User.ID
-	rec, no := a.mayAnswer(ctx, key, user, true)
+	rec, no := a.mayAnswer(ctx, key, user)
 	if !no.empty() {
 		if rec == nil && no.is(sayTryAgain) {
 			return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: sayTryAgainPlain})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/internal/dispatch"
+	"github.com/inquiry-bot/bot/internal/inflight"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 	"github.com/inquiry-bot/bot/storage"
@@ -52,6 +53,7 @@ func setupOn(t testing.TB, databaseURL string, tweak ...func(*Config)) *bundle {
 	svc.DefaultPolicy, svc.DefaultTransport = inquiry.PolicyAsk, inquiry.TransportSlack
 	svc.DefaultChannel = slackfake.DefaultChannel
 	svc.Log = quiet
+	svc.Answering = inflight.New[*inquiry.Record]() // as bot serve gives it
 
 	fake := slackfaketest.New(t)
 	var finder Finder = st // the store finds an inquiry by its Slack message, through an index

@@ -19,6 +19,7 @@ import (
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/internal/dispatch"
+	"github.com/inquiry-bot/bot/internal/inflight"
 	"github.com/inquiry-bot/bot/mcptools"
 	"github.com/inquiry-bot/bot/metrics"
 	"github.com/inquiry-bot/bot/scheduler"
@@ -108,6 +109,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 	svc.LinkSecret = []byte(linkSecret)
 	svc.PublicURL = cfg.PublicURL
 	svc.AllowBroadcast = cfg.AllowBroadcast
+	svc.Answering = inflight.New[*inquiry.Record]() // simultaneous clicks on one message: one reaches the database
 	m.Service = svc
 
 	m.Metrics = metrics.New(metrics.Gauges{
