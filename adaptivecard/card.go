@@ -72,6 +72,22 @@ func Question(rec *inquiry.Record, now time.Time) *Card {
 	return c
 }
 
+// Reminder is the card of reminder n of a pending inquiry, seen at now, posted in reply to its
+// question: the words again and the deadline, and where to answer (the question's card, which
+// alone carries the buttons, so that one question is answered in one place).
+func Reminder(rec *inquiry.Record, n int, now time.Time) *Card {
+	head := "Reminder: this question is still waiting for an answer"
+	if n > 1 {
+		head = fmt.Sprintf("Reminder %d: this question is still waiting for an answer", n)
+	}
+	c := newCard(heading(head), quoted(rec))
+	if m := meta(rec, now); len(m) > 0 {
+		c.Body = append(c.Body, subtle(strings.Join(m, " · ")))
+	}
+	c.Body = append(c.Body, Element{"type": "TextBlock", "text": "Answer on the question's card above.", "wrap": true, "isSubtle": true})
+	return c
+}
+
 // Resolved is the card of a resolved inquiry: its words and what became of it, who decided
 // and what, with no buttons left to click.
 func Resolved(rec *inquiry.Record) *Card {

@@ -108,6 +108,11 @@ func goldenCases() []goldenCase {
 			rec := answered(record(inquiry.KindConfirm), inquiry.Answer{Value: inquiry.One("yes"), AnsweredBy: "c5e99701-2a32-49c1-a660-4629ceeb8c61"})
 			return adaptivecard.WithNote(adaptivecard.Resolved(rec), "This question was already decided; your click changed nothing.")
 		}},
+		goldenCase{"reminder_2", func() *adaptivecard.Card {
+			rec := choice(3, false)
+			rec.ExpiresAt = at(45 * time.Minute)
+			return adaptivecard.Reminder(rec, 2, now)
+		}},
 		goldenCase{"note_unknown", func() *adaptivecard.Card {
 			return adaptivecard.Note("This question is not known to the bot any more; nothing was recorded.")
 		}},

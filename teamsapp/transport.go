@@ -76,6 +76,28 @@ func (a *App) Notice(ctx context.Context, rec *inquiry.Record) error {
 	return err
 }
 
+var _ inquiry.Reminder = (*App)(nil)
+
+// Remind posts reminder n of a pending inquiry in reply to its question (in a channel, in the
+// question's thread).
+func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
+	t := rec.Teams
+	if t == nil || rec.Slack.TS == "" {
+		return nil // never posted: nobody to remind there
+	}
+	conv := rec.Slack.Channel
+	if conv == "" {
+		conv = t.Conversation
+	}
+	body := map[string]any{
+		"type":        "message",
+		"replyToId":   rec.Slack.TS,
+		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Reminder(rec, n, a.now()))},
+	}
+	_, err := a.send(ctx, http.MethodPost, serviceURL(t), conv, rec.Slack.TS, body)
+	return err
+}
+
 func serviceURL(t *inquiry.TeamsTarget) string {
 	if t.ServiceURL != "" {
 		return t.ServiceURL
@@ -83,9 +105,10 @@ func serviceURL(t *inquiry.TeamsTarget) string {
 	return DefaultServiceURL
 }
 
-// send posts (or, with an activity id, puts) body to the conversation and returns the id of the
-// activity. Its errors are what the dispatcher needs: *inquiry.RetryAfterError for a 429, a
-// fatal inquiry.Unavailable saying what to fix for what no retry mends, anything else retried.
+// send posts body to the conversation (with an activity id: in reply to it), or puts it in place
+// of that activity, and returns the id of the activity. Its errors are what the dispatcher
+// needs: *inquiry.RetryAfterError for a 429, a fatal inquiry.Unavailable saying what to fix for
+// what no retry mends, anything else retried.
 func (a *App) send(ctx context.Context, method, base, conv, activityID string, body any) (string, error) {
 	u := strings.TrimSuffix(base, "/") + "/v3/conversations/" + url.PathEscape(conv) + "/activities"
 	if activityID != "" {
@@ -114,7 +137,11 @@ func (a *App) send(ctx context.Context, method, base, conv, activityID string, b
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	op := fmt.Sprintf("%s to Teams conversation %s", map[string]string{http.MethodPost: "post", http.MethodPut: "update"}[method], conv)
+	verb := map[string]string{http.MethodPost: "post", http.MethodPut: "update"}[method]
+	if method == http.MethodPost && activityID != "" {
+		verb = "reply"
+	}
+	op := fmt.Sprintf("%s to Teams conversation %s", verb, conv)
 	switch s := resp.StatusCode; {
 	case s >= 200 && s < 300:
 		var rr struct {

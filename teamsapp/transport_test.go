@@ -107,3 +107,27 @@ func TestPostedBodyIsAnActivity(t *testing.T) {
 		t.Fatalf("want a message activity with one Adaptive Card, got %+v %v", act, err)
 	}
 }
+
+func TestRemindRepliesToTheQuestion(t *testing.T) {
+	b := setup(t, storagetest.SQLiteURL(t))
+	rec := teamsRecord(b, "19:remind@thread.tacv2")
+	if err := b.app.Remind(b.ctx, rec, 1); err != nil || len(b.fake.Calls()) != 0 {
+		t.Fatalf("a question never posted has nothing to remind of: %v %+v", err, b.fake.Calls())
+	}
+	posted, err := b.app.Post(b.ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Slack.Channel, rec.Slack.TS = posted.Place, posted.ID
+	if err := b.app.Remind(b.ctx, rec, 2); err != nil {
+		t.Fatal(err)
+	}
+	calls := b.fake.Calls()
+	if len(calls) != 2 || calls[1].Method != http.MethodPost || calls[1].ActivityID != posted.ID {
+		t.Fatalf("want the reminder posted in reply to %s, got %+v", posted.ID, calls)
+	}
+	card := string(calls[1].Card())
+	if !strings.Contains(card, "Reminder 2") || strings.Contains(card, "Action.Execute") {
+		t.Fatalf("the reminder says which it is and carries no buttons of its own: %s", card)
+	}
+}

@@ -31,7 +31,7 @@ const Issuer = "https://api.botframework.com"
 type Call struct {
 	Method       string
 	Conversation string
-	ActivityID   string          // the activity updated (PUT), or "" for a post
+	ActivityID   string          // the activity updated (PUT) or replied to (POST), or "" for a post
 	Body         json.RawMessage // the activity sent
 }
 
@@ -88,6 +88,7 @@ func New(appID, password string) *Fake {
 	mux.HandleFunc("POST /botframework.com/oauth2/v2.0/token", f.token)
 	mux.HandleFunc("POST /teams/v3/conversations/{conversation}/activities", f.activity)
 	mux.HandleFunc("PUT /teams/v3/conversations/{conversation}/activities/{activity}", f.activity)
+	mux.HandleFunc("POST /teams/v3/conversations/{conversation}/activities/{activity}", f.activity)
 	f.srv = httptest.NewServer(mux)
 	return f
 }
@@ -225,13 +226,12 @@ func (f *Fake) activity(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	if act == "" {
+	call := Call{Method: r.Method, Conversation: conv, ActivityID: act, Body: body}
+	if r.Method == http.MethodPost { // a new activity (a reply names the one it answers)
 		f.nextID++
 		act = fmt.Sprintf("17%011d", f.nextID)
-		f.calls = append(f.calls, Call{Method: r.Method, Conversation: conv, Body: body})
-	} else {
-		f.calls = append(f.calls, Call{Method: r.Method, Conversation: conv, ActivityID: act, Body: body})
 	}
+	f.calls = append(f.calls, call)
 	f.mu.Unlock()
 	w.Header().Set("X-Correlating-OperationId", "fake")
 	writeJSON(w, http.StatusCreated, map[string]any{"id": act})
