@@ -97,3 +97,47 @@ func TestConversationTheBotCannotPostTo(t *testing.T) {
 		}
 	})
 }
+
+// TestQuorumOfTwoInTeams: a question that needs two people's answers counts one click, shows the
+// tally on the card, and resolves on the second person's click.
+func TestQuorumOfTwoInTeams(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, databaseURL string) {
+		b := setup(t, databaseURL)
+		b.dispatch()
+		conv := "19:quorum@thread.tacv2"
+		in := mergeQuestion("quorum")
+		two := 2
+		in.Approvals = &two
+		rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in,
+			Config: &inquiry.Config{Policy: inquiry.PolicyAsk},
+			Teams:  &inquiry.TeamsTarget{Conversation: conv, ServiceURL: b.fake.ServiceURL(), Answerers: []string{alice.AADObjectID, bob.AADObjectID}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.calls(1)
+		testkit.Eventually(t, 10*time.Second, "the post to be recorded", func() bool {
+			got, err := b.svc.Get(b.ctx, rec.Key)
+			return err == nil && got.Slack.TS != ""
+		})
+		r := b.click(alice, map[string]any{"inquiry": rec.Key, "value": "merge"})
+		if !strings.Contains(string(r.Value), "1 given so far") || !strings.Contains(string(r.Value), "Action.Execute") {
+			t.Fatalf("one vote of two: want the question still open with its tally, got %s", r.Value)
+		}
+		if got, _ := b.svc.Get(b.ctx, rec.Key); got.Status != inquiry.StatusPending {
+			t.Fatalf("one vote of two resolved it: %s", got.Status)
+		}
+		r = b.click(bob, map[string]any{"inquiry": rec.Key, "value": "merge"})
+		if strings.Contains(string(r.Value), "Action.Execute") {
+			t.Fatalf("the second vote: want the resolved card, got %s", r.Value)
+		}
+		got, _ := b.svc.Get(b.ctx, rec.Key)
+		if got.Status != inquiry.StatusAnswered || len(got.Answer.Votes) != 2 {
+			t.Fatalf("want answered with two votes, got %s %+v", got.Status, got.Answer)
+		}
+		testkit.Eventually(t, 10*time.Second, "the message to show the decision", func() bool {
+			calls := b.fake.Calls()
+			last := calls[len(calls)-1]
+			return last.Method == http.MethodPut && !strings.Contains(string(last.Card()), "Action.Execute")
+		})
+	})
+}
