@@ -89,9 +89,14 @@ func Reminder(rec *inquiry.Record, n int, now time.Time) *Card {
 }
 
 // Resolved is the card of a resolved inquiry: its words and what became of it, who decided
-// and what, with no buttons left to click.
+// and what, with no buttons left to click. A pending inquiry shown with it is one past its
+// expiry that the sweep has not resolved yet.
 func Resolved(rec *inquiry.Record) *Card {
-	return newCard(heading(resolvedHeading(rec)), quoted(rec), words(inquiry.Outcome(rec), "Bolder"))
+	line := inquiry.Outcome(rec)
+	if rec.Status == inquiry.StatusPending { // past its expiry, not yet swept
+		line = "expired with nobody's answer; assumed: " + inquiry.Assumed(&rec.Inquiry)
+	}
+	return newCard(heading(resolvedHeading(rec)), quoted(rec), words(line, "Bolder"))
 }
 
 // Current is Question for a pending inquiry and Resolved for any other.
@@ -117,7 +122,7 @@ func resolvedHeading(rec *inquiry.Record) string {
 	switch rec.Status {
 	case inquiry.StatusAnswered:
 		return "Decided"
-	case inquiry.StatusExpired:
+	case inquiry.StatusExpired, inquiry.StatusPending:
 		return "Expired"
 	case inquiry.StatusCancelled:
 		return "Cancelled"

@@ -108,6 +108,11 @@ func goldenCases() []goldenCase {
 			rec := answered(record(inquiry.KindConfirm), inquiry.Answer{Value: inquiry.One("yes"), AnsweredBy: "c5e99701-2a32-49c1-a660-4629ceeb8c61"})
 			return adaptivecard.WithNote(adaptivecard.Resolved(rec), "This question was already decided; your click changed nothing.")
 		}},
+		goldenCase{"resolved_due_not_swept", func() *adaptivecard.Card {
+			rec := choice(3, false)
+			rec.Default, rec.ExpiresAt = inquiry.One("hold"), at(-time.Minute)
+			return adaptivecard.Current(rec, now)
+		}},
 		goldenCase{"reminder_2", func() *adaptivecard.Card {
 			rec := choice(3, false)
 			rec.ExpiresAt = at(45 * time.Minute)

@@ -236,7 +236,7 @@ func (a *App) action(ctx context.Context, act *activity) invokeResponse {
 		return message("The bot could not read this question just now, so nothing was recorded: click again in a minute.")
 	}
 	if rec.Status.Resolved() || rec.DueAt(a.now()) {
-		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(rec), "This question was already decided, so your click changed nothing."))
+		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(rec), closed(rec, a.now())))
 	}
 	reply, err := adaptivecard.ReadReply(rec, data)
 	if err != nil {
@@ -255,13 +255,26 @@ func (a *App) action(ctx context.Context, act *activity) invokeResponse {
 		if got == nil {
 			return message("This question was already decided, so your click changed nothing.")
 		}
-		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(got), "This question was already decided, so your click changed nothing."))
+		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(got), closed(got, a.now())))
 	case code == inquiry.CodeForbidden, code == inquiry.CodeInvalidAnswer, code == inquiry.CodeInvalidInquiry:
 		return message(sentence(err))
 	default:
 		a.log.WarnContext(ctx, "teams click: answer", "key", key, "err", err)
 		return message("The bot could not record your answer just now: click again in a minute.")
 	}
+}
+
+// closed says to whoever clicked a closed question's card why the click changed nothing.
+func closed(rec *inquiry.Record, now time.Time) string {
+	switch {
+	case rec.Status == inquiry.StatusCancelled:
+		return "This question was cancelled by whoever asked it, so your click changed nothing."
+	case rec.Status == inquiry.StatusFailed:
+		return "This question could not be asked, so your click changed nothing."
+	case rec.Status == inquiry.StatusExpired || rec.DueAt(now):
+		return "This question expired before anybody answered it, so your click changed nothing."
+	}
+	return "This question was already decided, so your click changed nothing."
 }
 
 // sentence is the message of err as a person reads it.

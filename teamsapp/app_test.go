@@ -219,3 +219,23 @@ func TestMessageSaysWhereToAsk(t *testing.T) {
 		t.Fatalf("the reply should name the channel's teams object %s: %s", want, calls[0].Body)
 	}
 }
+
+// TestInvokeOnAnExpiredQuestion: a click after the deadline (swept or not) is told the question
+// expired, and answers nothing.
+func TestInvokeOnAnExpiredQuestion(t *testing.T) {
+	b := setup(t, storagetest.SQLiteURL(t))
+	in := mergeQuestion("late")
+	in.Default = inquiry.One("hold")
+	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in, ExpiresIn: "1h", Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportInbox}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Add(2 * time.Hour)
+	r := b.click(alice, map[string]any{"inquiry": rec.Key, "value": "merge"})
+	if !strings.Contains(string(r.Value), "expired before anybody answered") {
+		t.Fatalf("want the card to say the question expired, got %s", r.Value)
+	}
+	if got, _ := b.svc.Get(b.ctx, rec.Key); got.Answer != nil && got.Answer.Source == inquiry.SourcePerson {
+		t.Fatalf("a late click answered it: %+v", got.Answer)
+	}
+}
