@@ -26,6 +26,7 @@ __all__ = [
     "SlackRef",
     "SlackTarget",
     "EmailTarget",
+    "TeamsTarget",
     "EscalationStep",
     "Extension",
     "Placement",
@@ -138,6 +139,17 @@ class EmailTarget(TypedDict):
     to: List[str]
 
 
+class _TeamsTarget(TypedDict):
+    conversation: str
+
+
+class TeamsTarget(_TeamsTarget, total=False):
+    """The Microsoft Teams conversation a question is asked in, and who may answer there."""
+
+    service_url: str
+    answerers: List[str]
+
+
 class _EscalationStep(TypedDict):
     after: str
 
@@ -213,6 +225,7 @@ class Inquiry(_Inquiry, total=False):
     extended_by: str
     placements: List[Placement]
     email: EmailTarget
+    teams: TeamsTarget
     callback_url: str
     links: Links
 
@@ -250,6 +263,7 @@ class AskRequest(TypedDict, total=False):
     config: Optional[Config]
     slack: Optional[SlackTarget]
     email: EmailTarget
+    teams: TeamsTarget
     callback_url: str
     wait: Optional[float]
 
