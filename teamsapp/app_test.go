@@ -239,3 +239,30 @@ func TestInvokeOnAnExpiredQuestion(t *testing.T) {
 		t.Fatalf("a late click answered it: %+v", got.Answer)
 	}
 }
+
+// TestKeyRotation: a token signed by a key the bot has not read yet makes it read the key set
+// again, at most every five minutes, so that a flood of unknown key ids cannot make it fetch
+// the set on every request.
+func TestKeyRotation(t *testing.T) {
+	b := setup(t, storagetest.SQLiteURL(t))
+	rec := b.ask(mergeQuestion("rotate"))
+	send := func() int {
+		act := b.fake.Action("19:chan@thread.tacv2", "1", alice, "Hold", map[string]any{"inquiry": rec.Key, "value": "nonsense"})
+		status, _, err := b.fake.Send(b.ctx, b.url, b.fake.Token(teamsfake.TokenOptions{}), act)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status
+	}
+	if s := send(); s != http.StatusOK {
+		t.Fatalf("before the rotation: %d", s)
+	}
+	b.fake.Rotate()
+	if s := send(); s != http.StatusUnauthorized {
+		t.Fatalf("a new key id within five minutes of the last read: want 401, got %d", s)
+	}
+	b.clock.Add(5 * time.Minute)
+	if s := send(); s != http.StatusOK {
+		t.Fatalf("five minutes on, the key set is read again: want 200, got %d", s)
+	}
+}

@@ -54,9 +54,12 @@ type Fake struct {
 	AppID, Password string
 
 	srv   *httptest.Server
-	key   *rsa.PrivateKey
 	other *rsa.PrivateKey // a key nobody publishes: tokens signed with it are forged
-	now   func() time.Time
+
+	// key signs, under kid; the key set lists it alone.
+	key *rsa.PrivateKey
+	kid string
+	now func() time.Time
 
 	mu        sync.Mutex
 	calls     []Call
@@ -74,7 +77,7 @@ type failure struct {
 
 // New starts a fake Teams for the bot with appID and password (its client id and secret).
 func New(appID, password string) *Fake {
-	f := &Fake{AppID: appID, Password: password, now: time.Now, forbidden: map[string]bool{}, tokens: map[string]time.Time{}}
+	f := &Fake{AppID: appID, Password: password, now: time.Now, kid: "fake-key-1", forbidden: map[string]bool{}, tokens: map[string]time.Time{}}
 	var err error
 	if f.key, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
 		panic(err)
@@ -159,16 +162,35 @@ func (f *Fake) metadata(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Fake) keys(w http.ResponseWriter, r *http.Request) {
-	jwk := jose.JSONWebKey{Key: &f.key.PublicKey, KeyID: "fake-key-1", Algorithm: "RS256", Use: "sig"}
-	b, err := jwk.MarshalJSON()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+	f.mu.Lock()
+	keys := []jose.JSONWebKey{{Key: &f.key.PublicKey, KeyID: f.kid, Algorithm: "RS256", Use: "sig"}}
+	f.mu.Unlock()
+	var set []any
+	for _, jwk := range keys {
+		b, err := jwk.MarshalJSON()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		m["endorsements"] = []string{"msteams", "webchat"}
+		set = append(set, m)
 	}
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	m["endorsements"] = []string{"msteams", "webchat"}
-	writeJSON(w, http.StatusOK, map[string]any{"keys": []any{m}})
+	writeJSON(w, http.StatusOK, map[string]any{"keys": set})
+}
+
+// Rotate signs from now on with a new key under a new key id, as the Bot Framework rolls its
+// keys; the key set lists the new key.
+func (f *Fake) Rotate() {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.key = key
+	f.kid += "-next"
 }
 
 // token issues an access token for the client credentials the fake was made with.
@@ -260,12 +282,14 @@ type TokenOptions struct {
 
 // Token is a Connector token as the fake signs it.
 func (f *Fake) Token(o TokenOptions) string {
-	key := f.key
+	f.mu.Lock()
+	key, kid := f.key, f.kid
+	f.mu.Unlock()
 	if o.Forged {
 		key = f.other
 	}
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", "fake-key-1"))
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", kid))
 	if err != nil {
 		panic(err)
 	}
