@@ -67,6 +67,7 @@ func commands() []command {
 		{"token", "create, list or revoke API tokens (create|list|revoke)", runToken},
 		{"migrate", "apply the database migrations", runMigrate},
 		{"mcp", "serve the ask_human and get_answer tools over MCP on stdio", runMCP},
+		{"hook", "answer a Claude Code hook (PermissionRequest, Elicitation) through a person", runHook},
 		{"render", "print the Block Kit JSON of an inquiry file", runRender},
 		{"version", "print the version", runVersion},
 	}

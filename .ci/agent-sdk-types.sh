@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# An outside oracle for `bot hook claude-code`: every file of cmd/bot/testdata/hook is
+# type-checked against the Claude Agent SDK's own types (@anthropic-ai/claude-agent-sdk,
+# sdk.d.ts) with tsc --strict. The inputs (*.input.json, what Claude Code writes on a hook's
+# stdin) must be a PermissionRequestHookInput or an ElicitationHookInput; the golden outputs
+# (*.output.json, byte for byte what the hook prints, compared by cmd/bot/hook_test.go) must be a
+# SyncHookJSONOutput whose hookSpecificOutput is a PermissionRequestHookSpecificOutput or an
+# ElicitationHookSpecificOutput. Object literals get TypeScript's excess-property check, so an
+# unknown field, a missing required one or a wrong value is an error.
+# Versions are pinned in .ci/agent-sdk-types/package.json and package-lock.json (npm ci
+# --omit=optional: the SDK's optional per-platform Claude Code binary, some 400 MB, is not
+# installed, since only its types are read; for the same reason tsc is TypeScript 5.9, whose
+# compiler is JavaScript, where TypeScript 7's is a native binary in an optional package).
+# Arguments, if any, are the files to check instead (to try the check on a broken copy).
+set -euo pipefail
+files=("$@")
+for i in "${!files[@]}"; do files[i]=$(realpath "${files[i]}"); done
+cd "$(dirname "$0")/.."
+[ ${#files[@]} -gt 0 ] || files=(cmd/bot/testdata/hook/*.json)
+dir=.ci/agent-sdk-types
+
+(cd "$dir" && npm ci --omit=optional --no-audit --no-fund --loglevel=error >/dev/null)
+echo "@anthropic-ai/claude-agent-sdk $(node -p "require('./$dir/node_modules/@anthropic-ai/claude-agent-sdk/package.json').version"), $(cd "$dir" && npx --no-install tsc --version)"
+
+gen="$dir/generated"
+rm -rf "$gen"
+mkdir -p "$gen"
+# The JSON of a file starts on line $first of its .ts file, so that tsc's line numbers map back.
+first=4
+n=0
+for f in "${files[@]}"; do
+  name=$(basename "$f" .json)
+  case "$name" in
+    *.input) type="PermissionRequestHookInput | ElicitationHookInput" ;;
+    *.output) type="SyncHookJSONOutput & { hookSpecificOutput: PermissionRequestHookSpecificOutput | ElicitationHookSpecificOutput }" ;;
+    *) echo "$f: neither *.input.json nor *.output.json"; exit 1 ;;
+  esac
+  {
+    echo "import type { ElicitationHookInput, ElicitationHookSpecificOutput, PermissionRequestHookInput, PermissionRequestHookSpecificOutput, SyncHookJSONOutput } from '@anthropic-ai/claude-agent-sdk';"
+    echo "type Golden = $type;"
+    echo "// from $f"
+    printf 'export const golden: Golden = '
+    cat "$f"
+    echo ';'
+  } >"$gen/$name.ts"
+  n=$((n + 1))
+done
+if [ "$n" -eq 0 ]; then echo "no files to check"; exit 1; fi
+
+if out=$(cd "$dir" && npx --no-install tsc -p tsconfig.json --strict --noEmit --pretty false 2>&1); then
+  echo "$n hook inputs and outputs type-check against the Claude Agent SDK's types"
+else
+  # generated/NAME.ts(L,C): error ... -> NAME.json:L':C: error ... (the file's own line)
+  echo "$out" | awk -v first="$first" '{
+    if (match($0, /^generated\/[^(]+\.ts\([0-9]+,[0-9]+\)/)) {
+      head = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
+      split(head, p, /[(),]/); name = p[1]; sub(/^generated\//, "", name); sub(/\.ts$/, "", name)
+      printf "%s.json:%d:%d%s\n", name, p[2] - first + 1, p[3], rest
+    } else print
+  }'
+  echo "the Claude Agent SDK's types refuse a hook input or output (above)"
+  exit 1
+fi
