@@ -45,8 +45,8 @@ func runMCP(ctx context.Context, e *env) error {
 		return err
 	}
 	// Whatever runs under this server's harness is an agent's: mark the environment that what
-	// this process starts inherits, so that bot answer run from there refuses. (bot hook, when
-	// it comes, sets it the same way at its start.)
+	// this process starts inherits, so that bot answer run from there refuses. (bot hook sets it
+	// the same way at its start.)
 	if err := markAgentShell(e); err != nil {
 		return err
 	}
