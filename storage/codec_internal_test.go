@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -70,23 +69,4 @@ func TestJSONTextEmpty(t *testing.T) {
 	text, ok := emptyText(inquiry.Deadlines{})
 	require.True(t, ok)
 	require.Equal(t, "{}", text)
-}
-
-// TestTimeLayout: a batch's times (appendTimeLayout) read as dbTime sends a lone argument's.
-func TestTimeLayout(t *testing.T) {
-	for _, tm := range []time.Time{
-		time.Date(2026, 12, 1, 15, 4, 5, 123456789, time.UTC),
-		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC),
-		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(2026, 3, 29, 2, 30, 0, 1000, time.FixedZone("CEST", 7200)),
-		{},
-		time.Now(),
-	} {
-		want, err := at(tm).Value()
-		require.NoError(t, err)
-		require.Equal(t, want, string(appendTimeLayout(nil, norm(tm))), "%v", tm)
-		require.Equal(t, `"`+want.(string)+`"`, string(appendArrayTime(nil, tm)), "%v", tm)
-	}
 }

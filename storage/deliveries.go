@@ -3,7 +3,6 @@ package storage
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"slices"
 	"time"
 
@@ -163,17 +162,13 @@ func (s *Store) ClaimDeliveriesEach(ctx context.Context, now time.Time, lease ti
 	}
 	rows := make([][]deliveryRow, len(claims))
 	if s.postgres() {
-		// Every statement prepared once: the claim runs after every kick and every lane's end,
-		// and parsing and planning it cost PostgreSQL more than running it on a short queue.
-		const lock = `SELECT pg_advisory_xact_lock(?)`
-		s.warm(ctx, append([]string{lock}, queries...)...)
 		err := s.inTx(ctx, "claim due deliveries", func(tx *sqlx.Tx) error {
-			if _, err := s.stmtIn(ctx, tx, lock).ExecContext(ctx, claimLock); err != nil {
+			if _, err := tx.ExecContext(ctx, s.q(`SELECT pg_advisory_xact_lock(?)`), claimLock); err != nil {
 				return err
 			}
 			for i := range claims {
 				rows[i] = nil
-				if err := s.stmtIn(ctx, tx, queries[i]).SelectContext(ctx, &rows[i], args[i]...); err != nil {
+				if err := tx.SelectContext(ctx, &rows[i], s.q(queries[i]), args[i]...); err != nil {
 					return err
 				}
 			}
@@ -197,7 +192,7 @@ func (s *Store) ClaimDeliveriesEach(ctx context.Context, now time.Time, lease ti
 }
 
 // claimQuery is the statement of one claim (see ClaimDeliveries) and its arguments: on
-// PostgreSQL written with ? placeholders (for prepared), on SQLite as it runs.
+// PostgreSQL written with ? placeholders (the transaction rebinds it), on SQLite as it runs.
 func (s *Store) claimQuery(now time.Time, lease time.Duration, c inquiry.DeliveryClaim) (string, []any) {
 	limit := c.Limit
 	if limit <= 0 {
@@ -271,75 +266,13 @@ func (s *Store) CountDeliveries(ctx context.Context, status inquiry.DeliveryStat
 	return n, translate(err, "count deliveries")
 }
 
-// txStmt is a statement inside a transaction: prepared once (PostgreSQL), or the query as it is.
-type txStmt struct {
-	st    *sqlx.Stmt // nil: not prepared
-	tx    *sqlx.Tx
-	query string // rebound for the dialect
-}
-
-func (t txStmt) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
-	if t.st != nil {
-		return t.st.ExecContext(ctx, args...)
-	}
-	return t.tx.ExecContext(ctx, t.query, args...)
-}
-
-func (t txStmt) SelectContext(ctx context.Context, dest any, args ...any) error {
-	if t.st != nil {
-		return t.st.SelectContext(ctx, dest, args...)
-	}
-	return t.tx.SelectContext(ctx, dest, t.query, args...)
-}
-
-func (t txStmt) GetContext(ctx context.Context, dest any, args ...any) error {
-	if t.st != nil {
-		return t.st.GetContext(ctx, dest, args...)
-	}
-	return t.tx.GetContext(ctx, dest, t.query, args...)
-}
-
-// stmtIn is query (written with ? placeholders) inside tx: on PostgreSQL the statement prepared
-// once when it is prepared already (see prepared; the transaction's connection prepares it for
-// itself if need be), else the query as it is. It never prepares anew: that takes a second
-// connection of the pool, and a transaction holding row locks must not wait for one — the pool
-// may be full of transactions waiting on those very locks, and none would ever give way. Callers
-// prepare what they will run with warm, before they begin.
-func (s *Store) stmtIn(ctx context.Context, tx *sqlx.Tx, query string) txStmt {
-	if s.postgres() {
-		if st, ok := s.stmts.Load(query); ok {
-			return txStmt{st: tx.StmtxContext(ctx, st.(*sqlx.Stmt)), tx: tx}
-		}
-	}
-	return txStmt{tx: tx, query: s.q(query)}
-}
-
-// warm prepares queries on PostgreSQL, once each, outside any transaction, for stmtIn. A query
-// that cannot be prepared now runs unprepared: the transaction that runs it says what is wrong.
-func (s *Store) warm(ctx context.Context, queries ...string) {
-	if !s.postgres() {
-		return
-	}
-	for _, q := range queries {
-		if _, err := s.prepared(ctx, q); err != nil {
-			return
-		}
-	}
-}
-
 // insertDeliveriesQuery is the INSERT of n new deliveries, given by deliveryArgs.
 func insertDeliveriesQuery(n int) string {
 	return `INSERT INTO deliveries (` + newDeliveryTable.cols + `) VALUES ` + newDeliveryTable.values(n, false)
 }
 
-// maxPreparedRows bounds the row counts whose multi-row INSERT statements are kept prepared: the
-// few rows of one answer or one delivery's end are the common case; a sweep's hundreds are
-// rarer, and parsing is then a small part of their cost.
-const maxPreparedRows = 8
-
-// warmRows is warm for the multi-row INSERT query(n) when n is small enough to keep prepared.
-func (s *Store) warmRows(ctx context.Context, query func(n int) string, n int) {
-	if n > 0 && n <= maxPreparedRows {
-		s.warm(ctx, query(n))
-	}
-}
+// maxValuesRows is the most events one VALUES list inserts on PostgreSQL: the few rows of one
+// answer or one delivery's end are the common case; past it (a sweep's hundreds) one array a
+// column is one text for every count, where a VALUES list of hundreds of rows would be parsed
+// and planned each time, its thousands of arguments converted one by one.
+const maxValuesRows = 8

@@ -65,38 +65,26 @@ func (s *Store) insertEvents(ctx context.Context, x sqlx.ExecerContext, evs []in
 	for len(evs) > 0 {
 		batch := evs[:min(len(evs), deliveryBatch)]
 		evs = evs[len(batch):]
-		query := `INSERT INTO events (` + newEventTable.cols + `) VALUES ` + newEventTable.values(len(batch), false)
-		if _, err := x.ExecContext(ctx, s.q(query), eventArgs(batch)...); err != nil {
+		if _, err := x.ExecContext(ctx, s.q(insertEventsQuery(len(batch))), eventArgs(batch)...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// insertEventsQuery is the INSERT of n events, given by eventArgs (the text group commit's
-// batches use too).
+// insertEventsQuery is the INSERT of n events, given by eventArgs.
 func insertEventsQuery(n int) string {
 	return `INSERT INTO events (` + newEventTable.cols + `) VALUES ` + newEventTable.values(n, false)
 }
 
-// insertEventsTx is insertEvents inside tx, as a statement prepared once on PostgreSQL when
-// warmRows(…, insertEventsQuery, n) prepared it before the transaction (see stmtIn): the one
-// event of an answer or of a delivery's end is the usual case, and parsing and planning the
-// INSERT costs PostgreSQL about as much as running it. Call it last, as insertEvents.
-//
-// On PostgreSQL more events than maxPreparedRows (a sweep's batch) go in as one array a column
-// (insertEventsArrays): one prepared text for every count, where a VALUES list of hundreds of
-// rows would be parsed and planned again each time, its thousands of arguments converted one by one.
+// insertEventsTx is insertEvents inside tx. Call it last, as insertEvents. On PostgreSQL more
+// events than maxValuesRows (a sweep's batch) go in as one array a column (insertEventsArrays).
 func (s *Store) insertEventsTx(ctx context.Context, tx *sqlx.Tx, evs []inquiry.Event) error {
-	if s.postgres() && len(evs) > maxPreparedRows {
-		_, err := s.stmtIn(ctx, tx, insertEventsArrays).ExecContext(ctx, eventArrays(evs)...)
+	if s.postgres() && len(evs) > maxValuesRows {
+		_, err := tx.ExecContext(ctx, s.q(insertEventsArrays), eventArrays(evs)...)
 		return err
 	}
-	if len(evs) == 0 || len(evs) > deliveryBatch {
-		return s.insertEvents(ctx, tx, evs)
-	}
-	_, err := s.stmtIn(ctx, tx, insertEventsQuery(len(evs))).ExecContext(ctx, eventArgs(evs)...)
-	return err
+	return s.insertEvents(ctx, tx, evs)
 }
 
 // insertEventsArrays inserts the events given as one array a column (eventArrays), in the
@@ -293,11 +281,8 @@ func (s *Store) recorded() {
 	go func() {
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			// Best effort: followers also read on their own. Prepared, as it follows nearly every
-			// answer: parsed and planned each time it cost PostgreSQL more than it does.
-			if st, err := s.prepared(ctx, announceQuery); err == nil {
-				_, _ = st.ExecContext(ctx, eventsChannel)
-			}
+			// Best effort: followers also read on their own.
+			_, _ = s.db.ExecContext(ctx, s.q(announceQuery), eventsChannel)
 			cancel()
 			a.mu.Lock()
 			if !a.again {
@@ -341,19 +326,6 @@ func (s *Store) deleteEvents(ctx context.Context, tx *sqlx.Tx, keys []string) er
 	return nil
 }
 
-// execPrepared runs query (written with ? placeholders) outside a transaction, as a statement
-// prepared once on PostgreSQL (see prepared): for the statements every delivery runs.
-func (s *Store) execPrepared(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if !s.postgres() {
-		return s.db.ExecContext(ctx, s.q(query), args...)
-	}
-	st, err := s.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return st.ExecContext(ctx, args...)
-}
-
 // recordedKinds is the SQL list of the delivery kinds whose end is on the record
 // (inquiry.DeliveryEvent), for the one-statement path of the others.
 var recordedKinds = func() string {
@@ -369,7 +341,7 @@ var recordedKinds = func() string {
 // takes a transaction that records callback_delivered or callback_failed with it — once, as it
 // leaves pending, and only while its inquiry is there (retention may have taken it).
 func (s *Store) endDelivery(ctx context.Context, step string, id int64, done bool, lastErr string, now time.Time, set string, setArgs ...any) error {
-	res, err := s.execPrepared(ctx, set+` WHERE id = ? AND NOT (kind IN (`+recordedKinds+`) AND inquiry_key <> '')`, append(setArgs, id)...)
+	res, err := s.db.ExecContext(ctx, s.q(set+` WHERE id = ? AND NOT (kind IN (`+recordedKinds+`) AND inquiry_key <> '')`), append(setArgs, id)...)
 	if err != nil {
 		return translate(err, step)
 	}
@@ -377,7 +349,6 @@ func (s *Store) endDelivery(ctx context.Context, step string, id int64, done boo
 		return translate(err, step)
 	}
 	recorded := false
-	s.warmRows(ctx, insertEventsQuery, 1)
 	err = s.inTx(ctx, step, func(tx *sqlx.Tx) error {
 		var row deliveryRow
 		err := tx.GetContext(ctx, &row, s.q(`SELECT `+deliveryTable.cols+` FROM deliveries WHERE id = ?`+s.forUpdate()), id)

@@ -77,39 +77,21 @@ func Columns() map[string][]string {
 		"runs": runTable.names, "tokens": tokenTable.names}
 }
 
-// HoldCreates makes every create queue, as if all the store's commit slots were busy, until
-// release is called: a test then knows which creates share a batch, and in what order.
-func HoldCreates(s *Store) (release func()) {
-	c := &s.gc
-	c.mu.Lock()
-	if c.width == 0 {
-		c.width = s.createWidth()
-	}
-	c.busy += c.width
-	c.mu.Unlock()
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.busy -= c.width
-		for len(c.queue) > 0 && c.busy < c.width {
-			s.startBatchLocked()
-		}
-	}
-}
+// HoldCreates makes every create queue, as if a commit were running, until release is called: a
+// test then knows which creates share a batch, and in what order. Only where the store batches
+// (Batches).
+func HoldCreates(s *Store) (release func()) { return s.gc.Hold() }
+
+// Batches reports whether the store gathers creates into batches (SQLite).
+func Batches(s *Store) bool { return s.gc != nil }
 
 // QueuedCreates is how many creates wait for a batch.
-func QueuedCreates(s *Store) int {
-	s.gc.mu.Lock()
-	defer s.gc.mu.Unlock()
-	return len(s.gc.queue)
-}
+func QueuedCreates(s *Store) int { return s.gc.Queued() }
 
 // CreateBatches is how many batches of more than one create committed, and their creates.
-func CreateBatches(s *Store) (batches, rows int64) { return s.gc.batches.Load(), s.gc.rows.Load() }
+func CreateBatches(s *Store) (batches, rows int64) {
+	return s.counts.batches.Load(), s.counts.rows.Load()
+}
 
 // OnBatch runs f as each batch of creates starts its transaction (set it before the creates).
-func OnBatch(s *Store, f func()) {
-	s.gc.mu.Lock()
-	defer s.gc.mu.Unlock()
-	s.gc.onBatch = f
-}
+func OnBatch(s *Store, f func()) { s.onBatch = f }

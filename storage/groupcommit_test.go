@@ -10,6 +10,7 @@ import (
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/storage"
+	"github.com/inquiry-bot/bot/storage/storagetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,6 +44,15 @@ func queueCreates(t *testing.T, s *storage.Store, ctxs []context.Context, recs [
 	return out
 }
 
+// batching runs fn against SQLite, the dialect whose store gathers creates into batches
+// (PostgreSQL writes each create alone: TestCreatesAloneWhereNotBatched).
+func batching(t *testing.T, fn func(t *testing.T, b *bundle)) {
+	t.Helper()
+	b := openBundle(t, storagetest.SQLiteURL(t))
+	require.True(t, storage.Batches(b.store), "the SQLite store batches its creates")
+	fn(t, b)
+}
+
 // count is SELECT count(*) with the query's WHERE.
 func count(t *testing.T, b *bundle, query string, args ...any) int {
 	t.Helper()
@@ -56,7 +66,7 @@ func count(t *testing.T, b *bundle, query string, args ...any) int {
 // first of each id is created, the same-content ones get its inquiry, the others id_conflict —
 // as if they had come one after another — and all of it in one transaction.
 func TestGroupCommitDuplicatesInOneBatch(t *testing.T) {
-	each(t, func(t *testing.T, b *bundle) {
+	batching(t, func(t *testing.T, b *bundle) {
 		s := b.store
 		pre := create(t, s, newRecord("ns", "run", "pre"))
 		release := storage.HoldCreates(s)
@@ -112,7 +122,7 @@ func TestGroupCommitDuplicatesInOneBatch(t *testing.T) {
 // inquiry's already) rolls back whole, and each of its creates is tried again alone: that one
 // fails, the others are stored once each, with their deliveries and events.
 func TestGroupCommitOneRowViolates(t *testing.T) {
-	each(t, func(t *testing.T, b *bundle) {
+	batching(t, func(t *testing.T, b *bundle) {
 		s := b.store
 		pre := create(t, s, newRecord("ns", "run", "pre"))
 		release := storage.HoldCreates(s)
@@ -141,10 +151,9 @@ func TestGroupCommitOneRowViolates(t *testing.T) {
 
 // Text that an array literal must quote — quotes, backslashes, braces, commas, blanks at either
 // end, the word NULL, nothing at all, characters beyond ASCII — is stored by a batch exactly as
-// sent, with a resolved-at-once inquiry's second event and deliveries of its own (on PostgreSQL
-// a batch sends each column as one array), and reads back as the batch's creates returned it.
+// sent, with a resolved-at-once inquiry's second event and deliveries of its own, and reads back as the batch's creates returned it.
 func TestGroupCommitTextAsSent(t *testing.T) {
-	each(t, func(t *testing.T, b *bundle) {
+	batching(t, func(t *testing.T, b *bundle) {
 		s := b.store
 		odd := []string{`say "hi"`, `back\slash \"`, `{a,b}`, ` blanks `, `NULL`, `null`, "", "café ⌘ 漢字", `\x00`, "tab\tand\nline"}
 		var recs []*inquiry.Record
@@ -196,7 +205,7 @@ func TestGroupCommitTextAsSent(t *testing.T) {
 // A create whose request is cancelled while it waits for a batch leaves at once, and is not
 // written; the others of its batch are.
 func TestGroupCommitCancelledRequest(t *testing.T) {
-	each(t, func(t *testing.T, b *bundle) {
+	batching(t, func(t *testing.T, b *bundle) {
 		s := b.store
 		release := storage.HoldCreates(s)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -222,7 +231,7 @@ func TestGroupCommitCancelledRequest(t *testing.T) {
 // batch: the batch commits on a context of its own, with all its rows, the cancelled one's too
 // (as a lone create cancelled during its commit may be stored).
 func TestGroupCommitCancelledInBatch(t *testing.T) {
-	each(t, func(t *testing.T, b *bundle) {
+	batching(t, func(t *testing.T, b *bundle) {
 		s := b.store
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -299,4 +308,35 @@ func TestGroupCommitConcurrentDuplicates(t *testing.T) {
 		batches, rows := storage.CreateBatches(s)
 		t.Logf("%d batches of %d creates", batches, rows) // a figure, not asserted: it depends on timing
 	})
+}
+
+// On PostgreSQL, and on SQLite with group commit switched off, concurrent creates are each
+// written alone: no batch forms, and every create is counted alone.
+func TestCreatesAloneWhereNotBatched(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		opts []storage.Option
+	}{
+		{storagetest.PostgresURL(t), nil},
+		{storagetest.SQLiteURL(t), []storage.Option{storage.WithoutGroupCommit()}},
+	} {
+		s, err := storage.Open(context.Background(), c.url, c.opts...)
+		require.NoError(t, err)
+		t.Cleanup(func() { s.Close() })
+		require.False(t, storage.Batches(s), "%s", s.Dialect())
+		errs := make(chan error, 32)
+		for i := range cap(errs) {
+			go func() {
+				_, created, err := s.CreateInquiry(context.Background(), newRecord("ns", "run", fmt.Sprintf("q%d", i)), nil)
+				if err == nil && !created {
+					err = fmt.Errorf("q%d not created", i)
+				}
+				errs <- err
+			}()
+		}
+		for range cap(errs) {
+			require.NoError(t, <-errs, "%s", s.Dialect())
+		}
+		require.Equal(t, storage.CreateCounts{Alone: 32}, s.CreateCounts(), "%s", s.Dialect())
+	}
 }

@@ -19,9 +19,10 @@ import (
 	"github.com/lib/pq"
 )
 
-// maxPreparedDeliveries bounds the statements CreateInquiry prepares (one per number of
-// deliveries); an inquiry with more deliveries is stored by the general path.
-const maxPreparedDeliveries = 8
+// maxStatementDeliveries bounds the deliveries CreateInquiry writes in its one statement on
+// PostgreSQL (createQueries, one text per number of deliveries); an inquiry with more is stored
+// by the general path.
+const maxStatementDeliveries = 8
 
 // notifyChannel is the PostgreSQL channel on which a resolution is announced, with the key.
 const notifyChannel = "inquiry_resolved"
@@ -301,13 +302,9 @@ func idConflict(id string) error {
 // returns the key when it wrote them, "" when it wrote nothing.
 func (s *Store) insertInquiry(ctx context.Context, row *inquiryRow, deliveries []inquiry.Delivery, def deliveryDefaults, evs []inquiry.Event) (string, error) {
 	var key string
-	if s.postgres() && len(deliveries) <= maxPreparedDeliveries && len(evs) <= maxCreateEvents {
-		st, err := s.prepared(ctx, createQueries[len(deliveries)][len(evs)-1])
-		if err != nil {
-			return "", err
-		}
+	if s.postgres() && len(deliveries) <= maxStatementDeliveries && len(evs) <= maxCreateEvents {
 		args := append(append(inquiryTable.args(row), deliveryArgs(deliveries, def)...), eventArgs(evs)...)
-		err = st.QueryRowxContext(ctx, args...).Scan(&key)
+		err := s.db.QueryRowxContext(ctx, s.q(createQueries[len(deliveries)][len(evs)-1]), args...).Scan(&key)
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", nil
 		}
@@ -339,13 +336,12 @@ var insertInquiryQuery = `INSERT INTO inquiries (` + inquiryTable.cols + `) VALU
 const maxCreateEvents = 2
 
 // createQueries[n][m-1] is CreateInquiry's statement on PostgreSQL for an inquiry with n
-// deliveries and m events, prepared once: for a statement this size, parsing and planning cost
-// about as much as the insert itself. It is one statement, so one round trip and no
+// deliveries and m events. It is one statement, so one round trip and no
 // BEGIN/COMMIT: the deliveries and the events are inserted by data-modifying CTEs that read the
 // first one's RETURNING, so they are written only when the inquiry is. The events' CTE numbers
 // its rows (the trigger's lock, migration 00008) only once the inquiry's row is in, and nothing
 // after it waits on a lock.
-var createQueries = func() (qs [maxPreparedDeliveries + 1][maxCreateEvents]string) {
+var createQueries = func() (qs [maxStatementDeliveries + 1][maxCreateEvents]string) {
 	for n := range qs {
 		for m := 1; m <= maxCreateEvents; m++ {
 			q := `WITH ins AS (` + insertInquiryQuery + `)`
@@ -363,12 +359,7 @@ var createQueries = func() (qs [maxPreparedDeliveries + 1][maxCreateEvents]strin
 	return qs
 }()
 
-// queryInquiry reads an inquiry by its key.
-var queryInquiry = `SELECT ` + inquiryTable.cols + ` FROM inquiries WHERE key = ?`
-
-// Inquiry returns the inquiry with the server key. On PostgreSQL the statement is prepared once:
-// every click, answer and delivery reads an inquiry this way, and parsing and planning a
-// 36-column SELECT costs PostgreSQL more than the index lookup.
+// Inquiry returns the inquiry with the server key.
 func (s *Store) Inquiry(ctx context.Context, key string) (*inquiry.Record, error) {
 	rec, err := s.inquiryByKey(ctx, nil, key)
 	return rec, translate(err, "read the inquiry")
@@ -376,22 +367,11 @@ func (s *Store) Inquiry(ctx context.Context, key string) (*inquiry.Record, error
 
 // inquiryByKey reads the inquiry with key, inside tx unless tx is nil.
 func (s *Store) inquiryByKey(ctx context.Context, tx *sqlx.Tx, key string) (*inquiry.Record, error) {
-	if !s.postgres() {
-		var q sqlx.QueryerContext = s.db
-		if tx != nil {
-			q = tx
-		}
-		return s.inquiryWhere(ctx, q, "key = ?", key)
-	}
-	var row inquiryRow
+	var q sqlx.QueryerContext = s.db
 	if tx != nil {
-		return inquiryOf(&row, s.stmtIn(ctx, tx, queryInquiry).GetContext(ctx, &row, key))
+		q = tx
 	}
-	st, err := s.prepared(ctx, queryInquiry)
-	if err != nil {
-		return nil, err
-	}
-	return inquiryOf(&row, st.GetContext(ctx, &row, key))
+	return s.inquiryWhere(ctx, q, "key = ?", key)
 }
 
 // InquiryByID returns the inquiry with the asker's (namespace, run_id, id).
@@ -611,7 +591,6 @@ func (s *Store) resolveMany(ctx context.Context, step string, items []inquiry.Re
 		return nil
 	}
 	recorded := false
-	s.warmResolve(ctx, sorted)
 	err = s.inTx(ctx, step, func(tx *sqlx.Tx) error {
 		won, err := s.resolveTx(ctx, tx, sorted, nil)
 		if err != nil {
@@ -712,7 +691,7 @@ func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem
 		for _, d := range r.Deliveries {
 			dargs = append(dargs, deliveryArgs([]inquiry.Delivery{d}, def)...)
 			if ndl++; ndl == deliveryBatch {
-				if _, err := s.stmtIn(ctx, tx, insertDeliveriesQuery(ndl)).ExecContext(ctx, dargs...); err != nil {
+				if _, err := tx.ExecContext(ctx, s.q(insertDeliveriesQuery(ndl)), dargs...); err != nil {
 					return nil, err
 				}
 				dargs, ndl = dargs[:0], 0
@@ -725,12 +704,12 @@ func (s *Store) resolveTx(ctx context.Context, tx *sqlx.Tx, sorted []resolveItem
 		won = append(won, rec)
 	}
 	if ndl > 0 {
-		if _, err := s.stmtIn(ctx, tx, insertDeliveriesQuery(ndl)).ExecContext(ctx, dargs...); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(insertDeliveriesQuery(ndl)), dargs...); err != nil {
 			return nil, err
 		}
 	}
 	if s.postgres() && len(keys) > 0 {
-		if _, err := s.stmtIn(ctx, tx, notifyQuery).ExecContext(ctx, notifyChannel, pq.StringArray(keys)); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(notifyQuery), notifyChannel, pq.StringArray(keys)); err != nil {
 			return nil, err
 		}
 	}
@@ -854,7 +833,7 @@ func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolv
 		keys[i], statuses[i], answers[i], failures[i], times[i] = it.Key, string(it.Resolution.Status), it.answer, it.failure, at(it.Resolution.At)
 		expiries[i] = it.expiry
 	}
-	if err := s.stmtIn(ctx, tx, resolveQuery(slim)).SelectContext(ctx, &rows, pq.StringArray(keys), pq.StringArray(statuses),
+	if err := tx.SelectContext(ctx, &rows, s.q(resolveQuery(slim)), pq.StringArray(keys), pq.StringArray(statuses),
 		pq.GenericArray{A: answers}, pq.GenericArray{A: failures}, pq.GenericArray{A: times}, pq.GenericArray{A: expiries}); err != nil {
 		return nil, err
 	}
@@ -865,26 +844,8 @@ func (s *Store) updateResolved(ctx context.Context, tx *sqlx.Tx, sorted []resolv
 // notifyQuery announces each key of an array on notifyChannel (delivered at commit).
 const notifyQuery = `SELECT pg_notify(?, k) FROM unnest(?::text[]) AS k`
 
-// warmResolve prepares, before the transaction, the statements resolveTx runs for sorted when
-// every item wins (see stmtIn), and the read of a resolution that came second.
-func (s *Store) warmResolve(ctx context.Context, sorted []resolveItem) {
-	if !s.postgres() {
-		return
-	}
-	n := 0
-	for _, it := range sorted {
-		n += len(it.Resolution.Deliveries)
-	}
-	s.warm(ctx, resolveQuery(everyRead(firstOfEachKey(sorted))), notifyQuery, queryInquiry)
-	s.warmRows(ctx, insertDeliveriesQuery, n)
-	s.warmRows(ctx, insertEventsQuery, len(sorted))
-	if len(sorted) > maxPreparedRows {
-		s.warm(ctx, insertEventsArrays)
-	}
-}
-
 // resolveQuery is updateResolved's UPDATE on PostgreSQL, returning every column or (slim) only
-// slimCols: one text for every batch size, so each is prepared once. The arrays are the keys,
+// slimCols: one text for every batch size. The arrays are the keys,
 // statuses, answers and failures (JSON text or NULL) and times of the resolutions, and the
 // expiries each must still find (NULL: none, see Resolution.Expiry); the names given to unnest's
 // columns keep the RETURNING list (the inquiry's columns) unambiguous.

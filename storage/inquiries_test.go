@@ -102,7 +102,7 @@ func TestCreateInquiryShapes(t *testing.T) {
 }
 
 // TestCreateInquiryDeliveries creates inquiries with few and with many deliveries (PostgreSQL
-// stores up to eight in one prepared statement, more in a transaction; batches of 500 per INSERT).
+// stores up to eight in one statement, more in a transaction; batches of 500 per INSERT).
 func TestCreateInquiryDeliveries(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
@@ -112,7 +112,7 @@ func TestCreateInquiryDeliveries(t *testing.T) {
 			for i := range ds {
 				ds[i] = inquiry.Delivery{Kind: inquiry.DeliverCallback, Target: fmt.Sprintf("https://x/%d", i)}
 			}
-			for range 2 { // the second time through, the statements are prepared already
+			for range 2 { // twice: a second create of the same shape goes the same way
 				rec := newRecord("ns", "", fmt.Sprintf("q%d-%s", n, nextKey()))
 				create(t, b.store, rec, ds...)
 				got, err := b.store.ListDeliveries(ctx, rec.Key)

@@ -428,15 +428,14 @@ func TestResolutionTextAsSent(t *testing.T) {
 	})
 }
 
-// TestResolutionsOnATinyPool: with a pool of two connections and a store that has prepared
-// nothing yet, many resolutions at once — batches over the same keys, people one by one, and
-// claims of the deliveries they enqueue — each needing prepared statements inside its
-// transaction, all finish: no transaction waits on the pool for a statement while holding row
-// locks others wait on.
+// TestResolutionsOnATinyPool: with a pool of two connections, many resolutions at once — batches
+// over the same keys, people one by one, and claims of the deliveries they enqueue — all finish:
+// no transaction waits on the pool for a second connection while holding row locks others wait
+// on.
 func TestResolutionsOnATinyPool(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		s := openBundle(t, b.url).store // a store of its own: nothing prepared yet
+		s := openBundle(t, b.url).store // a store of its own, for its tiny pool
 		storage.DB(s).SetMaxOpenConns(2)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -710,7 +709,7 @@ func TestResolveManyWithTheRecordRead(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, inquiry.StatusPending, ext.Status)
 
-		// The batch's events (more than a prepared VALUES list holds), in key order, each what
+		// The batch's events (more than one VALUES list holds), in key order, each what
 		// the record as stored says.
 		evs, err := b.store.EventsAfter(ctx, 0, "ns", 1000)
 		require.NoError(t, err)

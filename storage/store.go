@@ -23,10 +23,10 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/groupcommit"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"github.com/pressly/goose/v3"
@@ -50,15 +50,26 @@ type Store struct {
 	// dsn is the PostgreSQL connection string, kept for the listener's own connection.
 	dsn string
 
-	// stmts holds the statements prepared once on PostgreSQL, by query (see prepared).
-	stmts     sync.Map // string -> *sqlx.Stmt
-	prepareMu sync.Mutex
-
 	events    watchers  // the followers of the event record (events.go)
 	announcer announcer // tells other replicas' followers of events recorded here
 	horizon   horizon   // the settled id of the event record, read once for concurrent followers
-	gc        committer // gathers concurrent creates into one transaction (groupcommit.go)
+	// gc gathers concurrent creates into one transaction on SQLite (groupcommit.go); nil writes
+	// each alone. counts counts how creates were committed; onBatch (tests only) runs as a batch's
+	// transaction starts.
+	gc      *groupcommit.Committer[*createReq]
+	counts  createCounts
+	onBatch func()
+	// noGroupCommit writes every create in a transaction of its own (WithoutGroupCommit).
+	noGroupCommit bool
 }
+
+// Option changes how Open builds a Store: the switch of its machinery, so that a benchmark can
+// measure it on and off in one run (cmd/benchmark row m).
+type Option func(*Store)
+
+// WithoutGroupCommit writes each create in a transaction of its own, never batched with others
+// (SQLite; on PostgreSQL a create is always its own statement).
+func WithoutGroupCommit() Option { return func(s *Store) { s.noGroupCommit = true } }
 
 // errNoTime refuses a write that carries no time: the caller's clock (the service's, which tests
 // move) is the only one, so that every stored time agrees with what the service decided.
@@ -87,8 +98,8 @@ func RedactURL(s string) string {
 
 // Open connects to the database named by databaseURL — postgres://… or postgresql://… for
 // PostgreSQL, sqlite:PATH or sqlite::memory: for SQLite — and applies the embedded migrations.
-func Open(ctx context.Context, databaseURL string) (*Store, error) {
-	s, err := open(databaseURL)
+func Open(ctx context.Context, databaseURL string, opts ...Option) (*Store, error) {
+	s, err := open(databaseURL, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +112,20 @@ func Open(ctx context.Context, databaseURL string) (*Store, error) {
 
 // open builds the Store without touching the database: lib/pq connects lazily, and SQLite
 // connects on first use.
-func open(databaseURL string) (*Store, error) {
+func open(databaseURL string, opts ...Option) (*Store, error) {
+	s, err := openDB(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.gc = s.newCommitter()
+	return s, nil
+}
+
+// openDB is open's connection pool, by dialect.
+func openDB(databaseURL string) (*Store, error) {
 	switch {
 	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
 		dsn, err := postgresDSN(databaseURL)
@@ -205,34 +229,8 @@ func postgresDSN(databaseURL string) (string, error) {
 // Dialect reports "postgres" or "sqlite".
 func (s *Store) Dialect() string { return s.dialect }
 
-// Close closes the prepared statements and the connection pool.
-func (s *Store) Close() error {
-	s.stmts.Range(func(_, st any) bool {
-		st.(*sqlx.Stmt).Close()
-		return true
-	})
-	return s.db.Close()
-}
-
-// prepared returns query (written with ? placeholders) as a statement prepared once, for a query
-// run on every request, so that PostgreSQL does not parse and plan it each time. database/sql
-// prepares it on a connection when first used there. Only for PostgreSQL.
-func (s *Store) prepared(ctx context.Context, query string) (*sqlx.Stmt, error) {
-	if st, ok := s.stmts.Load(query); ok {
-		return st.(*sqlx.Stmt), nil
-	}
-	s.prepareMu.Lock()
-	defer s.prepareMu.Unlock()
-	if st, ok := s.stmts.Load(query); ok {
-		return st.(*sqlx.Stmt), nil
-	}
-	st, err := s.db.PreparexContext(ctx, s.q(query))
-	if err != nil {
-		return nil, err
-	}
-	s.stmts.Store(query, st)
-	return st, nil
-}
+// Close closes the connection pool.
+func (s *Store) Close() error { return s.db.Close() }
 
 // Migrate applies the embedded migrations that are not applied yet. On PostgreSQL a session
 // advisory lock keeps replicas starting together from migrating at once.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/inquiry"
-	"github.com/jmoiron/sqlx"
 )
 
 // tokenRow is a tokens row as SQL sees it: its tags are the token columns. Scopes are stored
@@ -59,19 +58,10 @@ func quote(s string) string { return `"` + s + `"` }
 var tokenByIDQuery = `SELECT ` + tokenTable.cols + ` FROM tokens WHERE id = ?`
 
 // Token returns a token by id, revoked or not. It reads the database every time (a revoked
-// token is refused at once); on PostgreSQL the query, run for every authenticated request, is
-// prepared once.
+// token is refused at once).
 func (s *Store) Token(ctx context.Context, id string) (*inquiry.Token, error) {
 	var row tokenRow
-	var err error
-	if s.postgres() {
-		var st *sqlx.Stmt
-		if st, err = s.prepared(ctx, tokenByIDQuery); err == nil {
-			err = st.GetContext(ctx, &row, id)
-		}
-	} else {
-		err = s.db.GetContext(ctx, &row, s.q(tokenByIDQuery), id)
-	}
+	err := s.db.GetContext(ctx, &row, s.q(tokenByIDQuery), id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("no such token")
 	}
