@@ -39,7 +39,7 @@ type bundle struct {
 	store *storage.Store
 }
 
-func setup(t *testing.T, databaseURL string) *bundle {
+func setup(t *testing.T, databaseURL string, tweak ...func(*teamsapp.Config)) *bundle {
 	t.Helper()
 	ctx := t.Context()
 	st, err := storage.Open(ctx, databaseURL)
@@ -54,7 +54,11 @@ func setup(t *testing.T, databaseURL string) *bundle {
 	fake := teamsfake.New(appID, "s3cret")
 	fake.SetClock(clock.Now)
 	t.Cleanup(fake.Close)
-	app, err := teamsapp.New(teamsapp.Config{AppID: appID, Password: "s3cret", OpenIDURL: fake.OpenIDURL(), TokenURL: fake.TokenURL(), Service: svc, Log: quiet})
+	cfg := teamsapp.Config{AppID: appID, Password: "s3cret", OpenIDURL: fake.OpenIDURL(), TokenURL: fake.TokenURL(), Service: svc, Log: quiet}
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	app, err := teamsapp.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,5 +268,30 @@ func TestKeyRotation(t *testing.T) {
 	b.clock.Add(5 * time.Minute)
 	if s := send(); s != http.StatusOK {
 		t.Fatalf("five minutes on, the key set is read again: want 200, got %d", s)
+	}
+}
+
+// TestEndorsementAndTenant: a key endorsed for other channels than the activity's, or an
+// activity of another tenant than TEAMS_TENANT_ID, is refused and answers nothing.
+func TestEndorsementAndTenant(t *testing.T) {
+	b := setup(t, storagetest.SQLiteURL(t), func(c *teamsapp.Config) { c.TenantID = "another-tenant" })
+	rec := b.ask(mergeQuestion("tenant"))
+	act := b.fake.Action("19:chan@thread.tacv2", "1", alice, "Merge", map[string]any{"inquiry": rec.Key, "value": "merge"})
+	status, body, err := b.fake.Send(b.ctx, b.url, b.fake.Token(teamsfake.TokenOptions{}), act)
+	if err != nil || status != http.StatusForbidden || !strings.Contains(string(body), "TEAMS_TENANT_ID") {
+		t.Fatalf("another tenant: want 403 naming TEAMS_TENANT_ID, got %d %s %v", status, body, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(act, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["channelId"] = "skype"
+	act, _ = json.Marshal(m)
+	status, body, err = b.fake.Send(b.ctx, b.url, b.fake.Token(teamsfake.TokenOptions{}), act)
+	if err != nil || status != http.StatusForbidden || !strings.Contains(string(body), "not endorsed") {
+		t.Fatalf("a channel the key is not endorsed for: want 403 saying so, got %d %s %v", status, body, err)
+	}
+	if got, _ := b.svc.Get(b.ctx, rec.Key); got.Status != inquiry.StatusPending {
+		t.Fatalf("a refused activity answered it: %s", got.Status)
 	}
 }
