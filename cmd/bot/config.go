@@ -74,6 +74,7 @@ var configVars = []string{
 	"BOT_URL", "BOT_TOKEN", "XDG_CONFIG_HOME", "BOT_LOG_FORMAT", "BOT_DELIVERY_LEASE", "BOT_MCP_POLICY",
 	"BOT_RATE_LIMIT", "BOT_RATE_BURST", "BOT_MAX_WAITERS",
 	"BOT_MAX_CONNS", "BOT_BODY_TIMEOUT", "SMTP_URL", "EMAIL_FROM", "BOT_ALLOW_BROADCAST",
+	"TEAMS_APP_ID", "TEAMS_APP_PASSWORD", "TEAMS_TENANT_ID", "TEAMS_OPENID_URL", "TEAMS_TOKEN_URL",
 }
 
 // cronParser accepts five fields, an optional leading seconds field, and descriptors like
