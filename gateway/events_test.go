@@ -18,6 +18,7 @@ import (
 
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/wake"
 	"github.com/inquiry-bot/bot/storage"
 )
 
@@ -66,8 +67,7 @@ func typesOf(evs []event) []string {
 func TestEventsOfAWholeLife(t *testing.T) {
 	each(t, func(t *testing.T, db string) {
 		rcv := newReceiver(t)
-		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withCallbackHosts(rcv.host()))
-		b.svc.Transports.Register("chat", shown{place: "C9"})
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withCallbackHosts(rcv.host()), withTransport("chat", shown{place: "C9"}))
 		bob := b.token("bob", "", inquiry.ScopeAnswer)
 		key := str(b.ask(b.askA, confirm("deploy", "approvals", 2, "callback_url", rcv.URL+"/cb",
 			"config", map[string]any{"policy": "ask", "transport": "chat"}), http.StatusCreated)["key"])
@@ -231,10 +231,12 @@ func replica(t *testing.T, b *bundle) *bundle {
 	t.Cleanup(func() { st.Close() })
 	svc := inquiry.NewService(st, inquiry.NewRegistry())
 	svc.Log, svc.DefaultPolicy = slog.New(slog.DiscardHandler), inquiry.PolicyAsk
+	hub := wake.NewHub()
+	svc.Hub = hub
 	srv := gateway.New(gateway.Config{Service: svc, Logger: svc.Log, RateLimits: gateway.RateLimits{Rate: rate.Inf, MaxWaiters: -1, AddressRate: rate.Inf}})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	return &bundle{t: t, url: ts.URL, dbURL: b.dbURL, store: st, svc: svc, srv: srv, http: b.http}
+	return &bundle{t: t, url: ts.URL, dbURL: b.dbURL, store: st, svc: svc, hub: hub, srv: srv, http: b.http}
 }
 
 // TestEventStreamRefusals: a position that is no event id, a token over its long-polls, no token.

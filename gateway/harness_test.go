@@ -24,6 +24,7 @@ import (
 	"github.com/inquiry-bot/bot/gateway"
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/internal/dispatch"
+	"github.com/inquiry-bot/bot/internal/wake"
 	"github.com/inquiry-bot/bot/storage"
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
@@ -36,6 +37,7 @@ type bundle struct {
 	dbURL  string
 	store  *storage.Store
 	svc    *inquiry.Service
+	hub    *wake.Hub // the service's
 	srv    *gateway.Server
 	disp   *dispatch.Dispatcher
 	secret []byte
@@ -72,6 +74,7 @@ type options struct {
 	logTo         io.Writer           // every log line of the server, as JSON
 	limits        *gateway.RateLimits // nil: none (tests fire many requests from one token)
 	mcp           http.Handler
+	transports    map[string]inquiry.Transport // seated before the server serves
 }
 
 type option func(*options)
@@ -91,6 +94,16 @@ func withReady(f func(context.Context) error) option       { return func(o *opti
 func withLog(w io.Writer) option                           { return func(o *options) { o.logTo = w } }
 func withLimits(l gateway.RateLimits) option               { return func(o *options) { o.limits = &l } }
 func withMCP(h http.Handler) option                        { return func(o *options) { o.mcp = h } }
+
+// withTransport seats t under key before the server serves, as cmd/bot wires its transports.
+func withTransport(key string, t inquiry.Transport) option {
+	return func(o *options) {
+		if o.transports == nil {
+			o.transports = map[string]inquiry.Transport{}
+		}
+		o.transports[key] = t
+	}
+}
 
 // each runs the test in parallel (it calls t.Parallel, so the test does not) and runs fn, in
 // parallel too, against SQLite in a temporary directory, always, and against PostgreSQL when
@@ -154,10 +167,14 @@ func setup(t testing.TB, opts ...option) *bundle {
 		limits = *o.limits
 	}
 	svc := inquiry.NewService(served, inquiry.NewRegistry())
+	for key, t := range o.transports {
+		svc.Transports.Register(key, t)
+	}
 	svc.DefaultPolicy = o.policy
 	svc.Log = log
 
-	b := &bundle{t: t, dbURL: dbURL, store: st, svc: svc, outcomes: make(chan outcome, 100)}
+	b := &bundle{t: t, dbURL: dbURL, store: st, svc: svc, hub: wake.NewHub(), outcomes: make(chan outcome, 100)}
+	svc.Hub = b.hub
 	svc.Now = func() time.Time { return time.Now().Add(time.Duration(b.later.Load())) }
 	b.secret = []byte("test-secret-" + t.Name())
 	b.srv = gateway.New(gateway.Config{

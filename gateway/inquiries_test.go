@@ -302,7 +302,7 @@ func TestLongPoll(t *testing.T) {
 			done <- polled{r, time.Now()}
 		}()
 		// The poll is parked on the hub, not spinning.
-		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 5*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool { return b.hub.Waiters() == 1 }, 5*time.Second, 5*time.Millisecond)
 
 		// The answer wakes the inquiry's waiters on the hub before it is acknowledged: a waiter
 		// of the test's own has its wake-up by the time the POST returns.
@@ -329,7 +329,7 @@ func TestLongPoll(t *testing.T) {
 		require.Equal(t, "merge", a["value"])
 		require.Equal(t, "alice", a["answered_by"])
 		require.Equal(t, "person", a["source"])
-		require.Equal(t, 0, b.svc.Hub.Waiters())
+		require.Equal(t, 0, b.hub.Waiters())
 
 		// A resolved inquiry returns at once, whatever the wait.
 		start = time.Now()
@@ -356,10 +356,10 @@ func TestLongPoll(t *testing.T) {
 			}
 			errc <- err
 		}()
-		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 5*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool { return b.hub.Waiters() == 1 }, 5*time.Second, 5*time.Millisecond)
 		cancel()
 		require.Error(t, <-errc)
-		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 0 }, 5*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool { return b.hub.Waiters() == 0 }, 5*time.Second, 5*time.Millisecond)
 
 		// Bad waits.
 		b.do("GET", "/v1/inquiries/"+key2+"?wait=abc", b.askA, nil).errorOf(t, 400, inquiry.CodeBadRequest)
@@ -381,7 +381,7 @@ func TestAskWaitsForAnAnswer(t *testing.T) {
 				return false
 			}
 			key = str(list[0].(map[string]any)["key"])
-			return b.svc.Hub.Waiters() == 1
+			return b.hub.Waiters() == 1
 		}, 5*time.Second, 10*time.Millisecond)
 		r := b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"text": " merge "})
 		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)

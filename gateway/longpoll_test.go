@@ -83,13 +83,13 @@ func TestLongPollClientGoneFreesItsSlot(t *testing.T) {
 	require.NoError(t, err)
 	_, err = io.WriteString(c, rawGet(addr, "/v1/inquiries/"+key+"?wait=55", b.askA))
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return b.hub.Waiters() == 1 }, 10*time.Second, 5*time.Millisecond)
 
 	// The one slot is held: a second long-poll is refused.
 	getFrom(t, "http://"+addr, "/v1/inquiries/"+key+"?wait=1", b.askA).errorOf(t, http.StatusTooManyRequests, inquiry.CodeRateLimited)
 
 	require.NoError(t, c.Close())
-	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 0 }, 20*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return b.hub.Waiters() == 0 }, 20*time.Second, 5*time.Millisecond,
 		"the wait ends with its client")
 	r := getFrom(t, "http://"+addr, "/v1/inquiries/"+key+"?wait=0.3", b.askA)
 	require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
@@ -108,7 +108,7 @@ func TestLongPollWaiterSlotGivenBack(t *testing.T) {
 	poll := func(k, wait string) string { return rawGet("x", "/v1/inquiries/"+k+"?wait="+wait, b.askA) }
 	next := func(why string) {
 		t.Helper()
-		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 0 }, 10*time.Second, 5*time.Millisecond, why)
+		require.Eventually(t, func() bool { return b.hub.Waiters() == 0 }, 10*time.Second, 5*time.Millisecond, why)
 		r := getFrom(t, "http://"+addr, "/v1/inquiries/"+key+"?wait=0.2", b.askA)
 		require.Equal(t, http.StatusOK, r.status, "%s: body: %s", why, r.body)
 	}
@@ -117,7 +117,7 @@ func TestLongPollWaiterSlotGivenBack(t *testing.T) {
 	next("the wait's end")
 
 	go func() {
-		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 10*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool { return b.hub.Waiters() == 1 }, 10*time.Second, 5*time.Millisecond)
 		r := b.do("POST", "/v1/inquiries/"+answered+"/answer", b.answerer, map[string]any{"value": "Merge"})
 		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)
 	}()
@@ -159,13 +159,13 @@ func TestShutdownWithManyWaiting(t *testing.T) {
 			answers <- string(got)
 		}()
 	}
-	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == n }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return b.hub.Waiters() == n }, 30*time.Second, 10*time.Millisecond)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// The waits end once the server is shutting down (its OnShutdown hooks run after it stops
 	// keeping connections alive), so every answer says Connection: close.
-	hs.RegisterOnShutdown(b.svc.Hub.Close)
+	hs.RegisterOnShutdown(b.hub.Close)
 	require.NoError(t, hs.Shutdown(ctx))
 	require.ErrorIs(t, <-served, http.ErrServerClosed)
 	for range n {
@@ -174,7 +174,7 @@ func TestShutdownWithManyWaiting(t *testing.T) {
 		require.Contains(t, got, "\r\nConnection: close\r\n")
 		require.Contains(t, got, `"status":"pending"`)
 	}
-	require.Equal(t, 0, b.svc.Hub.Waiters())
+	require.Equal(t, 0, b.hub.Waiters())
 }
 
 // At the connection cap, with every connection held by a long-poll, a new client is held until
@@ -190,7 +190,7 @@ func TestLongPollsAtTheConnectionCap(t *testing.T) {
 			polls <- script(t, addr, 6*time.Second, false, rawGet("x", "/v1/inquiries/"+key+"?wait=1", b.askA))
 		}()
 	}
-	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 2 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return b.hub.Waiters() == 2 }, 10*time.Second, 5*time.Millisecond)
 	third := script(t, addr, 8*time.Second, false,
 		strings.Replace(rawGet("x", "/v1/inquiries/"+key, b.askA), "\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1))
 	require.True(t, strings.HasPrefix(third, "HTTP/1.1 200 OK\r\n"), "third: %q", third)

@@ -119,7 +119,7 @@ func TestRunLifecycle(t *testing.T) {
 				return false
 			}
 			key = str(list[0].(map[string]any)["key"])
-			return b.svc.Hub.Waiters() == 1
+			return b.hub.Waiters() == 1
 		}, 5*time.Second, 10*time.Millisecond)
 		r = b.do("POST", "/v1/inquiries/"+key+"/answer", b.answerer, map[string]any{"text": long})
 		require.Equal(t, http.StatusOK, r.status, "body: %s", r.body)

@@ -79,7 +79,7 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		require.Eventually(b, func() bool { return bd.svc.Hub.Waiters() >= n }, 40*time.Second, 10*time.Millisecond, "%d long-polls waiting", n)
+		require.Eventually(b, func() bool { return bd.hub.Waiters() >= n }, 40*time.Second, 10*time.Millisecond, "%d long-polls waiting", n)
 		during := memNow()
 		settled := memNow() // a second collection empties sync.Pool's victim cache (see memNow)
 		if path := os.Getenv("BENCH_HEAPPROFILE"); path != "" {
@@ -109,7 +109,7 @@ func BenchmarkLongPollWaiters(b *testing.B) {
 		for _, c := range conns {
 			c.Close()
 		}
-		require.Eventually(b, func() bool { return bd.svc.Hub.Waiters() == 0 }, 20*time.Second, 10*time.Millisecond, "the closed long-polls gone")
+		require.Eventually(b, func() bool { return bd.hub.Waiters() == 0 }, 20*time.Second, 10*time.Millisecond, "the closed long-polls gone")
 	}
 }
 

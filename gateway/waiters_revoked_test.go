@@ -86,7 +86,7 @@ func TestRevokedTokenLosesItsLongPolls(t *testing.T) {
 		wg.Go(func() {
 			ask = b.do("POST", "/v1/runs/deploy-7/ask", doomed, confirm("deploy-7:go", "kind", "confirm", "wait", 50))
 		})
-		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 3 }, 20*time.Second, 5*time.Millisecond, "the three wait")
+		require.Eventually(t, func() bool { return b.hub.Waiters() == 3 }, 20*time.Second, 5*time.Millisecond, "the three wait")
 		requireStatus(t, b.do("POST", "/v1/tokens/doomed/revoke", b.admin, nil), http.StatusOK)
 		wg.Wait()
 		requireRefusedToken(t, get, "GET with wait")
@@ -104,10 +104,10 @@ func TestRevokedTokenLosesItsLongPollAsBotServes(t *testing.T) {
 	key := str(b.ask(doomed, confirm("held"), http.StatusCreated)["key"])
 	got := make(chan resp, 1)
 	go func() { got <- getFrom(t, "http://"+addr, "/v1/inquiries/"+key+"?wait=50", doomed) }()
-	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 20*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return b.hub.Waiters() == 1 }, 20*time.Second, 5*time.Millisecond)
 	requireStatus(t, b.do("POST", "/v1/tokens/doomed/revoke", b.admin, nil), http.StatusOK)
 	requireRefusedToken(t, <-got, "GET with wait on the hardened server")
-	require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 0 }, 20*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return b.hub.Waiters() == 0 }, 20*time.Second, 5*time.Millisecond)
 }
 
 // TestRevokedElsewhereLosesWhatItHolds: a token revoked on another replica (or with bot token
@@ -124,7 +124,7 @@ func TestRevokedElsewhereLosesWhatItHolds(t *testing.T) {
 		key := str(a.ask(a.askA, confirm("held"), http.StatusCreated)["key"])
 		got := make(chan resp, 1)
 		go func() { got <- other.do("GET", "/v1/inquiries/"+key+"?wait=50", doomed, nil) }()
-		require.Eventually(t, func() bool { return other.svc.Hub.Waiters() == 1 }, 20*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool { return other.hub.Waiters() == 1 }, 20*time.Second, 5*time.Millisecond)
 
 		requireStatus(t, a.do("POST", "/v1/tokens/doomed-admin/revoke", a.admin, nil), http.StatusOK)
 		requireRefusedToken(t, <-got, "GET with wait on the other replica")
@@ -158,7 +158,7 @@ func TestRevokedBetweenRoundsGetsNothing(t *testing.T) {
 		var onTest, asBot resp
 		wg.Go(func() { onTest = b.do("GET", "/v1/inquiries/"+key+"?wait=50", doomed, nil) })
 		wg.Go(func() { asBot = getFrom(t, "http://"+addr, "/v1/inquiries/"+key+"?wait=50", doomed) })
-		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 2 }, 20*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool { return b.hub.Waiters() == 2 }, 20*time.Second, 5*time.Millisecond)
 
 		require.NoError(t, b.store.RevokeToken(context.Background(), "doomed-admin", time.Now()))
 		b.later.Add(int64(inquiry.TokenTTL)) // what the server read of the token is stale
@@ -196,7 +196,7 @@ func TestHeldTokenUnreadableFailsClosed(t *testing.T) {
 		key := str(b.ask(b.askA, confirm("held"), http.StatusCreated)["key"])
 		got := make(chan resp, 1)
 		go func() { got <- b.do("GET", "/v1/inquiries/"+key+"?wait=50", b.askA, nil) }()
-		require.Eventually(t, func() bool { return b.svc.Hub.Waiters() == 1 }, 20*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool { return b.hub.Waiters() == 1 }, 20*time.Second, 5*time.Millisecond)
 		store.failing.Store(true)
 		b.later.Add(int64(inquiry.TokenTTL)) // what the server read of the token is stale
 		r := <-got

@@ -56,7 +56,7 @@ func TestLongPollWaiterStack(t *testing.T) {
 		_, err = io.WriteString(c, "GET /v1/inquiries/"+rec.Key+"?wait=55 HTTP/1.0\r\nHost: "+addr+"\r\nAuthorization: Bearer "+bd.askA+"\r\n\r\n")
 		require.NoError(t, err)
 	}
-	require.Eventually(t, func() bool { return bd.svc.Hub.Waiters() == n }, 60*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return bd.hub.Waiters() == n }, 60*time.Second, 20*time.Millisecond,
 		"every long-poll subscribes to the hub")
 	during := settledStack()
 	perWaiter := (int64(during) - int64(before)) / n

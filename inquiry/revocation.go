@@ -18,14 +18,9 @@ func (s *Service) Recheck(ctx context.Context, held *Token) error {
 	if held == nil {
 		return errTokenRefused()
 	}
-	now := s.Clock()
-	e, ok := s.tokens.lookup(held.ID, now)
-	t := e.t
-	if !ok {
-		var err error
-		if t, err = s.readToken(ctx, held.ID, now); err != nil {
-			return err
-		}
+	t, err := s.readToken(ctx, held.ID)
+	if err != nil {
+		return err
 	}
 	if t == nil || t.RevokedAt != nil || subtle.ConstantTimeCompare(t.SecretHash, held.SecretHash) != 1 {
 		return errTokenRefused()
@@ -36,4 +31,4 @@ func (s *Service) Recheck(ctx context.Context, held *Token) error {
 // TokenRevocations returns a channel that is closed at the next revocation of a token through
 // this process (RevokeToken): a holder of requests rechecks them then, rather than at its next
 // round. Take it before rechecking, so that a revocation meanwhile is not missed.
-func (s *Service) TokenRevocations() <-chan struct{} { return s.tokens.revocations() }
+func (s *Service) TokenRevocations() <-chan struct{} { return s.Tokens.Revocations() }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/inquiry-bot/bot/internal/tokencache"
+	"github.com/inquiry-bot/bot/internal/wake"
 )
 
 // Service is the ask service: it applies policies, stores inquiries with their deliveries, takes
@@ -13,9 +16,11 @@ import (
 type Service struct {
 	Store      Store
 	Transports *Registry
-	Hub        *Hub
-	tokens     tokenCache // what Authenticate read lately (tokencache.go)
-	Answering  Flights    // shares an answer being recorded with those that come meanwhile (answering.go); nil: none
+	// Hub wakes whoever waits on an inquiry (Wait) when it leaves pending (internal/wake).
+	Hub Waker
+	// Tokens is what Authenticate and Recheck read tokens through (internal/tokencache).
+	Tokens    TokenCache
+	Answering Flights // shares an answer being recorded with those that come meanwhile (answering.go); nil: none
 	// Now is the clock; nil means time.Now. Times are kept in UTC at microsecond precision, the
 	// precision PostgreSQL stores.
 	Now func() time.Time
@@ -42,9 +47,19 @@ type Service struct {
 	AllowBroadcast bool
 }
 
+// Waker is what the service is given to wait for an inquiry to leave pending: a subscription
+// that a Wake of the key sends on, and a channel closed on shutdown, when every wait returns the
+// inquiry as it stands.
+type Waker interface {
+	Subscribe(key string) (woken <-chan struct{}, unsubscribe func())
+	Wake(key string)
+	Closing() <-chan struct{}
+}
+
 // NewService returns a service with a fresh hub and the given store and registry.
 func NewService(store Store, transports *Registry) *Service {
-	return &Service{Store: store, Transports: transports, Hub: NewHub(), Log: slog.Default()}
+	return &Service{Store: store, Transports: transports, Hub: wake.NewHub(),
+		Tokens: tokencache.New[*Token](TokenTTL, MaxCachedTokens), Log: slog.Default()}
 }
 
 // Clock returns the service's current time, in UTC at microsecond precision.
@@ -288,17 +303,53 @@ func (s *Service) delivery(rec *Record, kind DeliveryKind, target string, now ti
 }
 
 // Wait returns the inquiry as soon as it leaves pending, or as it stands after d (at most
-// MaxWait) or when ctx ends. It is woken, not polled, and it returns at the inquiry's expiry
-// (expired then) when that comes first. It is Park, waited for on the caller's goroutine.
+// MaxWait), at its expiry (expired then), on shutdown (the hub closing), or when ctx ends (read
+// then without ctx). It is woken, not polled: it subscribes before each read, so that a wake
+// between the read and the wait is not lost, and a wake that finds it still pending (a vote, more
+// time given by Extend) reads it again, with the expiry that read finds.
+//
+// The end of the wait is d by a timer, or the service's clock reaching d from the start, which
+// a read after a wake looks at; the expiry is measured by the service's clock.
 func (s *Service) Wait(ctx context.Context, key string, d time.Duration) (*Record, error) {
-	type result struct {
-		rec *Record
-		err error
+	d = min(d, MaxWait)
+	woken, unsubscribe := s.Hub.Subscribe(key)
+	defer unsubscribe()
+	end := s.Clock().Add(d)
+	waited := time.NewTimer(max(d, 0))
+	defer waited.Stop()
+	expiry := time.NewTimer(MaxWait)
+	defer expiry.Stop()
+	final := d <= 0 // a wait of nothing returns what the first read finds
+	for {
+		select {
+		case <-s.Hub.Closing():
+			final = true
+		default:
+		}
+		rec, err := s.Get(ctx, key)
+		if err != nil && ctx.Err() != nil {
+			// ctx ended during the read: read it as it stands, without ctx.
+			final, ctx = true, context.WithoutCancel(ctx)
+			continue
+		}
+		if final || err != nil || rec.Status != StatusPending || !s.Clock().Before(end) {
+			return rec, err
+		}
+		if rec.ExpiresAt != nil {
+			expiry.Reset(max(rec.ExpiresAt.Sub(s.Clock()), time.Millisecond))
+		}
+		select {
+		case <-woken:
+		case <-waited.C:
+			final = true
+		case <-expiry.C:
+			final = true
+		case <-s.Hub.Closing():
+			final = true
+		case <-ctx.Done():
+			final, ctx = true, context.WithoutCancel(ctx)
+		}
 	}
-	out := make(chan result, 1)
-	s.Park(ctx, key, d, func(rec *Record, err error) { out <- result{rec, err} })
-	r := <-out
-	return r.rec, r.err
 }
 
 // Get returns an inquiry by key, as it stands now: a pending inquiry past its expiry is

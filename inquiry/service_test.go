@@ -18,12 +18,14 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/internal/dispatch"
 	"github.com/inquiry-bot/bot/internal/testkit"
+	"github.com/inquiry-bot/bot/internal/wake"
 	"github.com/inquiry-bot/bot/storage"
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
 type bundle struct {
 	svc   *inquiry.Service
+	hub   *wake.Hub
 	store inquiry.Store
 	clock *testkit.Clock
 	ctx   context.Context
@@ -39,7 +41,9 @@ func setup(t *testing.T) *bundle {
 	c := testkit.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	svc := inquiry.NewService(st, inquiry.NewRegistry())
 	svc.Now = c.Now
-	return &bundle{svc: svc, store: st, clock: c, ctx: ctx}
+	hub := wake.NewHub()
+	svc.Hub = hub
+	return &bundle{svc: svc, hub: hub, store: st, clock: c, ctx: ctx}
 }
 
 func merge() inquiry.Inquiry {
@@ -179,7 +183,7 @@ func TestWaitWakesOnAnswer(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the waiter was not woken by the answer")
 	}
-	require.Equal(t, 0, b.svc.Hub.Waiters(), "a finished wait leaves nothing behind")
+	require.Equal(t, 0, b.hub.Waiters(), "a finished wait leaves nothing behind")
 }
 
 func TestExpireUsesDefaultOrDeclines(t *testing.T) {
@@ -414,7 +418,9 @@ func setupOn(t *testing.T, databaseURL string) *bundle {
 	svc := inquiry.NewService(st, reg)
 	svc.Now = c.Now
 	svc.Log = quietLog
-	return &bundle{svc: svc, store: st, clock: c, ctx: ctx}
+	hub := wake.NewHub()
+	svc.Hub = hub
+	return &bundle{svc: svc, hub: hub, store: st, clock: c, ctx: ctx}
 }
 
 // Expiry is exact wherever it is looked at (issue 12): a read, an answer, a run's ask after

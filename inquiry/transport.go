@@ -2,8 +2,8 @@ package inquiry
 
 import (
 	"context"
-	"sort"
-	"sync"
+	"maps"
+	"slices"
 )
 
 // Transport puts inquiries to people and shows what became of them. Implementations return
@@ -31,10 +31,12 @@ func (p Posted) ref() SlackRef {
 	return SlackRef{Channel: p.Place, ThreadTS: p.Thread, TS: p.ID, Permalink: p.Link}
 }
 
-// Registry seats transports by key. Lookup never waits: a key nobody seated is ErrUnavailable.
+// Registry seats transports by key. It is wired before the service serves (cmd/bot seats each
+// configured transport, then starts serving) and only read after, so it takes no lock: seat
+// and release before the first Lookup, never beside one. Lookup never waits: a key nobody
+// seated is ErrUnavailable.
 type Registry struct {
-	mu sync.RWMutex
-	m  map[string]Transport
+	m map[string]Transport
 }
 
 // NewRegistry returns a registry with the inbox transport seated: its questions wait in the
@@ -52,46 +54,30 @@ func (r *Registry) Register(key string, t Transport) {
 		r.Release(key)
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.m[key] = t
 }
 
 // Release unseats key. The inbox is never released.
 func (r *Registry) Release(key string) {
-	if key == TransportInbox {
-		return
+	if key != TransportInbox {
+		delete(r.m, key)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.m, key)
 }
 
 // Has reports whether key is seated.
 func (r *Registry) Has(key string) bool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
 	_, ok := r.m[key]
 	return ok
 }
 
 // Keys lists the seated keys, sorted.
 func (r *Registry) Keys() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	keys := make([]string, 0, len(r.m))
-	for k := range r.m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(r.m))
 }
 
 // Lookup returns the transport seated under key, or a fatal ErrUnavailable naming the fix.
 func (r *Registry) Lookup(key string) (Transport, error) {
-	r.mu.RLock()
 	t, ok := r.m[key]
-	r.mu.RUnlock()
 	if !ok {
 		if key == TransportSlack {
 			return nil, Unavailable("the slack transport is not configured on this server (SLACK_BOT_TOKEN is unset): nobody can be asked through Slack; do not retry, decide without asking or use transport \"inbox\"")

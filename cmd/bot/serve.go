@@ -20,6 +20,7 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/internal/dispatch"
 	"github.com/inquiry-bot/bot/internal/inflight"
+	"github.com/inquiry-bot/bot/internal/wake"
 	"github.com/inquiry-bot/bot/mcptools"
 	"github.com/inquiry-bot/bot/metrics"
 	"github.com/inquiry-bot/bot/scheduler"
@@ -46,6 +47,7 @@ type Main struct {
 
 	Store      *storage.Store
 	Service    *inquiry.Service
+	Hub        *wake.Hub // wakes the service's waits; closed on shutdown
 	Dispatcher *dispatch.Dispatcher
 	Scheduler  *scheduler.Scheduler
 	Gateway    *gateway.Server
@@ -102,6 +104,8 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 
 	registry := inquiry.NewRegistry()
 	svc := inquiry.NewService(st, registry)
+	m.Hub = wake.NewHub()
+	svc.Hub = m.Hub
 	svc.DefaultPolicy = cfg.DefaultPolicy
 	svc.DefaultTransport = cfg.DefaultTransport
 	svc.DefaultChannel = cfg.SlackDefaultChannel
@@ -115,7 +119,7 @@ func (m *Main) Open(ctx context.Context, getenv func(string) string) error {
 	m.Metrics = metrics.New(metrics.Gauges{
 		Pending:    st.CountPending,
 		QueueDepth: func(ctx context.Context) (int, error) { return st.CountDeliveries(ctx, inquiry.DeliveryPending) },
-		Waiters:    svc.Hub.Waiters,
+		Waiters:    m.Hub.Waiters,
 	})
 	svc.Observe = func(event string, rec *inquiry.Record) {
 		switch event {
@@ -238,7 +242,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.cancel = cancel
 	m.done = make(chan struct{})
 	go func() {
-		if err := m.Store.Listen(bg, m.Service.Hub.Wake); err != nil && bg.Err() == nil {
+		if err := m.Store.Listen(bg, m.Hub.Wake); err != nil && bg.Err() == nil {
 			m.Log.Warn("listen for resolutions from other replicas", "err", err)
 		}
 	}()
@@ -272,7 +276,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// sweeper and the dispatcher, and close the database.
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer scancel()
-	m.Service.Hub.Close()
+	m.Hub.Close()
 	if serr := m.server.Shutdown(sctx); serr != nil {
 		m.Log.Warn("shutdown http", "err", serr)
 	}
