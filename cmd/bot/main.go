@@ -66,7 +66,7 @@ func commands() []command {
 		{"log", "print the record of an inquiry: every event, oldest first", runLog},
 		{"token", "create, list or revoke API tokens (create|list|revoke)", runToken},
 		{"migrate", "apply the database migrations", runMigrate},
-		{"mcp", "serve the ask_human and get_answer tools over MCP on stdio", runMCP},
+		{"mcp", "serve the ask_human, get_answer and permission_prompt tools over MCP on stdio", runMCP},
 		{"hook", "answer a Claude Code hook (PermissionRequest, Elicitation) through a person", runHook},
 		{"render", "print the Block Kit JSON of an inquiry file", runRender},
 		{"version", "print the version", runVersion},
