@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Kind is what sort of answer an inquiry asks for.
@@ -86,12 +85,13 @@ type Option struct {
 	Description string `json:"description,omitempty"`
 }
 
-// UnmarshalJSON takes an object or a bare string (value = label).
+// UnmarshalJSON takes an object or a bare string (value = label). An object is read by the
+// strict decoder: a name Option does not have is refused.
 func (o *Option) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '"' {
-		s, err := unquote(b)
-		if err != nil {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
 		*o = Option{Value: s, Label: s}
@@ -112,19 +112,11 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 		return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeOf(Option{})}
 	}
 	type plain Option
-	// The usual option, an object of plain strings under Option's names, is read by hand. An
-	// object whose names are all exactly Option's decodes as the strict decoder would decode it
-	// (nothing unknown to refuse), without one: json.Unmarshal, which also refuses what is not one
-	// whole JSON value. Anything else — another name, an escaped one, a body Unmarshal refuses —
-	// takes the strict decoder, for its own refusal.
-	p, ok := plainOption(b)
-	if !ok && (!optionNamesOnly(b) || json.Unmarshal(b, (*plain)(&p)) != nil) {
-		p = Option{}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode((*plain)(&p)); err != nil {
-			return err
-		}
+	var p Option
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode((*plain)(&p)); err != nil {
+		return err
 	}
 	// An option given only a label or only a value uses it for both.
 	if p.Value == "" {
@@ -135,131 +127,6 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 	}
 	*o = p
 	return nil
-}
-
-// plainOption reads b when it is the usual option: one JSON object whose members are each value,
-// label or description, spelt exactly, with a string of printable ASCII without escapes (the
-// last of a name given twice wins, as in encoding/json), and nothing after it but blanks. ok is
-// false for anything else, which the decoder reads.
-func plainOption(b []byte) (o Option, ok bool) {
-	i := jsonBlank(b, 1) // b[0] is {
-	if i < len(b) && b[i] == '}' {
-		return o, jsonBlank(b, i+1) == len(b)
-	}
-	for i < len(b) {
-		name, next, ok := plainString(b, i)
-		if !ok {
-			return Option{}, false
-		}
-		if i = jsonBlank(b, next); i >= len(b) || b[i] != ':' {
-			return Option{}, false
-		}
-		value, next, ok := plainString(b, jsonBlank(b, i+1))
-		if !ok {
-			return Option{}, false
-		}
-		switch string(name) { // compared, not copied
-		case "value":
-			o.Value = string(value)
-		case "label":
-			o.Label = string(value)
-		case "description":
-			o.Description = string(value)
-		default:
-			return Option{}, false
-		}
-		switch i = jsonBlank(b, next); {
-		case i < len(b) && b[i] == ',':
-			i = jsonBlank(b, i+1)
-		case i < len(b) && b[i] == '}':
-			return o, jsonBlank(b, i+1) == len(b)
-		default:
-			return Option{}, false
-		}
-	}
-	return Option{}, false
-}
-
-// plainString reads the JSON string at b[i] when it is printable ASCII without escapes, and
-// returns its bytes between the quotes and the index after it.
-func plainString(b []byte, i int) ([]byte, int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return nil, 0, false
-	}
-	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
-			return b[i+1 : j], j + 1, true
-		case c < 0x20 || c >= utf8.RuneSelf || c == '\\':
-			return nil, 0, false
-		}
-	}
-	return nil, 0, false
-}
-
-// jsonBlank is the index of the first byte from i on that is not JSON white space.
-func jsonBlank(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// unquote reads the JSON string b as json.Unmarshal reads it into a string. A string of
-// printable ASCII without escapes, the usual one, is its bytes between the quotes.
-func unquote(b []byte) (string, error) {
-	plain := len(b) >= 2 && b[len(b)-1] == '"'
-	for i := 1; plain && i < len(b)-1; i++ {
-		plain = b[i] >= 0x20 && b[i] < utf8.RuneSelf && b[i] != '"' && b[i] != '\\'
-	}
-	if plain {
-		return string(b[1 : len(b)-1]), nil
-	}
-	var s string
-	err := json.Unmarshal(b, &s)
-	return s, err
-}
-
-// optionNamesOnly reports whether the JSON object b (read as JSON, valid or not) names only
-// value, label and description, spelt exactly and without escapes. It reads the names of b's
-// own members, skipping over the values (nested objects and lists included).
-func optionNamesOnly(b []byte) bool {
-	depth, wantName := 0, false
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; c {
-		case '"':
-			end := i + 1
-			for end < len(b) && b[end] != '"' {
-				if b[end] == '\\' {
-					if depth == 1 && wantName {
-						return false // an escaped name: the strict decoder reads it
-					}
-					end++
-				}
-				end++
-			}
-			if end >= len(b) {
-				return false
-			}
-			if depth == 1 && wantName {
-				switch string(b[i+1 : end]) {
-				case "value", "label", "description":
-				default:
-					return false
-				}
-				wantName = false
-			}
-			i = end
-		case '{', '[':
-			depth++
-			wantName = c == '{' && depth == 1
-		case '}', ']':
-			depth--
-		case ',':
-			wantName = depth == 1
-		}
-	}
-	return true
 }
 
 // Value is the decision of an answer (or an inquiry's default): one string, or a list when the
@@ -348,8 +215,8 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	case bytes.Equal(b, []byte("null")):
 		*v = Value{}
 	case len(b) > 0 && b[0] == '"':
-		s, err := unquote(b)
-		if err != nil {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
 		*v = One(s)

@@ -163,78 +163,11 @@ func parseInteraction(body []byte) (slack.InteractionCallback, error) {
 	if payload == "" {
 		return ic, errors.New("parse interaction: no payload field")
 	}
-	p := interactionPayload{interactionFields: (*interactionFields)(&ic)}
-	if err := json.Unmarshal([]byte(payload), &p); err != nil {
+	// slack-go's own decoding, whole: one decoder for the payload, the message acted in included.
+	if err := json.Unmarshal([]byte(payload), &ic); err != nil {
 		return ic, fmt.Errorf("parse interaction payload: %w", err)
 	}
-	if p.Actions != nil {
-		if err := readActions(p.Actions, &ic.ActionCallback); err != nil {
-			return ic, fmt.Errorf("parse interaction payload: %w", err)
-		}
-	}
-	// What slack.InteractionCallback.UnmarshalJSON does after the fields: the state, by type.
-	switch ic.Type {
-	case slack.InteractionTypeBlockActions:
-		if len(ic.RawState) > 0 {
-			if err := json.Unmarshal(ic.RawState, &ic.BlockActionState); err != nil {
-				return ic, fmt.Errorf("parse interaction payload: %w", err)
-			}
-		}
-	case slack.InteractionTypeDialogSubmission:
-		ic.State = string(ic.RawState)
-	}
 	return ic, nil
-}
-
-// interactionFields is slack.InteractionCallback without its UnmarshalJSON, so that
-// interactionPayload can leave some of its fields out.
-type interactionFields slack.InteractionCallback
-
-// interactionPayload is an interaction payload as the app reads it: the message the person acted
-// in ("message", and "original_message" of legacy attachments) is kept raw, not decoded, because
-// nothing here reads it — the action, the user, the container and the view say all the app
-// needs — and decoding its blocks into slack-go's types was the largest part of the CPU a click
-// cost the app (cmd/benchmark, row 3c). Its fields shadow the embedded ones of the same names.
-//
-// The actions are kept raw too, for readActions.
-type interactionPayload struct {
-	Message         json.RawMessage `json:"message"`
-	OriginalMessage json.RawMessage `json:"original_message"`
-	Actions         json.RawMessage `json:"actions"`
-	*interactionFields
-}
-
-// readActions is slack.ActionCallbacks.UnmarshalJSON, which decodes each action three times (a
-// raw list, a map of every value, the action), with the map's values left undecoded: an action
-// that has a string block_id is a block action, any other an attachment's. (One difference: a
-// number out of float64's range, which slack-go's map refuses, is taken here; the payload is
-// Slack's, signed.)
-func readActions(data json.RawMessage, a *slack.ActionCallbacks) error {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	*a = slack.ActionCallbacks{}
-	for _, r := range raw {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(r, &fields); err != nil {
-			return err
-		}
-		if id := fields["block_id"]; len(id) > 0 && id[0] == '"' {
-			act := &slack.BlockAction{}
-			if err := json.Unmarshal(r, act); err != nil {
-				return err
-			}
-			a.BlockActions = append(a.BlockActions, act)
-			continue
-		}
-		act := &slack.AttachmentAction{}
-		if err := json.Unmarshal(r, act); err != nil {
-			return err
-		}
-		a.AttachmentActions = append(a.AttachmentActions, act)
-	}
-	return nil
 }
 
 func (a *App) serveEvents(w http.ResponseWriter, r *http.Request) {
