@@ -437,9 +437,9 @@ func codeForStatus(status int) inquiry.Code {
 	return inquiry.CodeInternal
 }
 
-// askBody is req as the client sends it: only what its sender set (the members that say nothing
-// — empty, false, null, an empty list — left out, but for a veto turned off, whose false says
-// something), and the wait in whole seconds, rounded up.
+// askBody is req as the client sends it: the domain's request, whose zero members its JSON
+// leaves out (inquiry.AskRequest.MarshalJSON, omitempty), with the wait in whole seconds,
+// rounded up.
 func askBody(req AskRequest) (json.RawMessage, error) {
 	if req.Wait != nil {
 		w := math.Ceil(min(*req.Wait, MaxWait.Seconds()))
@@ -449,20 +449,7 @@ func askBody(req AskRequest) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the ask: %w", err)
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
-		return nil, fmt.Errorf("encode the ask: %w", err)
-	}
-	for k, v := range members {
-		if k == "veto" && req.Veto != nil {
-			continue
-		}
-		switch string(v) {
-		case `""`, "null", "false", "[]", "{}":
-			delete(members, k)
-		}
-	}
-	return json.Marshal(members)
+	return raw, nil
 }
 
 // waitOf is how long the server may hold an ask.

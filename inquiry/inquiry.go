@@ -253,6 +253,27 @@ type Inquiry struct {
 	Deadlines
 }
 
+// MarshalJSON writes the request as a sender sends it: the inquiry's members that the response
+// shape always carries are left out when zero (omitzero), so a request holds only what its
+// sender set; every other member keeps its own tag. The list is of those members alone: a new
+// optional field, tagged omitempty, needs no change here.
+func (r AskRequest) MarshalJSON() ([]byte, error) {
+	type request AskRequest // the same members, without this method
+	return json.Marshal(struct {
+		ID        string     `json:"id,omitzero"`
+		RunID     string     `json:"run_id,omitzero"`
+		Kind      Kind       `json:"kind,omitzero"`
+		Question  string     `json:"question,omitzero"`
+		Context   string     `json:"context,omitzero"`
+		Options   []Option   `json:"options,omitzero"`
+		Multiple  bool       `json:"multiple,omitzero"`
+		AllowText bool       `json:"allow_text,omitzero"`
+		Default   Value      `json:"default,omitzero"`
+		ExpiresAt *time.Time `json:"expires_at,omitzero"`
+		request
+	}{r.ID, r.RunID, r.Kind, r.Question, r.Context, r.Options, r.Multiple, r.AllowText, r.Default, r.ExpiresAt, request(r)})
+}
+
 // Source says who or what produced an answer. Labels are honest: only a human is SourcePerson.
 type Source string
 
