@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
@@ -120,7 +121,7 @@ func TestDecode(t *testing.T) {
 		{`{"config": {"policy": "ask", "policy": "refuse"}}`, testTargets[2], "config", `config has the field "policy" twice`},
 		{`{"answers": {"a": {}, "a": {"text": "x"}}}`, testTargets[3], "answers", `answers has the key "a" twice`},
 		{`{"options": [{"value": "a", "label": "A", "value": "b"}, "c"]}`, testTargets[0], "options", `options has the field "value" twice`},
-		{`{"ID": "a"}`, testTargets[0], "ID", `unknown field "ID": the allowed fields are id, run_id, kind, question, context, options, multiple, allow_text, default, expires_at, approvals, veto, requested_by, reason, remind, remind_here, remind_dm, escalate, extend, expires_in, config, slack, email, callback_url, wait`},
+		{`{"ID": "a"}`, testTargets[0], "ID", `unknown field "ID": the allowed fields are ` + strings.Join(jsonNames(reflect.TypeFor[inquiry.AskRequest]()), ", ")},
 		{`{"config": {"Policy": "ask"}}`, testTargets[2], "config", `config has the unknown field "Policy": send an object {policy, transport}`},
 		{`{"options": [{"Value": "a"}, "b"]}`, testTargets[0], "options", `an item of options has the unknown field "Value"`},
 		{`{"answers": {"a": {"value": 5}}}`, testTargets[3], "answers.value", "answers.value must be a string or a list of strings"},
@@ -158,4 +159,19 @@ func TestDecode(t *testing.T) {
 	require.NoError(t, decodeBody([]byte(`{"id": "a", "kind": "text", "question": "Q", "expires_in": "2h", "config": {"policy": "ask"}}`), &got))
 	require.Equal(t, inquiry.AskRequest{Inquiry: inquiry.Inquiry{ID: "a", Kind: inquiry.KindText, Question: "Q"}, ExpiresIn: "2h", Config: &inquiry.Config{Policy: inquiry.PolicyAsk}}, got)
 	require.Equal(t, "value, text, declined", fieldList(reflect.TypeFor[testAnswer]()))
+	require.Equal(t, []string{"id", "run_id", "kind"}, jsonNames(reflect.TypeFor[inquiry.AskRequest]())[:3], "the inquiry's fields come first, in its order")
+}
+
+// jsonNames lists the json names of struct type t's fields in their order, an embedded
+// struct's in its place: read from the type, so that a new field needs no change here.
+func jsonNames(t reflect.Type) []string {
+	var names []string
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || f.Anonymous || name == "-" {
+			continue
+		}
+		names = append(names, cmp.Or(name, f.Name))
+	}
+	return names
 }
