@@ -196,6 +196,7 @@ func (b *bench) clickMachinery() {
 				r.bound = "shared: p50 " + ms(p50[0]) + ", p99 " + ms(p99[0])
 				r.ratio = "p50 " + ratio(float64(p50[1]), float64(p50[0])) + ", p99 " + ratio(float64(p99[1]), float64(p99[0]))
 				r.target = "≥ 1.5× to keep it"
+				r.met = yes(res.answered == bursts && max(float64(p50[1])/float64(p50[0]), float64(p99[1])/float64(p99[0])) >= 1.5)
 			}
 			b.add(r)
 		}
