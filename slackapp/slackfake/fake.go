@@ -130,6 +130,7 @@ type Server struct {
 	revoked  bool
 	lastEvt  []byte
 	socket   *socketState
+	sockets  chan struct{} // closed when socket changes (socket.go)
 	respURLs map[string]*responseURL
 }
 

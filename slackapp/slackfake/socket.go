@@ -148,7 +148,7 @@ func (s *Server) dropSocket(st *socketState) {
 	st.close()
 	s.mu.Lock()
 	if s.socket == st {
-		s.socket = nil
+		s.setSocketLocked(nil)
 	}
 	s.mu.Unlock()
 }
@@ -159,7 +159,7 @@ func (s *Server) closeSocket() { s.replaceSocket(nil) }
 func (s *Server) replaceSocket(st *socketState) {
 	s.mu.Lock()
 	old := s.socket
-	s.socket = st
+	s.setSocketLocked(st)
 	s.mu.Unlock()
 	if old != nil {
 		old.close()
@@ -173,16 +173,37 @@ func (s *Server) SocketConnected() bool {
 	return s.socket != nil
 }
 
+// setSocketLocked makes st the app's connection and tells whoever waits for a change; s.mu is
+// held.
+func (s *Server) setSocketLocked(st *socketState) {
+	s.socket = st
+	if s.sockets != nil {
+		close(s.sockets)
+		s.sockets = nil
+	}
+}
+
 // WaitSocket waits until an app is connected over Socket Mode.
 func (s *Server) WaitSocket(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for !s.SocketConnected() {
-		if time.Now().After(deadline) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		up := s.socket != nil
+		if !up && s.sockets == nil {
+			s.sockets = make(chan struct{})
+		}
+		changed := s.sockets
+		s.mu.Unlock()
+		if up {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
 			return fmt.Errorf("slackfake: no Socket Mode connection within %s", timeout)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	return nil
 }
 
 // SendEnvelope sends a raw Socket Mode envelope (for example one of

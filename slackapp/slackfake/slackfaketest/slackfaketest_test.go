@@ -50,12 +50,17 @@ func (r *recorder) end() {
 	r.cleanups = nil
 }
 
-// slowApp sleeps past the fake's ack timeout on every request.
+// slowApp never acks: it answers a request only once the fake has hung up or the test ends.
 func slowApp(t *testing.T, f *slackfake.Server) {
-	app := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
-		time.Sleep(3 * f.AckTimeout())
+	ended := make(chan struct{})
+	app := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-ended:
+		}
 	}))
 	t.Cleanup(app.Close)
+	t.Cleanup(func() { close(ended) }) // before app.Close, which waits for the requests
 	f.SetAppURL(app.URL)
 }
 
