@@ -13,26 +13,28 @@ type Fataler interface {
 	Fatalf(format string, args ...any)
 }
 
-// poll is how often Eventually looks: often enough that a test hardly waits past the event,
-// seldom enough that looking (a query, an HTTP request) does not load the machine.
-const poll = 10 * time.Millisecond
+// Eventually looks again after a millisecond, then twice as long each time up to maxPoll: a
+// test hardly waits past a quick event, and looking (a query, an HTTP request to a process)
+// for a slow one does not load the machine.
+const maxPoll = 100 * time.Millisecond
 
-// Eventually returns once cond holds, looking every few milliseconds, and fails t (saying what
-// was awaited) when within passes first.
+// Eventually returns once cond holds and fails t (saying what was awaited) when within passes
+// first. cond runs on the caller's goroutine.
 func Eventually(t Fataler, within time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
-	tick := time.NewTicker(poll)
-	defer tick.Stop()
-	for !cond() {
+	poll := time.NewTimer(time.Millisecond)
+	defer poll.Stop()
+	for wait := time.Millisecond; !cond(); wait = min(2*wait, maxPoll) {
+		poll.Reset(wait)
 		select {
 		case <-deadline.C:
 			if !cond() {
 				t.Fatalf("%s: not within %s", what, within)
 			}
 			return
-		case <-tick.C:
+		case <-poll.C:
 		}
 	}
 }
