@@ -3,7 +3,8 @@
 // of repeating it. The service uses it for a person's answer to an inquiry: when forty people
 // press one Slack message at once, one answer reaches the database and the other thirty-nine are
 // told its outcome, rather than each holding a transaction open on the inquiry's row lock only
-// to find it resolved (cmd/benchmark row 9: about 3.5× the ack latency on PostgreSQL without it).
+// to find it resolved (cmd/benchmark row 9: on PostgreSQL the ack takes about twice as long
+// without it).
 //
 // The lifecycle of one key:
 //
