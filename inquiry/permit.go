@@ -238,6 +238,8 @@ func MayAnswer(rec *Record, who Identity) Permission {
 		return Permission{Allowed: true}
 	case ChannelLink:
 		return linkMayAnswer(rec, who)
+	case ChannelMCP:
+		return mcpMayAnswer(rec, who)
 	}
 	return channelAnswerers(rec, who)
 }

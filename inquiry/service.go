@@ -501,7 +501,7 @@ func (s *Service) answerRecord(ctx context.Context, rec *Record, reply Reply, wh
 		return s.vote(ctx, rec, Vote{By: by, Value: a.Value, Text: a.Text, Declined: a.Declined, At: now, Via: ViaFrom(ctx)})
 	}
 	a.Source, a.AnsweredBy, a.AnsweredAt = source, by, now
-	if via := ViaFrom(ctx); via == ViaWeb || via == ViaEmail {
+	if via := ViaFrom(ctx); via == ViaWeb || via == ViaEmail || via == ViaMCP {
 		a.Via = via // an answer through a link says so; the older ways in keep their shape
 	}
 	return s.resolveAnswer(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})

@@ -19,7 +19,7 @@ import (
 // The endpoint is stateless streamable HTTP: it takes POST only (GET and DELETE get 405), so it
 // has no stream to send a notification on, and initialize advertises no tools.listChanged.
 func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
-	srv := newServer(func(req *mcp.CallToolRequest) (Backend, error) {
+	srv := newStatelessServer(func(req *mcp.CallToolRequest) (Backend, error) {
 		tok := tokenOf(req)
 		if tok == nil { // the handler below always sets it; a call without one is a wiring bug
 			return nil, inquiry.Errorf(inquiry.CodeUnauthenticated, "the bearer token is missing, unknown or revoked: send Authorization: Bearer <token> with a token from `bot token create`")

@@ -46,6 +46,8 @@ type Result struct {
 	Text       string `json:"text,omitempty"`
 	Truncated  bool   `json:"truncated,omitempty"`
 	AnsweredBy string `json:"answered_by,omitempty"`
+	// Via is how the answer came in when it says so: web, email, or mcp (the client's own user).
+	Via inquiry.Via `json:"via,omitempty"`
 	// Source is person, default (assumed by policy, nobody was asked) or expired.
 	Source    inquiry.Source `json:"source,omitempty"`
 	AskedAt   string         `json:"asked_at,omitempty"`
@@ -81,6 +83,7 @@ func resultSchema() *jsonschema.Schema {
 			"text":        str("the person's own words: the answer to a text question, words beside or instead of a choice, or the reason for declining"),
 			"truncated":   {Type: "boolean", Description: "the words were cut to the answer ceiling"},
 			"answered_by": str("who answered: a Slack user id or a token name"),
+			"via":         {Type: "string", Enum: []any{string(inquiry.ViaWeb), string(inquiry.ViaEmail), string(inquiry.ViaMCP)}, Description: "how the answer came in, when it says: web or email (an answer link), mcp (the client's own user, answer_here)"},
 			"source":      {Type: "string", Enum: []any{string(inquiry.SourcePerson), string(inquiry.SourceDefault), string(inquiry.SourceExpired), string(inquiry.SourceCaller)}, Description: "person; default: assumed by policy, nobody was asked; expired: nobody answered in time; caller: handed back by the run's caller, not decided by a person here"},
 			"asked_at":    str("when the question was first asked (RFC 3339)"),
 			"expires_at":  str("when the question stops waiting (RFC 3339)"),
@@ -93,7 +96,7 @@ func resultSchema() *jsonschema.Schema {
 			"link": str("while pending: a web page where a person can answer it, to hand to somebody who is not where it was asked"),
 		},
 		PropertyOrder: []string{"status", "message", "key", "id", "answer", "values", "label", "text", "truncated",
-			"answered_by", "source", "asked_at", "expires_at", "code", "field", "votes", "link"},
+			"answered_by", "via", "source", "asked_at", "expires_at", "code", "field", "votes", "link"},
 		Required: []string{"status", "message"},
 	}
 }
@@ -154,6 +157,7 @@ func describe(rec *inquiry.Record) Result {
 		return res
 	}
 	res.Source, res.AnsweredBy, res.Text, res.Truncated, res.Votes = a.Source, a.AnsweredBy, a.Text, a.Truncated, a.Votes
+	res.Via = a.Via
 	if in.Kind != inquiry.KindText {
 		res.Values = a.Value.Strings()
 		if a.Value.Len() > 0 {

@@ -52,10 +52,22 @@ type tools struct {
 	opts    Options
 	log     *slog.Logger
 	now     func() time.Time
+	// stateless: the server cannot send the client a request of its own (stateless HTTP), so a
+	// client older than 2026-07-28 cannot be asked to fill a form.
+	stateless bool
 }
 
 func newServer(backend func(*mcp.CallToolRequest) (Backend, error), opts Options) *mcp.Server {
-	t := &tools{backend: backend, opts: opts, log: opts.Logger, now: time.Now}
+	return serve(&tools{backend: backend, opts: opts, log: opts.Logger, now: time.Now})
+}
+
+// newStatelessServer is newServer for stateless HTTP, which carries no request of the server's.
+func newStatelessServer(backend func(*mcp.CallToolRequest) (Backend, error), opts Options) *mcp.Server {
+	return serve(&tools{backend: backend, opts: opts, log: opts.Logger, now: time.Now, stateless: true})
+}
+
+func serve(t *tools) *mcp.Server {
+	opts := t.opts
 	if t.log == nil {
 		t.log = slog.New(slog.DiscardHandler)
 	}
@@ -143,6 +155,8 @@ type askInput struct {
 	// agent rarely knows, and is left to the API.
 	Remind []inquiry.Duration `json:"remind,omitempty"`
 	Extend *inquiry.Extension `json:"extend,omitempty"`
+	// AnswerHere asks the client's own user, in the client (form elicitation): here.go.
+	AnswerHere bool `json:"answer_here,omitempty"`
 }
 
 // getInput is what get_answer takes.
@@ -234,8 +248,9 @@ func askHumanTool() *mcp.Tool {
 				AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 				Description:          "With expires_in: the people who may answer may give the question more time, by at a time and max in all.",
 			},
+			"answer_here": boolean(answerHereDescription),
 		},
-		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds", "approvals", "veto", "requested_by", "reason", "remind", "extend"},
+		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds", "approvals", "veto", "requested_by", "reason", "remind", "extend", "answer_here"},
 		Required:             []string{"question"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
@@ -305,6 +320,30 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 	if err != nil {
 		return t.finish(ctx, AskHuman, t.failure(err, ""))
 	}
+	var note string
+	if in.AnswerHere {
+		if why := hereRefusal(in); why != "" {
+			return t.finish(ctx, AskHuman, Result{Status: StatusError, Code: string(inquiry.CodeBadRequest), Field: "answer_here", Message: why})
+		}
+		ha, ok := b.(HereAnswerer)
+		switch {
+		case ok && t.canElicitForm(req):
+			ask.Config = &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportInbox} // nobody else is asked
+			ask.Wait = inquiry.Seconds(0)
+			rec, _, err := b.Ask(ctx, ask)
+			if err != nil {
+				return t.finish(ctx, AskHuman, t.failure(err, ""))
+			}
+			if rec.Status != inquiry.StatusPending {
+				return t.finish(ctx, AskHuman, describe(rec)) // asked and settled before
+			}
+			return t.askHere(ctx, req, ha, rec)
+		case ok:
+			note = " (answer_here was not possible: this client cannot show a form (form elicitation), so the question was put to people as usual.)"
+		default:
+			note = " (answer_here was not possible: this server records a client's own answer only at the bot's /mcp endpoint, so the question was put to people as usual.)"
+		}
+	}
 	start := t.now()
 	rec, created, err := b.Ask(ctx, ask)
 	if err != nil {
@@ -315,6 +354,7 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 		res.Message += " (This question was asked before, at " + rec.CreatedAt.UTC().Format(time.RFC3339) +
 			", with the same id " + quote(rec.ID) + ": this is where it stands. To ask afresh, give a new id.)"
 	}
+	res.Message += note
 	return t.finish(ctx, AskHuman, res)
 }
 

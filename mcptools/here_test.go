@@ -1,0 +1,173 @@
+package mcptools_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+// elicitor is an MCP client's user: it answers every form with reply and keeps what it was shown.
+type elicitor struct {
+	mu    sync.Mutex
+	asked []*mcp.ElicitParams
+	reply *mcp.ElicitResult
+}
+
+func (e *elicitor) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.asked = append(e.asked, req.Params)
+	return e.reply, nil
+}
+
+func (e *elicitor) shown(t *testing.T) []*mcp.ElicitParams {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]*mcp.ElicitParams(nil), e.asked...)
+}
+
+// formSession connects the SDK's client, which answers forms through e, to the server's /mcp.
+func (b *bundle) formSession(token string, e *elicitor) *mcp.ClientSession {
+	b.t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "form-client", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: e.handle})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   b.url + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token: token}},
+		MaxRetries: -1,
+	}, nil)
+	require.NoError(b.t, err)
+	b.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// schemaOf decodes a form's requested schema.
+func schemaOf(t *testing.T, p *mcp.ElicitParams) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(p.RequestedSchema)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	return m
+}
+
+func TestAnswerHereChoiceAnsweredInTheClient(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	e := &elicitor{reply: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "merge"}}}
+	cs := b.formSession(b.asker, e)
+	require.Equal(t, "2026-07-28", cs.InitializeResult().ProtocolVersion)
+
+	res, _ := call(t, cs, "ask_human", merge("answer_here", true))
+	require.Equal(t, "answered", string(res.Status), res.Message)
+	require.Equal(t, "merge", res.Answer)
+	require.Equal(t, inquiry.ViaMCP, res.Via)
+	require.Equal(t, "agent", res.AnsweredBy, "the token the connection authenticated as")
+
+	shown := e.shown(t)
+	require.Len(t, shown, 1)
+	require.Equal(t, "form", shown[0].Mode)
+	require.Contains(t, shown[0].Message, "Merge PR #42 now?")
+	require.Contains(t, shown[0].Message, "CI is green")
+	answer := schemaOf(t, shown[0])["properties"].(map[string]any)["answer"].(map[string]any)
+	require.Equal(t, "string", answer["type"])
+	require.Equal(t, "hold", answer["default"])
+	require.Equal(t, []any{
+		map[string]any{"const": "merge", "title": "Merge"},
+		map[string]any{"const": "hold", "title": "hold"},
+	}, answer["oneOf"])
+
+	// The record says so too: via mcp, by the token's name, and nobody else was asked.
+	recs := b.all(t)
+	require.Len(t, recs, 1)
+	require.Equal(t, inquiry.StatusAnswered, recs[0].Status)
+	require.Equal(t, inquiry.ViaMCP, recs[0].Answer.Via)
+	require.Equal(t, inquiry.TransportInbox, recs[0].Config.Transport)
+}
+
+func TestAnswerHereConfirmAndText(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	e := &elicitor{reply: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": false, "text": "not before the freeze"}}}
+	cs := b.formSession(b.asker, e)
+	res, _ := call(t, cs, "ask_human", map[string]any{"question": "Deploy now?", "kind": "confirm", "default": "no", "reason": "on_no", "answer_here": true})
+	require.Equal(t, "answered", string(res.Status), res.Message)
+	require.Equal(t, []string{"no"}, res.Values)
+	require.Equal(t, "not before the freeze", res.Text)
+	props := schemaOf(t, e.shown(t)[0])["properties"].(map[string]any)
+	require.Equal(t, "boolean", props["answer"].(map[string]any)["type"])
+	require.Equal(t, false, props["answer"].(map[string]any)["default"])
+	require.Contains(t, props, "text", "a reason is asked for beside a no")
+
+	e.reply = &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "Friday, after the release"}}
+	res, _ = call(t, cs, "ask_human", map[string]any{"question": "When should we deploy?", "answer_here": true})
+	require.Equal(t, "answered", string(res.Status), res.Message)
+	require.Equal(t, "Friday, after the release", res.Text)
+	require.Equal(t, inquiry.ViaMCP, res.Via)
+}
+
+func TestAnswerHereDeclineAndCancelAreDeclines(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{"decline", "cancel"} {
+		t.Run(action, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			cs := b.formSession(b.asker, &elicitor{reply: &mcp.ElicitResult{Action: action}})
+			res, out := call(t, cs, "ask_human", merge("answer_here", true))
+			require.False(t, out.IsError, "a decline is never a failure")
+			require.Equal(t, "declined", string(res.Status), res.Message)
+			require.Equal(t, inquiry.ViaMCP, res.Via)
+			recs := b.all(t)
+			require.Len(t, recs, 1)
+			require.True(t, recs[0].Answer.Declined)
+		})
+	}
+}
+
+func TestAnswerHereWithoutFormFallsBackToPeople(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, connect func(*bundle, string) *mcp.ClientSession) {
+		b := setup(t)
+		cs := connect(b, b.asker) // a client without elicitation, or `bot mcp` over the API
+		res, _ := call(t, cs, "ask_human", merge("answer_here", true, "wait_seconds", 0))
+		require.Equal(t, "pending", string(res.Status), res.Message)
+		require.Contains(t, res.Message, "answer_here was not possible")
+		require.Contains(t, res.Message, "put to people as usual")
+	})
+}
+
+func TestAnswerHereRefusedForApprovals(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	e := &elicitor{reply: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": true}}}
+	cs := b.formSession(b.asker, e)
+	res, out := call(t, cs, "ask_human", map[string]any{"question": "Ship it?", "kind": "confirm", "approvals": 2, "answer_here": true})
+	require.True(t, out.IsError)
+	require.Equal(t, "answer_here", res.Field)
+	require.Contains(t, res.Message, "drop answer_here")
+	res, out = call(t, cs, "ask_human", map[string]any{"question": "Ship it?", "kind": "confirm", "requested_by": []string{"agent"}, "answer_here": true})
+	require.True(t, out.IsError)
+	require.Contains(t, res.Message, "requested_by")
+	require.Empty(t, e.shown(t), "nobody was asked")
+	require.Empty(t, b.all(t), "nothing was asked")
+}
+
+// The question asked again is found settled: the client's user is not asked twice.
+func TestAnswerHereSettledBeforeIsNotAskedAgain(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	e := &elicitor{reply: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "merge"}}}
+	cs := b.formSession(b.asker, e)
+	res, _ := call(t, cs, "ask_human", merge("answer_here", true))
+	require.Equal(t, "answered", string(res.Status))
+	res, _ = call(t, cs, "ask_human", merge("answer_here", true))
+	require.Equal(t, "answered", string(res.Status))
+	require.Len(t, e.shown(t), 1, "asked once, answered once")
+}
