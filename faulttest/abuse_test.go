@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,13 +151,16 @@ func TestConnectionCap(t *testing.T) {
 	}
 
 	// Idle connections (each answered once, kept open) give way to a new client.
+	idle := make([]net.Conn, limit+1)
 	for i := range limit {
-		if status, err := exchangeOn(dial(), healthz, 20*time.Second); err != nil || status != http.StatusOK {
+		idle[i] = dial()
+		if status, err := exchangeOn(idle[i], healthz, 20*time.Second); err != nil || status != http.StatusOK {
 			t.Fatalf("idle connection %d: %d %v", i, status, err)
 		}
 	}
 	start := time.Now()
-	if status, err := exchangeOn(dial(), healthz, 20*time.Second); err != nil || status != http.StatusOK {
+	idle[limit] = dial()
+	if status, err := exchangeOn(idle[limit], healthz, 20*time.Second); err != nil || status != http.StatusOK {
 		t.Fatalf("a new client beside %d idle connections: %d %v", limit, status, err)
 	}
 	gaveWay := time.Since(start)
@@ -169,7 +173,13 @@ func TestConnectionCap(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(300 * time.Millisecond) // room for the idle ones above to give way to these
+	// Each was let in by closing an idle one: once all the idle ones are closed, all are in.
+	for i, c := range idle {
+		_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if n, err := c.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("idle connection %d was not closed for the ones in a request: read %d, %v", i, n, err)
+		}
+	}
 	extra := dial()
 	if _, err := io.WriteString(extra, healthz); err != nil {
 		t.Fatal(err)

@@ -342,16 +342,15 @@ var inbox = map[string]any{"policy": "ask", "transport": "inbox"}
 // viaSlack is the config of an inquiry asked in Slack.
 var viaSlack = map[string]any{"policy": "ask", "transport": "slack"}
 
-// eventually polls cond every 100 ms until it holds or within runs out.
-func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+// settled waits until the bot has no delivery left to carry out, by the queue depth on its
+// /metrics: a second post or update of the same thing would be a delivery still queued, or one
+// carried out already, so what the fake holds then is what it will hold.
+func (b *bot) settled(within time.Duration) {
+	b.t.Helper()
+	testkit.Eventually(b.t, within, "the bot's deliveries carried out", func() bool {
+		r := b.call(context.Background(), http.MethodGet, "/metrics", nil)
+		return r.err == nil && r.status == http.StatusOK && bytes.Contains(r.body, []byte("\ninquiry_delivery_queue_depth 0\n"))
+	})
 }
 
 // excerpt is n lines of s from the first line that contains marker.

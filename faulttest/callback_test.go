@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/inquiry-bot/bot/client"
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 	"github.com/inquiry-bot/bot/storage/storagetest"
@@ -49,7 +50,7 @@ func (rc *receiver) hooks() []hook {
 }
 
 // TestCallbackReceiverDownThenUp: the asker's callback receiver refuses connections when the
-// inquiry is answered, and comes up 3 s later. The callback arrives, once, signed with
+// inquiry is answered, and comes up once an attempt has failed. The callback arrives, once, signed with
 // BOT_CALLBACK_SECRET, with the answer.
 func TestCallbackReceiverDownThenUp(t *testing.T) {
 	t.Parallel()
@@ -64,20 +65,20 @@ func TestCallbackReceiverDownThenUp(t *testing.T) {
 		answered := time.Now()
 		b.mustCall(http.MethodPost, "/v1/inquiries/"+rec.Key+"/answer", map[string]any{"value": "No"}, http.StatusOK)
 
-		outage := 3 * time.Second
-		time.Sleep(outage)
+		// Down until the first attempt fails (else the fault was not injected).
+		testkit.Eventually(t, 30*time.Second, "a callback attempt failing while the receiver is down", func() bool {
+			return retries(b.logs(), "callback") > 0
+		})
 		failed := retries(b.logs(), "callback")
-		if failed == 0 {
-			t.Fatalf("no callback attempt failed while the receiver was down: the fault was not injected")
-		}
 		if n := len(rc.hooks()); n != 0 {
 			t.Fatalf("%d callbacks arrived while the receiver was down", n)
 		}
 		srv.Up()
 		up := time.Now()
-		eventually(t, 30*time.Second, "the callback", func() bool { return len(rc.hooks()) > 0 })
+		outage := up.Sub(answered).Round(10 * time.Millisecond)
+		testkit.Eventually(t, 30*time.Second, "the callback", func() bool { return len(rc.hooks()) > 0 })
 		arrived := rc.hooks()[0].at
-		time.Sleep(3 * time.Second) // a second delivery would show by now (the sweeper runs every second)
+		b.settled(30 * time.Second)
 		hooks := rc.hooks()
 		if len(hooks) != 1 {
 			t.Fatalf("%d callbacks arrived, want exactly 1", len(hooks))
@@ -218,7 +219,7 @@ func TestSlowCallbackReceiver(t *testing.T) {
 		body["callback_url"] = hung.URL() + "/hooks/inquiry"
 		rec := b.mustCall(http.MethodPost, "/v1/inquiries", body, http.StatusCreated)
 		b.mustCall(http.MethodPost, "/v1/inquiries/"+rec.Key+"/answer", map[string]any{"value": "No"}, http.StatusOK)
-		eventually(t, 20*time.Second, "the hung receiver's connection accepted", func() bool {
+		testkit.Eventually(t, 20*time.Second, "the hung receiver's connection accepted", func() bool {
 			_, _, ok := hung.first()
 			return ok
 		})
@@ -246,7 +247,7 @@ func TestSlowCallbackReceiver(t *testing.T) {
 
 		var delays []time.Duration
 		var slowest time.Duration
-		eventually(t, 30*time.Second, "every question posted and the other callback delivered", func() bool {
+		testkit.Eventually(t, 30*time.Second, "every question posted and the other callback delivered", func() bool {
 			delays, slowest = delays[:0], 0
 			for _, q := range questions {
 				at, posted := postedAt(fake, q.channel, q.key)
@@ -272,7 +273,7 @@ func TestSlowCallbackReceiver(t *testing.T) {
 
 		// The hung callback keeps to itself: its attempt times out and it is retried, while every
 		// other delivery is long done.
-		eventually(t, 30*time.Second, "the hung attempt timed out and the callback retried", func() bool {
+		testkit.Eventually(t, 30*time.Second, "the hung attempt timed out and the callback retried", func() bool {
 			_, closed, _ = hung.first()
 			return !closed.IsZero() && retries(b.logs(), "callback") > 0
 		})

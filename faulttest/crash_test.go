@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 )
 
@@ -30,7 +31,7 @@ func TestKilledBetweenCommitAndPost(t *testing.T) {
 			fake.SetLatency(time.Hour)
 			const n = 3
 			keys, _ := createAll(t, b, "inflight", slackfake.DefaultChannel, n)
-			eventually(t, 20*time.Second, "a post on its way to Slack", func() bool { return proxy.Begun("chat.postMessage") > 0 })
+			testkit.Eventually(t, 20*time.Second, "a post on its way to Slack", func() bool { return proxy.Begun("chat.postMessage") > 0 })
 			b.kill()
 			if got := len(fake.BotMessages(slackfake.DefaultChannel)); got != 0 {
 				t.Fatalf("%d messages in Slack before the restart, want none", got)
@@ -51,7 +52,7 @@ func TestKilledBetweenCommitAndPost(t *testing.T) {
 			proxy.Down()
 			const n = 3
 			keys, _ := createAll(t, b, "retry", slackfake.DefaultChannel, n)
-			eventually(t, 20*time.Second, "a failed post attempt", func() bool { return retries(b.logs(), "post") > 0 })
+			testkit.Eventually(t, 20*time.Second, "a failed post attempt", func() bool { return retries(b.logs(), "post") > 0 })
 			b.kill()
 			proxy.Up()
 			restarted := time.Now()
@@ -68,7 +69,7 @@ func TestKilledBetweenCommitAndPost(t *testing.T) {
 		eachSlackBot(t, leaseEnv, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 			proxy.Hold()
 			keys, _ := createAll(t, b, "unrecorded", slackfake.DefaultChannel, 1)
-			eventually(t, 20*time.Second, "the message posted in Slack", func() bool {
+			testkit.Eventually(t, 20*time.Second, "the message posted in Slack", func() bool {
 				return postsOf(fake, slackfake.DefaultChannel, keys[0]) == 1
 			})
 			b.kill() // Slack's answer is still held: the bot never heard the message's ts

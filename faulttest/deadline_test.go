@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 )
 
@@ -37,7 +38,7 @@ func TestKilledBetweenReminderClaimAndPost(t *testing.T) {
 		posts := proxy.Begun("chat.postMessage")
 
 		fake.SetLatency(time.Hour)
-		eventually(t, 30*time.Second, "the reminder on its way to Slack", func() bool { return proxy.Begun("chat.postMessage") > posts })
+		testkit.Eventually(t, 30*time.Second, "the reminder on its way to Slack", func() bool { return proxy.Begun("chat.postMessage") > posts })
 		b.kill()
 		if n := remindersOf(fake, slackfake.DefaultChannel, rec.Slack.TS); n != 0 {
 			t.Fatalf("%d reminders in Slack before the restart, want none", n)
@@ -48,11 +49,11 @@ func TestKilledBetweenReminderClaimAndPost(t *testing.T) {
 		fake.SetLatency(0)
 		restarted := time.Now()
 		b.restart()
-		eventually(t, 60*time.Second, "the reminder posted after the restart", func() bool {
+		testkit.Eventually(t, 60*time.Second, "the reminder posted after the restart", func() bool {
 			return remindersOf(fake, slackfake.DefaultChannel, rec.Slack.TS) > 0
 		})
 		posted := time.Since(restarted)
-		time.Sleep(lease + 2*time.Second) // a second post would show by now
+		b.settled(lease + 30*time.Second)
 		if n := remindersOf(fake, slackfake.DefaultChannel, rec.Slack.TS); n != 1 {
 			t.Errorf("%d reminders in the question's thread, want exactly 1", n)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 )
 
@@ -119,12 +120,12 @@ func TestSlackDuplicates(t *testing.T) {
 			}
 		}
 		for _, rec := range recs {
-			eventually(t, 30*time.Second, "the answered message updated", func() bool {
+			testkit.Eventually(t, 30*time.Second, "the answered message updated", func() bool {
 				m, ok := fake.Message(ch, rec.Slack.TS)
 				return ok && m.Edits > 0
 			})
 		}
-		time.Sleep(2 * time.Second)
+		b.settled(30 * time.Second)
 		updates := 0
 		for _, rec := range recs {
 			m, _ := fake.Message(ch, rec.Slack.TS)

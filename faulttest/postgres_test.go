@@ -19,6 +19,7 @@ import (
 
 	_ "github.com/lib/pq" // the test's own connection, which terminates the bot's
 
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/storage/storagetest"
 )
 
@@ -256,7 +257,7 @@ func TestPostgresConnectionsKilledUnderLoad(t *testing.T) {
 
 	// Recovery, without a restart: the next requests succeed.
 	faultEnd := time.Now()
-	eventually(t, 30*time.Second, "a create after the fault", func() bool {
+	testkit.Eventually(t, 30*time.Second, "a create after the fault", func() bool {
 		r := b.call(context.Background(), http.MethodPost, "/v1/inquiries", choice("after-fault", inbox))
 		return r.err == nil && (r.status == http.StatusCreated || r.status == http.StatusOK)
 	})

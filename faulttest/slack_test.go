@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 )
 
@@ -43,8 +44,9 @@ func createAll(t *testing.T, b *bot, prefix, channel string, n int) (keys []stri
 	return keys, slowest
 }
 
-// exactlyOnePost checks that each key was posted, once, in channel — after a pause, so that a late
-// duplicate would show. It returns when the last one was seen posted.
+// exactlyOnePost checks that each key was posted, once, in channel — once the bot has no
+// delivery left, so that a late duplicate would show. It returns when the last one was seen
+// posted.
 func exactlyOnePost(t *testing.T, b *bot, fake *slackfake.Server, channel string, keys []string) (allPosted time.Time) {
 	t.Helper()
 	within := 60 * time.Second
@@ -58,7 +60,7 @@ func exactlyOnePost(t *testing.T, b *bot, fake *slackfake.Server, channel string
 		}
 	}
 	allPosted = time.Now()
-	time.Sleep(2 * time.Second)
+	b.settled(within)
 	for _, k := range keys {
 		if n := postsOf(fake, channel, k); n != 1 {
 			t.Errorf("inquiry %s: %d messages in %s, want exactly 1", k, n, channel)
@@ -89,8 +91,9 @@ func TestSlackDown(t *testing.T) {
 		if slowest >= quick {
 			t.Errorf("a create took %s while Slack was down; creates must not wait on Slack", slowest)
 		}
-		outage := 3 * time.Second
-		time.Sleep(outage)
+		// Down until the first post fails (else the fault was not injected).
+		down := time.Now()
+		testkit.Eventually(t, 30*time.Second, "a post attempt failing while Slack is down", func() bool { return retries(b.logs(), "post") > 0 })
 		for _, k := range keys {
 			if rec := b.get(k); rec.Status != "pending" || rec.Slack.TS != "" {
 				t.Fatalf("inquiry %s while Slack is down: %s, ts %q", k, rec.Status, rec.Slack.TS)
@@ -98,6 +101,7 @@ func TestSlackDown(t *testing.T) {
 		}
 		proxy.Up()
 		back := time.Now()
+		outage := back.Sub(down).Round(10 * time.Millisecond)
 		posted := exactlyOnePost(t, b, fake, slackfake.DefaultChannel, keys)
 		failed := retries(b.logs(), "post")
 		if failed == 0 {
@@ -192,12 +196,12 @@ func TestSlackSlow(t *testing.T) {
 		}
 		// Both answered messages are updated, once: controls gone.
 		for _, rec := range []*record{clicked, replied} {
-			eventually(t, 60*time.Second, "the answered message updated", func() bool {
+			testkit.Eventually(t, 60*time.Second, "the answered message updated", func() bool {
 				m, ok := fake.Message(rec.Slack.Channel, rec.Slack.TS)
 				return ok && m.Edits > 0
 			})
 		}
-		time.Sleep(2 * time.Second)
+		b.settled(60 * time.Second)
 		for _, rec := range []*record{clicked, replied} {
 			m, _ := fake.Message(rec.Slack.Channel, rec.Slack.TS)
 			if m.Edits != 1 || m.HasControls() {
@@ -219,7 +223,7 @@ func TestSlackConnectionCutAfterPost(t *testing.T) {
 	eachSlackBot(t, nil, func(t *testing.T, fake *slackfake.Server, proxy *slackProxy, b *bot) {
 		proxy.Hold()
 		keys, _ := createAll(t, b, "cut", slackfake.DefaultChannel, 1)
-		eventually(t, 20*time.Second, "the message posted in Slack", func() bool {
+		testkit.Eventually(t, 20*time.Second, "the message posted in Slack", func() bool {
 			return postsOf(fake, slackfake.DefaultChannel, keys[0]) == 1
 		})
 		proxy.Down() // the bot's connection is cut while Slack's answer is held

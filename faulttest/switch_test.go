@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/slackapp/slackfake"
 	"github.com/inquiry-bot/bot/slackapp/slackfake/slackfaketest"
 	"github.com/inquiry-bot/bot/storage/storagetest"
@@ -72,12 +73,11 @@ func (s *switchable) Up() {
 	}
 	var ln net.Listener
 	var err error
-	for range 50 { // the address was ours a moment ago; give the kernel a moment if needed
-		if ln, err = net.Listen("tcp", s.addr); err == nil || !errors.Is(err, syscall.EADDRINUSE) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	// The address was ours a moment ago: the kernel may hold it a moment longer.
+	testkit.Eventually(s.t, 5*time.Second, "the address "+s.addr+" free again", func() bool {
+		ln, err = net.Listen("tcp", s.addr)
+		return err == nil || !errors.Is(err, syscall.EADDRINUSE)
+	})
 	if err != nil {
 		s.t.Fatalf("listen again on %s: %v", s.addr, err)
 	}
@@ -219,7 +219,7 @@ func carries(m slackfake.Message, key string) bool {
 func (b *bot) waitPosted(key string, within time.Duration) *record {
 	b.t.Helper()
 	var rec *record
-	eventually(b.t, within, "inquiry "+key+" posted to Slack", func() bool {
+	testkit.Eventually(b.t, within, "inquiry "+key+" posted to Slack", func() bool {
 		r := b.call(context.Background(), http.MethodGet, "/v1/inquiries/"+key, nil)
 		if r.err != nil || r.status != http.StatusOK {
 			return false
