@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,6 +22,7 @@ import (
 // (inquiry.MCPUser): ServiceBackend, in process. A Backend without it (the HTTP client of `bot
 // mcp`) cannot, and answer_here falls back to asking people as usual.
 type HereAnswerer interface {
+	Backend
 	AnswerHere(ctx context.Context, key string, reply inquiry.Reply) (*inquiry.Record, error)
 }
 
@@ -74,16 +76,20 @@ func hereRefusal(in askInput) string {
 // askHere is ask_human with answer_here on a client that takes a form: rec is the inquiry, just
 // asked (pending, in the inbox). Without the client's response it returns the input request;
 // with it, it records the answer (a decline when the person declined or cancelled).
-func (t *tools) askHere(ctx context.Context, req *mcp.CallToolRequest, ha HereAnswerer, rec *inquiry.Record) (*mcp.CallToolResult, Result, error) {
+func (t *tools) askHere(ctx context.Context, req *mcp.CallToolRequest, ha HereAnswerer, rec *inquiry.Record, mode string, wait time.Duration) (*mcp.CallToolResult, Result, error) {
 	var responses mcp.InputResponseMap
 	var state string
 	if req.Params != nil {
 		responses, state = req.Params.InputResponses, req.Params.RequestState
 	}
 	if responses == nil {
-		t.log.InfoContext(ctx, "mcp tool call", "tool", AskHuman, "status", "input_required", "key", rec.Key)
+		t.log.InfoContext(ctx, "mcp tool call", "tool", AskHuman, "status", "input_required", "mode", mode, "key", rec.Key)
+		ask := hereForm(rec)
+		if mode == modeURL {
+			ask = herePage(rec, req.ProtocolVersion() < protocol2026)
+		}
 		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{hereInput: hereForm(rec)},
+			InputRequests: mcp.InputRequestMap{hereInput: ask},
 			// The key only: the retry asks again and finds the same inquiry, and who may answer it
 			// is decided by the service, never by this state.
 			RequestState: rec.Key,
@@ -97,6 +103,15 @@ func (t *tools) askHere(ctx context.Context, req *mcp.CallToolRequest, ha HereAn
 	if er == nil {
 		return t.finish(ctx, AskHuman, Result{Status: StatusError, Key: rec.Key, Code: string(inquiry.CodeBadRequest),
 			Message: fmt.Sprintf("The retry carries no elicitation response under %q: answer the input request of that name, or call ask_human afresh.", hereInput)})
+	}
+	if mode == modeURL && er.Action == "accept" {
+		// The person went to the page: their answer comes from there (via web). Wait for it as
+		// ask_human waits; pending hands over to get_answer.
+		out, err := ha.Get(ctx, rec.Key, wait)
+		if err != nil {
+			return t.finish(ctx, AskHuman, t.failure(err, rec.Key))
+		}
+		return t.finish(ctx, AskHuman, describe(out))
 	}
 	reply := hereReply(rec, er)
 	out, err := ha.AnswerHere(ctx, rec.Key, reply)
@@ -198,16 +213,41 @@ func hereForm(rec *inquiry.Record) *mcp.ElicitParams {
 	return &mcp.ElicitParams{Mode: "form", Message: strings.TrimSpace(msg), RequestedSchema: json.RawMessage(raw)}
 }
 
-const answerHereDescription = `Ask your own user, here in this client, instead of people elsewhere: the client shows the question as a form and records their answer. Use it when the person at this client is the one who decides (they are watching this session). Not for approvals that must come from someone else (requested_by) or from several people (approvals). Where the client cannot show a form, the question goes to people as usual and the result says so.`
+const answerHereDescription = `Ask your own user — the person at this client — instead of people elsewhere. Use it when that person is the one who decides and is watching this session; leave it out to reach the people the server asks (Slack, e-mail, the web), for instance when nobody watches this session. The client shows the question as a form and the answer is recorded as theirs; a client that can only open links sends them to the question's answer page, and the call then waits up to wait_seconds like any other. A person who declines or dismisses the form gives the status declined. Not for approvals that must come from someone else (requested_by) or from several people (approvals). Where the client can do neither, the question goes to people as usual and the message says so.`
 
-// canElicitForm reports whether the question can be put to the client's user as a form on this
-// call: the client declared form elicitation, and the server can reach it — by an
-// input-required result on 2026-07-28, or by a request of its own on a connection that carries
-// one (stdio), which stateless HTTP does not.
-func (t *tools) canElicitForm(req *mcp.CallToolRequest) bool {
-	form, _ := elicitModes(req)
-	if !form {
-		return false
+// The ways answer_here asks the client's user.
+const (
+	modeForm = "form" // the question as a form in the client
+	modeURL  = "url"  // the client opens the question's answer page
+)
+
+// protocol2026 is the first revision where input requests ride on the tool's result.
+const protocol2026 = "2026-07-28"
+
+// hereMode is how the client's user can be asked on this call, "" for not at all: a form where
+// the client declared form elicitation, else the answer page where it declared URL mode — and
+// only where the server can reach the client: by an input-required result on 2026-07-28, or by
+// a request of its own on a connection that carries one (stdio), which stateless HTTP does not.
+func (t *tools) hereMode(req *mcp.CallToolRequest) string {
+	if t.stateless && req.ProtocolVersion() < protocol2026 {
+		return ""
 	}
-	return !t.stateless || req.ProtocolVersion() >= "2026-07-28"
+	switch form, url := elicitModes(req); {
+	case form:
+		return modeForm
+	case url:
+		return modeURL
+	}
+	return ""
+}
+
+// herePage sends the client's user to rec's answer page (URL mode). A client before 2026-07-28
+// needs an elicitation id: the question's key.
+func herePage(rec *inquiry.Record, legacy bool) *mcp.ElicitParams {
+	p := &mcp.ElicitParams{Mode: modeURL, URL: rec.Links.Answer,
+		Message: "Answer this question on its page: " + inquiry.OneLine(rec.Question, 200)}
+	if legacy {
+		p.ElicitationID = rec.Key
+	}
+	return p
 }

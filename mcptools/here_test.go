@@ -3,7 +3,9 @@ package mcptools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -170,4 +172,65 @@ func TestAnswerHereSettledBeforeIsNotAskedAgain(t *testing.T) {
 	res, _ = call(t, cs, "ask_human", merge("answer_here", true))
 	require.Equal(t, "answered", string(res.Status))
 	require.Len(t, e.shown(t), 1, "asked once, answered once")
+}
+
+// pageSession connects a client that declares URL-mode elicitation only; opening a page is open.
+func (b *bundle) pageSession(token string, open func(url string) *mcp.ElicitResult) *mcp.ClientSession {
+	b.t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "page-client", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if req.Params.Mode != "url" {
+				return nil, fmt.Errorf("a page client was sent mode %q", req.Params.Mode)
+			}
+			return open(req.Params.URL), nil
+		},
+	})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   b.url + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token: token}},
+		MaxRetries: -1,
+	}, nil)
+	require.NoError(b.t, err)
+	b.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestAnswerHereSendsAURLClientToTheAnswerPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	var opened string
+	cs := b.pageSession(b.asker, func(url string) *mcp.ElicitResult {
+		opened = url
+		// The person answers on the page before the client retries.
+		token := strings.TrimPrefix(url, "https://bot.example.com"+inquiry.LinkPath)
+		if _, err := b.svc.AnswerByLink(context.Background(), token, inquiry.Reply{Value: inquiry.One("merge")}); err != nil {
+			t.Errorf("answering on the page: %v", err) // on the client's goroutine: no FailNow
+		}
+		return &mcp.ElicitResult{Action: "accept"}
+	})
+	res, _ := call(t, cs, "ask_human", merge("answer_here", true))
+	require.Equal(t, "answered", string(res.Status), res.Message)
+	require.Equal(t, "merge", res.Answer)
+	require.Equal(t, inquiry.ViaWeb, res.Via, "answered on the page")
+	require.True(t, strings.HasPrefix(opened, "https://bot.example.com"+inquiry.LinkPath), opened)
+}
+
+func TestAnswerHereURLClientThatDeclinesRecordsADecline(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cs := b.pageSession(b.asker, func(string) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} })
+	res, out := call(t, cs, "ask_human", merge("answer_here", true))
+	require.False(t, out.IsError)
+	require.Equal(t, "declined", string(res.Status), res.Message)
+	require.Equal(t, inquiry.ViaMCP, res.Via)
+}
+
+func TestAnswerHereURLClientNotYetAnsweredIsPending(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cs := b.pageSession(b.asker, func(string) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "accept"} })
+	res, _ := call(t, cs, "ask_human", merge("answer_here", true, "wait_seconds", 0))
+	require.Equal(t, "pending", string(res.Status), res.Message)
+	require.NotEmpty(t, res.Key, "get_answer picks it up")
 }

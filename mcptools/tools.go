@@ -121,6 +121,8 @@ var askHumanDescription = fmt.Sprintf(`Ask a person one question and wait (up to
 
 Use it only when the question is genuinely a person's to answer: a decision that is not yours to make (approve a merge, a deploy, a spend or a risk; choose between options with real trade-offs the person owns) or a fact only they know (their preference, their intent). Do not use it for what you can discover yourself by reading code, docs or logs, or by running a command, nor to report progress or to ask leave for routine steps.
 
+When the person at this client is the one to decide and is watching, set answer_here: the client asks them directly, and the answer comes back in this call.
+
 Prefer kind "choice" with %d to %d short options, or "confirm" for yes or no: an answer you can act on at once. Use "text" only when the answer must be in words. Always give a default where one is defensible: it is assumed when nobody answers before the question expires, and when the server is set to answer by default without asking anybody.
 
 The result's status says what happened:
@@ -326,8 +328,9 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 			return t.finish(ctx, AskHuman, Result{Status: StatusError, Code: string(inquiry.CodeBadRequest), Field: "answer_here", Message: why})
 		}
 		ha, ok := b.(HereAnswerer)
+		mode := t.hereMode(req)
 		switch {
-		case ok && t.canElicitForm(req):
+		case ok && mode != "":
 			ask.Config = &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportInbox} // nobody else is asked
 			ask.Wait = inquiry.Seconds(0)
 			rec, _, err := b.Ask(ctx, ask)
@@ -337,9 +340,13 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 			if rec.Status != inquiry.StatusPending {
 				return t.finish(ctx, AskHuman, describe(rec)) // asked and settled before
 			}
-			return t.askHere(ctx, req, ha, rec)
+			if mode == modeURL && (rec.Links == nil || rec.Links.Answer == "") {
+				return t.finish(ctx, AskHuman, Result{Status: StatusError, Key: rec.Key, Code: string(inquiry.CodeUnavailable),
+					Message: "answer_here needs a form in this client or the question's answer page, and this server has no answer pages (BOT_PUBLIC_URL and the link secret are unset): ask without answer_here, and people are asked as usual."})
+			}
+			return t.askHere(ctx, req, ha, rec, mode, wait(in.WaitSeconds))
 		case ok:
-			note = " (answer_here was not possible: this client cannot show a form (form elicitation), so the question was put to people as usual.)"
+			note = " (answer_here was not possible: this client can show neither a form nor a link (elicitation), so the question was put to people as usual.)"
 		default:
 			note = " (answer_here was not possible: this server records a client's own answer only at the bot's /mcp endpoint, so the question was put to people as usual.)"
 		}
