@@ -235,6 +235,7 @@ func TestClaimDeliveriesLanesConcurrently(t *testing.T) {
 		var mu sync.Mutex
 		log := map[string][]int64{}
 		done := 0
+		progress := make(chan struct{}) // closed, and replaced, each time a delivery is done
 		deadline := time.Now().Add(time.Minute)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
@@ -242,7 +243,7 @@ func TestClaimDeliveriesLanesConcurrently(t *testing.T) {
 			wg.Go(func() {
 				for time.Now().Before(deadline) {
 					mu.Lock()
-					finished := done == total
+					finished, seen := done == total, progress
 					mu.Unlock()
 					if finished {
 						return
@@ -253,7 +254,11 @@ func TestClaimDeliveriesLanesConcurrently(t *testing.T) {
 						return
 					}
 					if len(claimed) == 0 {
-						time.Sleep(time.Millisecond)
+						// The other worker holds what is left: wait until it is done with one.
+						select {
+						case <-seen:
+						case <-time.After(time.Until(deadline)):
+						}
 						continue
 					}
 					for _, d := range claimed {
@@ -266,6 +271,8 @@ func TestClaimDeliveriesLanesConcurrently(t *testing.T) {
 						}
 						mu.Lock()
 						done++
+						close(progress)
+						progress = make(chan struct{})
 						mu.Unlock()
 					}
 				}
