@@ -1,0 +1,212 @@
+package mcptools_test
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/mcptools"
+)
+
+// The wire shapes of answer_here, against the specification's own examples (testdata/mcp).
+
+// shape reads testdata/mcp/name as a JSON object.
+func shape(t *testing.T, name string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "mcp", name))
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	return m
+}
+
+// keysOf is the sorted keys of m.
+func keysOf(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+
+// post sends one JSON-RPC message to /mcp as a 2026-07-28 client and returns the response's
+// message, from a JSON body or the first event of a stream.
+func (b *bundle) post(t *testing.T, token string, msg map[string]any) map[string]any {
+	t.Helper()
+	body, err := json.Marshal(msg)
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, b.url+"/mcp", bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	// 2026-07-28 names the method, and the tool, in headers too.
+	req.Header.Set("Mcp-Method", msg["method"].(string))
+	req.Header.Set("Mcp-Name", msg["params"].(map[string]any)["name"].(string))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", raw)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for line := range strings.SplitSeq(string(raw), "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				raw = []byte(data)
+				break
+			}
+		}
+	}
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(raw, &out), "%s", raw)
+	return out
+}
+
+func TestAnswerHereWire2026InputRequiredAndRetry(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	// The specification's tools/call, with its _meta, asking ask_human; the client declares
+	// elicitation as the specification's capabilities example does.
+	call := shape(t, "2026-07-28-tools-call.request-with-meta.json")
+	params := call["params"].(map[string]any)
+	meta := params["_meta"].(map[string]any)
+	caps := shape(t, "2026-07-28-client-capabilities-elicitation.json")["_meta"].(map[string]any)
+	meta["io.modelcontextprotocol/clientCapabilities"] = caps["io.modelcontextprotocol/clientCapabilities"]
+	params["name"] = "ask_human"
+	params["arguments"] = merge("answer_here", true)
+
+	got := b.post(t, b.asker, call)
+	want := shape(t, "2026-07-28-tools-call.input-required.response.json")
+	require.Equal(t, call["id"], got["id"])
+	result := got["result"].(map[string]any)
+	require.Equal(t, keysOf(want["result"].(map[string]any)), keysOf(withoutMeta(result)), "the input-required result's shape: %v", result)
+	require.Equal(t, "input_required", result["resultType"])
+	ask := result["inputRequests"].(map[string]any)["answer"].(map[string]any)
+	wantAsk := want["result"].(map[string]any)["inputRequests"].(map[string]any)["github_login"].(map[string]any)
+	require.Equal(t, wantAsk["method"], ask["method"])
+	require.Equal(t, keysOf(wantAsk["params"].(map[string]any)), keysOf(ask["params"].(map[string]any)))
+	require.Equal(t, "form", ask["params"].(map[string]any)["mode"])
+	state, _ := result["requestState"].(string)
+	require.NotEmpty(t, state)
+
+	// The retry, as the specification shapes it: the same call, the responses under the
+	// request's key, the state echoed.
+	retry := shape(t, "2026-07-28-tools-call.retry.request.json")
+	rp := retry["params"].(map[string]any)
+	rp["_meta"], rp["name"], rp["arguments"] = meta, "ask_human", params["arguments"]
+	resp := rp["inputResponses"].(map[string]any)["github_login"].(map[string]any)
+	resp["content"] = map[string]any{"answer": "merge"}
+	rp["inputResponses"] = map[string]any{"answer": resp}
+	rp["requestState"] = state
+	got = b.post(t, b.asker, retry)
+	result = got["result"].(map[string]any)
+	require.NotEqual(t, "input_required", result["resultType"])
+	sc := result["structuredContent"].(map[string]any)
+	require.Equal(t, "answered", sc["status"], "%v", sc)
+	require.Equal(t, "merge", sc["answer"])
+	require.Equal(t, "mcp", sc["via"])
+
+	// A forged state is refused in a sentence, and the question stays unanswered.
+	rp["arguments"] = merge("answer_here", true, "id", "another-question")
+	rp["requestState"] = "inq_forged"
+	got = b.post(t, b.asker, retry)
+	result = got["result"].(map[string]any)
+	require.Equal(t, true, result["isError"])
+	sc = result["structuredContent"].(map[string]any)
+	require.Contains(t, sc["message"], "requestState")
+	rec, err := b.api(b.asker).Get(context.Background(), sc["key"].(string), 0)
+	require.NoError(t, err)
+	require.Equal(t, inquiry.StatusPending, rec.Status)
+}
+
+// withoutMeta is m without _meta (the SDK adds serverInfo there) and without a null content
+// (go-sdk v1.8.0 writes "content": null on an input-required result; the specification's
+// example has none, and a null is no content).
+func withoutMeta(m map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if k != "_meta" && (k != "content" || v != nil) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// A client before 2026-07-28 on stdio: the SDK sends it elicitation/create, the client's
+// answer (the specification's decline) comes back, and the tool records the decline.
+func TestAnswerHereWireLegacyStdioElicitation(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		version, caps, reply string
+		status               string
+	}{
+		{"2025-06-18", `{"elicitation":{}}`, "2025-11-25-elicitation.decline.result.json", "declined"},
+		{"2025-11-25", `{"elicitation":{"form":{}}}`, "2025-11-25-elicitation.cancel.result.json", "declined"},
+		{"2025-11-25", `{"elicitation":{"form":{},"url":{}}}`, "", "answered"},
+	} {
+		t.Run(c.version+" "+cmp.Or(c.reply, "accept"), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			_, tok := inquiry.NewToken("agent-stdio", "team-a", []inquiry.Scope{inquiry.ScopeAsk}, time.Now())
+			require.NoError(t, b.store.CreateToken(context.Background(), tok))
+			srv := mcptools.NewServer(mcptools.ServiceBackend{Service: b.svc, Token: tok}, b.opts)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			go func() { _ = srv.Run(ctx, &mcp.IOTransport{Reader: inR, Writer: outW}) }()
+			lines := bufio.NewScanner(outR)
+			lines.Buffer(nil, 1<<20)
+			send := func(s string) {
+				_, err := io.WriteString(inW, s+"\n")
+				require.NoError(t, err)
+			}
+			next := func() map[string]any {
+				require.True(t, lines.Scan(), "the server wrote nothing: %v", lines.Err())
+				var m map[string]any
+				require.NoError(t, json.Unmarshal(lines.Bytes(), &m), "%s", lines.Bytes())
+				return m
+			}
+			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + c.version + `","capabilities":` + c.caps + `,"clientInfo":{"name":"legacy","version":"1"}}}`)
+			require.Equal(t, c.version, next()["result"].(map[string]any)["protocolVersion"])
+			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			args, err := json.Marshal(merge("answer_here", true))
+			require.NoError(t, err)
+			send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_human","arguments":` + string(args) + `}}`)
+
+			el := next()
+			require.Equal(t, "elicitation/create", el["method"])
+			form := shape(t, "2025-11-25-elicitation-form.request.json")
+			require.Equal(t, keysOf(form["params"].(map[string]any)), keysOf(el["params"].(map[string]any)))
+			var reply map[string]any
+			if c.reply != "" {
+				reply = shape(t, c.reply)
+			} else {
+				reply = shape(t, "2025-11-25-elicitation-form.result.json")
+				reply["result"].(map[string]any)["content"] = map[string]any{"answer": "hold"}
+			}
+			reply["id"] = el["id"]
+			raw, err := json.Marshal(reply)
+			require.NoError(t, err)
+			send(string(raw))
+
+			res := next()
+			require.EqualValues(t, 2, res["id"])
+			sc := res["result"].(map[string]any)["structuredContent"].(map[string]any)
+			require.Equal(t, c.status, sc["status"], "%v", sc)
+			require.Equal(t, "mcp", sc["via"])
+			require.Equal(t, "agent-stdio", sc["answered_by"])
+		})
+	}
+}
