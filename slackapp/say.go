@@ -234,8 +234,14 @@ func sayInvalid(rec *inquiry.Record, reply inquiry.Reply, err error) saying {
 		return say("tick at least one answer, then press Submit.")
 	case len(inquiry.Offered(in)) > 0 && (inquiry.ErrorField(err) == "text" || inquiry.ErrorField(err) == "value"):
 		how := "Reply in the thread with exactly one of them, or use the buttons."
+		if in.Multiple {
+			how = "Reply in the thread with one or more of them, separated by commas, or use the buttons."
+		}
 		if in.AllowText {
 			how = "Reply with exactly one of them, or answer in your own words."
+			if in.Multiple {
+				how = "Reply with one or more of them, separated by commas, or answer in your own words."
+			}
 		}
 		s := say("that is none of the offered answers: ")
 		s.theirs(offeredList(in))

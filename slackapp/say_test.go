@@ -56,6 +56,10 @@ func TestSayInvalid(t *testing.T) {
 
 	multi := &inquiry.Record{Inquiry: inquiry.Inquiry{Kind: inquiry.KindChoice, Multiple: true, Options: choice.Options}}
 	require.Equal(t, "tick at least one answer, then press Submit.", sayInvalid(multi, inquiry.Reply{Value: inquiry.Many()}, errors.New("x")).text())
+	_, err = inquiry.CheckAnswer(&multi.Inquiry, inquiry.Reply{Text: "merge and hold"})
+	require.Error(t, err)
+	require.Equal(t, "that is none of the offered answers: “Merge”, “Hold”. Reply in the thread with one or more of them, separated by commas, or use the buttons.",
+		sayInvalid(multi, inquiry.Reply{Text: "merge and hold"}, err).text())
 
 	confirm := &inquiry.Record{Inquiry: inquiry.Inquiry{Kind: inquiry.KindConfirm}}
 	require.Equal(t, "Choose Yes or No.", plainInvalid(confirm, inquiry.Reply{}, errors.New("x")))
