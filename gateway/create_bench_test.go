@@ -32,7 +32,6 @@ func BenchmarkCreateThroughGateway(b *testing.B) {
 			continue
 		}
 		b.Run(name, func(b *testing.B) {
-			// The service trusts a token it read for inquiry.TokenTTL: one read a second here.
 			bd := setup(b, withDB(admin), withPolicy(inquiry.PolicyAsk), withoutDispatcher())
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 			url, auth := bd.url+"/v1/inquiries", "Bearer "+bd.askA

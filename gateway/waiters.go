@@ -4,9 +4,9 @@ package gateway
 // event stream, an MCP call — was let in when it began. A token revoked meanwhile loses it
 // within 15 s on every replica: each held request is a hold, and one goroutine per Server,
 // running only while there are holds, rechecks every token held every tokenRecheck and at once
-// when a token is revoked through this process (Service.TokenRevocations). The recheck reads
-// through the service's token cache, so what another replica revoked is seen within
-// inquiry.TokenTTL of the round: tokenRecheck + TokenTTL is the bound, notifications or none.
+// when a token is revoked through this process (Service.TokenRevocations). The recheck reads the
+// token from the store, so what another replica revoked is seen at the next round: tokenRecheck
+// is the bound, notifications or none.
 // What a revoked token holds ends: a long-poll is answered 401 with the bearer check's sentence,
 // a stream is cut. And the moment a held request is about to answer, its token is rechecked
 // once more, so a wait that ends between two rounds hands nothing to a token revoked since.

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/inquiry-bot/bot/internal/tokencache"
 	"github.com/inquiry-bot/bot/internal/wake"
 )
 
@@ -18,8 +17,8 @@ type Service struct {
 	Transports *Registry
 	// Hub wakes whoever waits on an inquiry (Wait) when it leaves pending (internal/wake).
 	Hub Waker
-	// Tokens is what Authenticate and Recheck read tokens through (internal/tokencache).
-	Tokens    TokenCache
+	// Revoked tells whoever holds requests open that a token was revoked here (internal/wake).
+	Revoked   Notifier
 	Answering Flights // shares an answer being recorded with those that come meanwhile (answering.go); nil: none
 	// Now is the clock; nil means time.Now. Times are kept in UTC at microsecond precision, the
 	// precision PostgreSQL stores.
@@ -59,7 +58,7 @@ type Waker interface {
 // NewService returns a service with a fresh hub and the given store and registry.
 func NewService(store Store, transports *Registry) *Service {
 	return &Service{Store: store, Transports: transports, Hub: wake.NewHub(),
-		Tokens: tokencache.New[*Token](TokenTTL, MaxCachedTokens), Log: slog.Default()}
+		Revoked: &wake.Signal{}, Log: slog.Default()}
 }
 
 // Clock returns the service's current time, in UTC at microsecond precision.

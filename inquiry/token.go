@@ -277,7 +277,7 @@ func (s *Service) RevokeToken(ctx context.Context, name string) (*Token, error) 
 	if err != nil {
 		return nil, err
 	}
-	s.Tokens.Forget(func(t *Token) bool { return t.Name == name }) // refused from the next request on, here; elsewhere within TokenTTL
+	s.Revoked.Fire() // whoever holds requests open rechecks them now
 	tokens, err := s.Store.ListTokens(ctx)
 	if err != nil {
 		return nil, err

@@ -123,7 +123,7 @@ func main() {
 func run() int {
 	quickFlag := flag.Bool("quick", false, "a short, CI-size run (the documented figures come from the full run)")
 	pgFlag := flag.String("pg", "", "PostgreSQL server URL (default: TEST_DATABASE_URL, else "+defaultPG+")")
-	only := flag.String("only", "", "comma-separated rows to run (1, 2, 3, 3c, 4, 5, 6, 7, 8, 9, m, t); default all")
+	only := flag.String("only", "", "comma-separated rows to run (1, 2, 3, 3c, 4, 5, 6, 7, 8, 9, m); default all")
 	keep := flag.Bool("keep", false, "keep the work folder (bot logs) and print its path")
 	flag.Parse()
 
@@ -207,7 +207,6 @@ func run() int {
 		{"8", b.follow},
 		{"9", b.clickMachinery},
 		{"m", b.machineryStorage},
-		{"t", b.machineryTokens},
 	}
 	for _, s := range steps {
 		if ctx.Err() != nil {

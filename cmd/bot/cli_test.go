@@ -1029,7 +1029,7 @@ func TestTokenLocalWithoutBotURL(t *testing.T) {
 	if r := tokenCLI(t, t.TempDir(), db, "revoke", "local"); r.code != 0 {
 		t.Fatalf("bot token revoke on the database:\n%s", r)
 	}
-	// Another process revoked it: the server refuses it within inquiry.TokenTTL.
+	// Another process revoked it: the server refuses it at its next request.
 	eventually(t, "the token revoked on the database to be refused", func() bool {
 		code, _ := call(t, "GET", s.url+"/v1/inquiries", tok, "")
 		return code == 401

@@ -1,5 +1,6 @@
-// Package wake wakes long-poll waiters the moment an inquiry leaves pending. The service is given
-// a Hub as its inquiry.Waker: Service.Wait subscribes to a key before it reads the inquiry, and
+// Package wake wakes long-poll waiters the moment an inquiry leaves pending, and the holders of
+// requests the moment a token is revoked through this process (Signal). The service is given a
+// Hub as its inquiry.Waker: Service.Wait subscribes to a key before it reads the inquiry, and
 // every resolution (Service, this process) or notification (Store.Listen, another replica) wakes
 // the key's subscribers. Nothing polls.
 //
@@ -86,4 +87,32 @@ func (h *Hub) Waiters() int {
 		n += len(set)
 	}
 	return n
+}
+
+// Signal tells whoever waits for the next event of one kind — a token revoked through this
+// process — that it came: Next returns a channel that the next Fire closes.
+type Signal struct {
+	mu   sync.Mutex
+	next chan struct{}
+}
+
+// Next returns the channel the next Fire closes. Take it before looking, so that an event
+// meanwhile is not missed.
+func (s *Signal) Next() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.next == nil {
+		s.next = make(chan struct{})
+	}
+	return s.next
+}
+
+// Fire closes the channel Next returned, once; Next returns a new one after.
+func (s *Signal) Fire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.next != nil {
+		close(s.next)
+		s.next = nil
+	}
 }

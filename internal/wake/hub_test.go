@@ -63,3 +63,27 @@ func TestCloseIsSeenByEveryWaitNowAndLater(t *testing.T) {
 		t.Fatal("not closing after Close")
 	}
 }
+
+func TestASignalFiresWhatWasTakenBefore(t *testing.T) {
+	var s wake.Signal
+	before := s.Next()
+	s.Fire()
+	select {
+	case <-before:
+	default:
+		t.Fatal("Fire did not close the channel taken before it")
+	}
+	after := s.Next()
+	select {
+	case <-after:
+		t.Fatal("the channel taken after a Fire is closed already")
+	default:
+	}
+	s.Fire()
+	s.Fire() // with nobody waiting, harmless
+	select {
+	case <-after:
+	default:
+		t.Fatal("the second Fire did not close the channel taken after the first")
+	}
+}
