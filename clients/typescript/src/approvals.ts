@@ -110,6 +110,11 @@ function decisionOf(call: Call, inq: Inquiry): ToolDecision {
   const words = a?.text?.trim() ?? "";
   switch (inq.status) {
     case "answered":
+      // The bot's policy (default) answers by the question's default without asking anyone.
+      if (a?.source === "default") {
+        if (!a.declined && a.value === "yes") return { ...base, decision: "approved", reason: "The bot's policy approved this tool call without asking anyone." };
+        return { ...base, decision: "rejected", reason: "The bot's policy answered no without asking anyone, so this tool call was not approved." };
+      }
       if (a && !a.declined && a.value === "yes") return words ? { ...base, decision: "approved", reason: words } : { ...base, decision: "approved" };
       if (a?.declined) return { ...base, decision: "rejected", reason: words || "A person declined to decide on this tool call, so it was not approved." };
       return { ...base, decision: "rejected", reason: words || "A person denied this tool call." };

@@ -29,7 +29,7 @@ export async function openaiAgents(bot: Client): Promise<void> {
   const agent = new Agent({ name: "ops", tools: [deleteFile] });
   let result = await run(agent, "Delete /tmp/old.log");
   while (result.interruptions.length > 0) {
-    const decisions: ToolDecision[] = await approveWithInquiry(bot, result, { deadline: 30 * 60_000, ask: { slack: { channel: "#ops" } } });
+    const decisions: ToolDecision[] = await approveWithInquiry(bot, result, { deadline: 30 * 60_000, ask: { config: { policy: "ask" }, slack: { channel: "#ops" } } });
     if (decisions.some((d) => d.decision === "pending")) return; // ask again later: nobody is asked twice
     result = await run(agent, result.state);
   }

@@ -160,6 +160,19 @@ test("OpenAI Agents: nobody answers in time, the inquiry's default (no) rejects 
   assert.equal(toolOutput(inputs, callId), d.reason);
 });
 
+test("OpenAI Agents: a bot whose policy answers by the default rejects without saying a person did", async () => {
+  const callId = `call_policy_${process.pid}`;
+  const { agent, ran, inputs } = agentsAgent(callId);
+  const result = await run(agent, "Delete /tmp/old.log");
+  const [d] = await approveWithInquiry(asker, result, { deadline: 60_000, ask: { config: { policy: "default" } } });
+  assert.equal(d.inquiry.answer.source, "default");
+  assert.equal(d.decision, "rejected");
+  assert.equal(d.reason, "The bot's policy answered no without asking anyone, so this tool call was not approved.");
+  await run(agent, result.state);
+  assert.deepEqual(ran, []);
+  assert.equal(toolOutput(inputs, callId), d.reason);
+});
+
 test("OpenAI Agents: a question still pending at the deadline leaves the call undecided", async () => {
   const callId = `call_pending_${process.pid}`;
   const { agent } = agentsAgent(callId);
