@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/mcptools"
 )
 
 // elicitor is an MCP client's user: it answers every form with reply and keeps what it was shown.
@@ -233,4 +234,43 @@ func TestAnswerHereURLClientNotYetAnsweredIsPending(t *testing.T) {
 	res, _ := call(t, cs, "ask_human", merge("answer_here", true, "wait_seconds", 0))
 	require.Equal(t, "pending", string(res.Status), res.Message)
 	require.NotEmpty(t, res.Key, "get_answer picks it up")
+}
+
+// `bot mcp` (the tools over the HTTP API) forwards answer_here to the server's /mcp: its own
+// client's user answers the form, and the answer is recorded via mcp as the token's.
+func TestAnswerHereThroughBotMCPIsForwarded(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	opts := b.opts
+	opts.HereEndpoint, opts.HereToken = b.url+"/mcp", b.asker
+	srv := mcptools.NewServer(b.api(b.asker), opts)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { ss.Close() })
+	e := &elicitor{reply: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "hold"}}}
+	c := mcp.NewClient(&mcp.Implementation{Name: "harness", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: e.handle})
+	cs, err := c.Connect(context.Background(), ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { cs.Close() })
+
+	res, _ := call(t, cs, "ask_human", merge("answer_here", true))
+	require.Equal(t, "answered", string(res.Status), res.Message)
+	require.Equal(t, "hold", res.Answer)
+	require.Equal(t, inquiry.ViaMCP, res.Via)
+	require.Equal(t, "agent", res.AnsweredBy)
+	require.Len(t, e.shown(t), 1)
+
+	// Without the endpoint, `bot mcp` asks people as usual and says so.
+	plain := mcptools.NewServer(b.api(b.asker), b.opts)
+	st2, ct2 := mcp.NewInMemoryTransports()
+	ss2, err := plain.Connect(context.Background(), st2, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { ss2.Close() })
+	cs2, err := c.Connect(context.Background(), ct2, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { cs2.Close() })
+	res, _ = call(t, cs2, "ask_human", merge("answer_here", true, "id", "second", "wait_seconds", 0))
+	require.Equal(t, "pending", string(res.Status), res.Message)
+	require.Contains(t, res.Message, "answer_here was not possible")
 }

@@ -147,20 +147,38 @@ func withoutMeta(m map[string]any) map[string]any {
 // answer (the specification's decline) comes back, and the tool records the decline.
 func TestAnswerHereWireLegacyStdioElicitation(t *testing.T) {
 	t.Parallel()
+	inProcess := func(b *bundle) *mcp.Server {
+		_, tok := inquiry.NewToken("agent-stdio", "team-a", []inquiry.Scope{inquiry.ScopeAsk}, time.Now())
+		require.NoError(b.t, b.store.CreateToken(context.Background(), tok))
+		return mcptools.NewServer(mcptools.ServiceBackend{Service: b.svc, Token: tok}, b.opts)
+	}
+	// `bot mcp`: the tools over the HTTP API, answer_here forwarded to /mcp.
+	botMCP := func(b *bundle) *mcp.Server {
+		token := b.token("agent-stdio", "team-a", inquiry.ScopeAsk)
+		opts := b.opts
+		opts.HereEndpoint, opts.HereToken = b.url+"/mcp", token
+		return mcptools.NewServer(b.api(token), opts)
+	}
 	for _, c := range []struct {
 		version, caps, reply string
 		status               string
+		forwarded            bool
 	}{
-		{"2025-06-18", `{"elicitation":{}}`, "2025-11-25-elicitation.decline.result.json", "declined"},
-		{"2025-11-25", `{"elicitation":{"form":{}}}`, "2025-11-25-elicitation.cancel.result.json", "declined"},
-		{"2025-11-25", `{"elicitation":{"form":{},"url":{}}}`, "", "answered"},
+		{"2025-06-18", `{"elicitation":{}}`, "2025-11-25-elicitation.decline.result.json", "declined", false},
+		{"2025-11-25", `{"elicitation":{"form":{}}}`, "2025-11-25-elicitation.cancel.result.json", "declined", false},
+		{"2025-11-25", `{"elicitation":{"form":{},"url":{}}}`, "", "answered", false},
+		{"2025-06-18", `{"elicitation":{}}`, "2025-11-25-elicitation.decline.result.json", "declined", true},
+		{"2025-11-25", `{"elicitation":{"form":{},"url":{}}}`, "", "answered", true},
 	} {
-		t.Run(c.version+" "+cmp.Or(c.reply, "accept"), func(t *testing.T) {
+		name := c.version + " " + cmp.Or(c.reply, "accept")
+		server := inProcess
+		if c.forwarded {
+			name, server = name+" bot mcp", botMCP
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
-			_, tok := inquiry.NewToken("agent-stdio", "team-a", []inquiry.Scope{inquiry.ScopeAsk}, time.Now())
-			require.NoError(t, b.store.CreateToken(context.Background(), tok))
-			srv := mcptools.NewServer(mcptools.ServiceBackend{Service: b.svc, Token: tok}, b.opts)
+			srv := server(b)
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			ctx, cancel := context.WithCancel(context.Background())

@@ -38,6 +38,10 @@ type Options struct {
 	Version string
 	// Logger hears one line per tool call and the SDK's own messages; nil logs nothing.
 	Logger *slog.Logger
+	// HereEndpoint, for a Backend that cannot record an MCP client's own answer (the HTTP client
+	// of `bot mcp`), is the server's /mcp that answer_here is forwarded to, authenticated with
+	// HereToken (forward.go); "" leaves answer_here to ask people as usual there.
+	HereEndpoint, HereToken string
 }
 
 // NewServer returns an MCP server offering ask_human and get_answer over b. Serve it with
@@ -345,6 +349,12 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 					Message: "answer_here needs a form in this client or the question's answer page, and this server has no answer pages (BOT_PUBLIC_URL and the link secret are unset): ask without answer_here, and people are asked as usual."})
 			}
 			return t.askHere(ctx, req, ha, rec, mode, wait(in.WaitSeconds))
+		case !ok && mode != "" && t.opts.HereEndpoint != "":
+			args, err := json.Marshal(in)
+			if err != nil {
+				return t.finish(ctx, AskHuman, t.failure(err, ""))
+			}
+			return t.forwardHere(ctx, req, args)
 		case ok:
 			note = " (answer_here was not possible: this client can show neither a form nor a link (elicitation), so the question was put to people as usual.)"
 		default:

@@ -4,6 +4,7 @@ package main
 // through the client package with the token of BOT_TOKEN or the token file.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -69,7 +70,15 @@ func runMCP(ctx context.Context, e *env) error {
 	if f, ok := e.stderr.(*os.File); ok {
 		log = newLogger(e.getenv, f) // as bot serve logs: BOT_LOG_FORMAT, else json unless a terminal
 	}
-	srv := mcptools.NewServer(c, mcptools.Options{Policy: policy, Version: version, Logger: log})
+	// answer_here (the harness's own user answers in a form) is recorded by the server's /mcp,
+	// in process: this server forwards it there with the same token.
+	token, err := readToken(e.getenv)
+	if err != nil {
+		return exitf(exitUsage, "%s", err.Error())
+	}
+	base := strings.TrimRight(cmp.Or(strings.TrimSpace(e.getenv("BOT_URL")), defaultBotURL), "/")
+	srv := mcptools.NewServer(c, mcptools.Options{Policy: policy, Version: version, Logger: log,
+		HereEndpoint: base + "/mcp", HereToken: token})
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 	switch {
 	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF):
