@@ -9,6 +9,12 @@
 // the default was taken), declined, pending (come back with get_answer), and, as a tool error,
 // unavailable (nobody can be asked: do not retry).
 //
+// With answer_here, ask_human asks the MCP client's own user instead (here.go): as a form where
+// the client declares form elicitation, by the question's answer page where it declares URL mode
+// only; one handler serves 2026-07-28's input-required results and, through the SDK, older
+// clients' elicitation/create. `bot mcp` forwards such a call to the server's /mcp (forward.go),
+// where the answer is recorded via mcp.
+//
 // The tools reach the bot through a Backend: the HTTP client of package client for `bot mcp` on
 // stdio (NewServer with a *client.Client), or the ask service in-process for the server's own
 // /mcp endpoint over streamable HTTP (HTTPHandler, behind the API's bearer tokens).

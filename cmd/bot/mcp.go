@@ -34,6 +34,9 @@ In a harness's MCP configuration:
   {"mcpServers": {"inquiry": {"command": "bot", "args": ["mcp"],
     "env": {"BOT_URL": "http://127.0.0.1:8080", "BOT_TOKEN": "bot_..."}}}}
 
+ask_human with answer_here asks the harness's own user in a form (MCP elicitation); bot mcp
+forwards such a call to BOT_URL/mcp, which records the answer.
+
 permission_prompt is for Claude Code: claude -p --permission-prompt-tool
 mcp__inquiry__permission_prompt puts each tool call it would ask about to a person.
 
