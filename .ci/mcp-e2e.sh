@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The official TypeScript MCP SDK's client (@modelcontextprotocol/sdk, pinned in
+# .ci/mcp-e2e/package.json and package-lock.json) drives a freshly built `bot mcp` over stdio
+# against a real bot serve: ask_human with answer_here answered by the client's user through a
+# form, a decline recorded as a decline, and a client without elicitation left to the bounded
+# wait (.ci/mcp-e2e/check.mjs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=.ci/mcp-e2e
+
+(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/bot" ./cmd/bot
+node "$dir/check.mjs" "$work/bot" "$work"

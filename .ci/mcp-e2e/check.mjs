@@ -1,0 +1,129 @@
+// The official TypeScript MCP SDK's client (@modelcontextprotocol/sdk) starts `bot mcp` as a
+// harness does, over stdio, against a real `bot serve` on a SQLite file of its own, and asks
+// with answer_here: its user answers the form (elicitation/create, 2025-11-25: the newest
+// revision this SDK speaks) and the answer is recorded via mcp; a user who declines gives a
+// decline, never a tool error; a client without elicitation gets the bounded wait.
+//
+// Usage: node check.mjs BOT_BINARY WORK_DIR. Exits 1 on the first check that fails.
+import { spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+
+const [botBin, work] = process.argv.slice(2);
+if (!botBin || !work) {
+  console.error("usage: node check.mjs BOT_BINARY WORK_DIR");
+  process.exit(2);
+}
+const baseEnv = {
+  PATH: process.env.PATH,
+  HOME: work,
+  XDG_CONFIG_HOME: join(work, "cfg"),
+  BOT_LOG_FORMAT: "json",
+};
+
+// --- the real bot.
+const bot = spawn(botBin, ["serve"], {
+  env: { ...baseEnv, DATABASE_URL: "sqlite:" + join(work, "bot.db"), BOT_ADDR: "127.0.0.1:0", BOT_PUBLIC_URL: "https://inquiry-bot.test" },
+  stdio: ["ignore", "pipe", "pipe"],
+});
+let botLog = "";
+bot.stderr.on("data", (c) => { botLog = (botLog + c).slice(-120_000); });
+const { url, admin } = await new Promise((ok, no) => {
+  let out = "", admin = "";
+  bot.stdout.setEncoding("utf8");
+  bot.stdout.on("data", (c) => {
+    out += c;
+    const lines = out.split("\n");
+    const t = lines.findIndex((l) => l.startsWith("First start: created the admin token"));
+    if (t >= 0 && lines[t + 1]) admin = lines[t + 1].trim();
+    const l = lines.find((l) => l.startsWith("listening on "));
+    if (l && admin) ok({ url: l.slice("listening on ".length).trim(), admin });
+  });
+  bot.on("exit", (code) => no(new Error(`bot serve exited ${code} before it listened:\n${botLog}`)));
+});
+
+let failed = false;
+function check(ok, what, detail) {
+  console.log(`${ok ? "ok  " : "FAIL"} ${what}`);
+  if (!ok) {
+    failed = true;
+    console.log("     " + JSON.stringify(detail));
+  }
+}
+
+try {
+  // An agent's token: it may ask, not answer.
+  const made = spawnSync(botBin, ["token", "create", "--name", "agent", "--scope", "ask"], {
+    env: { ...baseEnv, BOT_URL: url, BOT_TOKEN: admin }, encoding: "utf8",
+  });
+  const token = made.stdout.split("\n").map((l) => l.trim()).find((l) => l.startsWith("bot_"));
+  if (made.status !== 0 || !token) throw new Error(`bot token create: ${made.status}\n${made.stdout}${made.stderr}`);
+
+  // session starts `bot mcp` under a client whose user answers every form with answer(params),
+  // or a client without elicitation when answer is null.
+  async function session(answer) {
+    const client = new Client({ name: "ts-harness", version: "1" }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
+    const shown = [];
+    if (answer) {
+      client.setRequestHandler(ElicitRequestSchema, async (req) => {
+        shown.push(req.params);
+        return answer(req.params);
+      });
+    }
+    const transport = new StdioClientTransport({
+      command: botBin, args: ["mcp"],
+      env: { ...baseEnv, BOT_URL: url, BOT_TOKEN: token, BOT_MCP_POLICY: "ask" },
+      stderr: "pipe",
+    });
+    await client.connect(transport);
+    return { client, shown };
+  }
+  const ask = (client, args) => client.callTool({ name: "ask_human", arguments: args });
+
+  console.log(`@modelcontextprotocol/sdk, protocol ${LATEST_PROTOCOL_VERSION}, node ${process.version}, against ${url}`);
+
+  // The form, answered by the client's user.
+  {
+    const { client, shown } = await session(() => ({ action: "accept", content: { answer: "merge" } }));
+    const res = await ask(client, {
+      question: "Merge PR #42 now?", options: [{ value: "merge", label: "Merge" }, "hold"], default: "hold", answer_here: true,
+    });
+    const sc = res.structuredContent ?? {};
+    check(shown.length === 1 && shown[0].mode === "form", "the form is shown once, in form mode", shown);
+    const answer = shown[0]?.requestedSchema?.properties?.answer;
+    check(answer?.type === "string" && answer?.oneOf?.length === 2 && answer?.default === "hold", "a choice is a string of titled constants with its default", answer);
+    check(!res.isError && sc.status === "answered" && sc.answer === "merge" && sc.via === "mcp" && sc.answered_by === "agent",
+      "answered by the client's user, via mcp, as the token", sc);
+    await client.close();
+  }
+
+  // A confirm the user declines: a decline, not a failure.
+  {
+    const { client, shown } = await session(() => ({ action: "decline" }));
+    const res = await ask(client, { question: "Deploy to production?", kind: "confirm", default: "no", answer_here: true });
+    const sc = res.structuredContent ?? {};
+    check(shown[0]?.requestedSchema?.properties?.answer?.type === "boolean", "a confirm is a boolean", shown);
+    check(!res.isError && sc.status === "declined" && sc.via === "mcp", "a declined form is a decline, never a tool error", sc);
+    await client.close();
+  }
+
+  // A client without elicitation: today's bounded wait, and it says answer_here was not possible.
+  {
+    const { client } = await session(null);
+    const res = await ask(client, { question: "Roll back?", kind: "confirm", default: "no", answer_here: true, wait_seconds: 0 });
+    const sc = res.structuredContent ?? {};
+    check(!res.isError && sc.status === "pending" && /answer_here was not possible/.test(sc.message ?? ""), "without elicitation the question waits for people", sc);
+    await client.close();
+  }
+} catch (e) {
+  console.log(`FAIL ${e.stack ?? e}`);
+  failed = true;
+} finally {
+  bot.kill("SIGTERM");
+}
+if (failed) {
+  console.log("bot serve log (tail):\n" + botLog.slice(-4000));
+}
+process.exit(failed ? 1 : 0);
