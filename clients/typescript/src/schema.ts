@@ -465,10 +465,10 @@ export interface components {
             /** @description Every vote of an inquiry that needed several people (approvals above 1), when it resolved; answered_by is then the person whose vote decided it. */
             votes?: components["schemas"]["Vote"][];
             /**
-             * @description How a person's answer came in when it came through a link.
+             * @description How a person's answer came in, where it says so; through a link (web, email), or from an MCP client's own user (mcp, ask_human's answer_here).
              * @enum {string}
              */
-            via?: "web" | "email";
+            via?: "web" | "email" | "mcp";
         };
         Vote: {
             /** @description A Slack user id or a token name. */
