@@ -169,6 +169,10 @@ func TestAnswerHereWireLegacyStdioElicitation(t *testing.T) {
 		{"2025-11-25", `{"elicitation":{"form":{},"url":{}}}`, "", "answered", false},
 		{"2025-06-18", `{"elicitation":{}}`, "2025-11-25-elicitation.decline.result.json", "declined", true},
 		{"2025-11-25", `{"elicitation":{"form":{},"url":{}}}`, "", "answered", true},
+		// URL mode only: the page is sent with the key as its elicitationId; the person has not
+		// answered on it yet when the client accepts, so the call is pending.
+		{"2025-11-25", `{"elicitation":{"url":{}}}`, "url", "pending", false},
+		{"2025-11-25", `{"elicitation":{"url":{}}}`, "url", "pending", true},
 	} {
 		name := c.version + " " + cmp.Or(c.reply, "accept")
 		server := inProcess
@@ -199,20 +203,31 @@ func TestAnswerHereWireLegacyStdioElicitation(t *testing.T) {
 			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + c.version + `","capabilities":` + c.caps + `,"clientInfo":{"name":"legacy","version":"1"}}}`)
 			require.Equal(t, c.version, next()["result"].(map[string]any)["protocolVersion"])
 			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			args, err := json.Marshal(merge("answer_here", true))
+			args, err := json.Marshal(merge("answer_here", true, "wait_seconds", 0))
 			require.NoError(t, err)
 			send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_human","arguments":` + string(args) + `}}`)
 
 			el := next()
 			require.Equal(t, "elicitation/create", el["method"])
-			form := shape(t, "2025-11-25-elicitation-form.request.json")
-			require.Equal(t, keysOf(form["params"].(map[string]any)), keysOf(el["params"].(map[string]any)))
 			var reply map[string]any
-			if c.reply != "" {
-				reply = shape(t, c.reply)
-			} else {
+			switch c.reply {
+			case "url":
+				page := shape(t, "2025-11-25-elicitation-url.request.json")
+				require.Equal(t, keysOf(page["params"].(map[string]any)), keysOf(el["params"].(map[string]any)))
+				p := el["params"].(map[string]any)
+				require.Equal(t, "url", p["mode"])
+				require.True(t, strings.HasPrefix(p["url"].(string), "https://bot.example.com"+inquiry.LinkPath), "%v", p)
+				require.True(t, strings.HasPrefix(p["elicitationId"].(string), "inq_"), "%v", p)
+				reply = map[string]any{"jsonrpc": "2.0", "result": map[string]any{"action": "accept"}}
+			case "":
 				reply = shape(t, "2025-11-25-elicitation-form.result.json")
 				reply["result"].(map[string]any)["content"] = map[string]any{"answer": "hold"}
+			default:
+				reply = shape(t, c.reply)
+			}
+			if c.reply != "url" {
+				form := shape(t, "2025-11-25-elicitation-form.request.json")
+				require.Equal(t, keysOf(form["params"].(map[string]any)), keysOf(el["params"].(map[string]any)))
 			}
 			reply["id"] = el["id"]
 			raw, err := json.Marshal(reply)
@@ -223,8 +238,10 @@ func TestAnswerHereWireLegacyStdioElicitation(t *testing.T) {
 			require.EqualValues(t, 2, res["id"])
 			sc := res["result"].(map[string]any)["structuredContent"].(map[string]any)
 			require.Equal(t, c.status, sc["status"], "%v", sc)
-			require.Equal(t, "mcp", sc["via"])
-			require.Equal(t, "agent-stdio", sc["answered_by"])
+			if c.status != "pending" {
+				require.Equal(t, "mcp", sc["via"])
+				require.Equal(t, "agent-stdio", sc["answered_by"])
+			}
 		})
 	}
 }
