@@ -73,9 +73,10 @@ func hereRefusal(in askInput) string {
 	return ""
 }
 
-// askHere is ask_human with answer_here on a client that takes a form: rec is the inquiry, just
-// asked (pending, in the inbox). Without the client's response it returns the input request;
-// with it, it records the answer (a decline when the person declined or cancelled).
+// askHere is ask_human with answer_here on a client that takes a form or opens a page (mode):
+// rec is the inquiry, just asked (pending, in the inbox). Without the client's response it
+// returns the input request; with it, it records the form's answer, or waits for the page's (a
+// decline when the person declined or cancelled either).
 func (t *tools) askHere(ctx context.Context, req *mcp.CallToolRequest, ha HereAnswerer, rec *inquiry.Record, mode string, wait time.Duration) (*mcp.CallToolResult, Result, error) {
 	var responses mcp.InputResponseMap
 	var state string
