@@ -305,7 +305,8 @@ type Answer struct {
 	// Votes are the votes of an inquiry that needed several people (its approvals), when it
 	// resolved: who, what and when, through which way in.
 	Votes []Vote `json:"votes,omitempty"`
-	// Via is how a person's answer came in, when it came through a link: web or email.
+	// Via is how a person's answer came in, when it came through a link (web or email) or from an
+	// MCP client's own user (mcp, answer_here).
 	Via Via `json:"via,omitempty"`
 }
 

@@ -501,7 +501,7 @@ func (s *Service) answerRecord(ctx context.Context, rec *Record, reply Reply, wh
 	}
 	a.Source, a.AnsweredBy, a.AnsweredAt = source, by, now
 	if via := ViaFrom(ctx); via == ViaWeb || via == ViaEmail || via == ViaMCP {
-		a.Via = via // an answer through a link says so; the older ways in keep their shape
+		a.Via = via // an answer through a link or an MCP client says so; the older ways in keep their shape
 	}
 	return s.resolveAnswer(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
 }
