@@ -480,4 +480,3 @@ func TestLaneRenewsItsLease(t *testing.T) {
 		}
 	})
 }
-
