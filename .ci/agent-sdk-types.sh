@@ -19,14 +19,13 @@ cd "$(dirname "$0")/.."
 [ ${#files[@]} -gt 0 ] || files=(cmd/bot/testdata/hook/*.json)
 dir=.ci/agent-sdk-types
 
-(cd "$dir" && npm ci --omit=optional --no-audit --no-fund --loglevel=error >/dev/null)
+# shellcheck source=.ci/lib.sh
+source .ci/lib.sh
+npm_install "$dir" --omit=optional
 echo "@anthropic-ai/claude-agent-sdk $(node -p "require('./$dir/node_modules/@anthropic-ai/claude-agent-sdk/package.json').version"), $(cd "$dir" && npx --no-install tsc --version)"
 
-gen="$dir/generated"
-rm -rf "$gen"
-mkdir -p "$gen"
-# The JSON of a file starts on line $first of its .ts file, so that tsc's line numbers map back.
-first=4
+golden_reset "$dir"
+import="import type { ElicitationHookInput, ElicitationHookSpecificOutput, PermissionRequestHookInput, PermissionRequestHookSpecificOutput, SyncHookJSONOutput } from '@anthropic-ai/claude-agent-sdk';"
 n=0
 for f in "${files[@]}"; do
   name=$(basename "$f" .json)
@@ -35,29 +34,14 @@ for f in "${files[@]}"; do
     *.output) type="SyncHookJSONOutput & { hookSpecificOutput: PermissionRequestHookSpecificOutput | ElicitationHookSpecificOutput }" ;;
     *) echo "$f: neither *.input.json nor *.output.json"; exit 1 ;;
   esac
-  {
-    echo "import type { ElicitationHookInput, ElicitationHookSpecificOutput, PermissionRequestHookInput, PermissionRequestHookSpecificOutput, SyncHookJSONOutput } from '@anthropic-ai/claude-agent-sdk';"
-    echo "type Golden = $type;"
-    echo "// from $f"
-    printf 'export const golden: Golden = '
-    cat "$f"
-    echo ';'
-  } >"$gen/$name.ts"
+  golden_ts "$dir" "$name" "$import" "$type" "$f"
   n=$((n + 1))
 done
 if [ "$n" -eq 0 ]; then echo "no files to check"; exit 1; fi
 
-if out=$(cd "$dir" && npx --no-install tsc -p tsconfig.json --strict --noEmit --pretty false 2>&1); then
+if tsc_goldens "$dir" json; then
   echo "$n hook inputs and outputs type-check against the Claude Agent SDK's types"
 else
-  # generated/NAME.ts(L,C): error ... -> NAME.json:L':C: error ... (the file's own line)
-  echo "$out" | awk -v first="$first" '{
-    if (match($0, /^generated\/[^(]+\.ts\([0-9]+,[0-9]+\)/)) {
-      head = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
-      split(head, p, /[(),]/); name = p[1]; sub(/^generated\//, "", name); sub(/\.ts$/, "", name)
-      printf "%s.json:%d:%d%s\n", name, p[2] - first + 1, p[3], rest
-    } else print
-  }'
   echo "the Claude Agent SDK's types refuse a hook input or output (above)"
   exit 1
 fi

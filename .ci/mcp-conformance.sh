@@ -11,10 +11,6 @@
 # scenario that applies here, dns-rebinding-protection included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=.ci/mcp-conformance
-
-(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/bot" ./cmd/bot
-node "$dir/check.mjs" "$work/bot" "$work"
+# shellcheck source=.ci/lib.sh
+source .ci/lib.sh
+check_with_bot .ci/mcp-conformance

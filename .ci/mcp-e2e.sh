@@ -6,10 +6,6 @@
 # wait (.ci/mcp-e2e/check.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=.ci/mcp-e2e
-
-(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/bot" ./cmd/bot
-node "$dir/check.mjs" "$work/bot" "$work"
+# shellcheck source=.ci/lib.sh
+source .ci/lib.sh
+check_with_bot .ci/mcp-e2e

@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# Functions shared by the .ci scripts, sourced from the repository's root (each script cds there
+# first): installing a check's pinned npm packages, type-checking JSON files against a package's
+# TypeScript types with tsc --strict, and running a Node check against a freshly built bot.
+
+# npm_install DIR [ARG...]: installs DIR's packages as its package-lock.json pins them, quietly;
+# ARGs go to npm ci.
+npm_install() {
+  local dir=$1
+  shift
+  (cd "$dir" && npm ci "$@" --no-audit --no-fund --loglevel=error >/dev/null)
+}
+
+# The JSON of a file starts on this line of its generated .ts file, so that tsc's line numbers
+# map back to the file's own.
+golden_first=4
+
+# golden_reset DIR: empties DIR/generated, where golden_ts writes.
+golden_reset() {
+  rm -rf "$1/generated"
+  mkdir -p "$1/generated"
+}
+
+# golden_ts DIR NAME IMPORT TYPE FILE: writes DIR/generated/NAME.ts, which declares FILE's JSON a
+# constant of TYPE (IMPORT is the line importing TYPE's parts). Object literals get TypeScript's
+# excess-property check, so an unknown field, a missing required one or a wrong value is an error.
+golden_ts() {
+  local dir=$1 name=$2 import=$3 type=$4 f=$5
+  {
+    echo "$import"
+    echo "type Golden = $type;"
+    echo "// from $f"
+    printf 'export const golden: Golden = '
+    cat "$f"
+    echo ';'
+  } >"$dir/generated/$name.ts"
+}
+
+# tsc_goldens DIR EXT: type-checks DIR's project (its tsconfig.json takes generated/) with tsc
+# --strict and returns 0 when it passes; otherwise it prints tsc's errors against the files' own
+# lines (generated/NAME.ts(L,C): ... -> NAME.EXT:L':C: ...) and returns 1.
+tsc_goldens() {
+  local dir=$1 ext=$2 out
+  if out=$(cd "$dir" && npx --no-install tsc -p tsconfig.json --strict --noEmit --pretty false 2>&1); then
+    return 0
+  fi
+  echo "$out" | awk -v first="$golden_first" -v ext="$ext" '{
+    if (match($0, /^generated\/[^(]+\.ts\([0-9]+,[0-9]+\)/)) {
+      head = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
+      split(head, p, /[(),]/); name = p[1]; sub(/^generated\//, "", name); sub(/\.ts$/, "", name)
+      printf "%s.%s:%d:%d%s\n", name, ext, p[2] - first + 1, p[3], rest
+    } else print
+  }'
+  return 1
+}
+
+# check_with_bot DIR: installs DIR's packages, builds cmd/bot into a temporary directory and runs
+# node DIR/check.mjs with the binary and that directory (removed on exit) as its arguments.
+check_with_bot() {
+  local dir=$1
+  npm_install "$dir"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  go build -o "$work/bot" ./cmd/bot
+  node "$dir/check.mjs" "$work/bot" "$work"
+}
