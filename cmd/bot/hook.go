@@ -86,13 +86,9 @@ func runHook(ctx context.Context, e *env) error {
 	if *timeout < time.Second {
 		return exitf(hookCannotAsk, "--timeout %s is too short for a person to decide: give at least 1s, such as 9m", *timeout)
 	}
-	var policy inquiry.Policy
-	if raw := strings.TrimSpace(e.getenv("BOT_MCP_POLICY")); raw != "" {
-		p, err := inquiry.ParsePolicy(raw)
-		if err != nil {
-			return exitf(hookCannotAsk, "BOT_MCP_POLICY=%q is not one of ask, default or refuse: set one of them, or unset it to let the server decide", raw)
-		}
-		policy = p
+	policy, err := mcpPolicy(e, hookCannotAsk)
+	if err != nil {
+		return err
 	}
 	raw, err := io.ReadAll(io.LimitReader(e.stdin, 1<<20))
 	if err != nil {

@@ -57,13 +57,9 @@ func runMCP(ctx context.Context, e *env) error {
 	if fs.NArg() > 0 {
 		return exitf(exitUsage, "bot mcp takes no arguments: configure it with BOT_URL, BOT_TOKEN and BOT_MCP_POLICY")
 	}
-	var policy inquiry.Policy
-	if raw := strings.TrimSpace(e.getenv("BOT_MCP_POLICY")); raw != "" {
-		p, err := inquiry.ParsePolicy(raw)
-		if err != nil {
-			return exitf(exitUsage, "BOT_MCP_POLICY=%q is not one of ask, default or refuse: set one of them, or unset it to let the server decide", raw)
-		}
-		policy = p
+	policy, err := mcpPolicy(e, exitUsage)
+	if err != nil {
+		return err
 	}
 	c, err := newClient(e)
 	if err != nil {
@@ -95,3 +91,17 @@ func runMCP(ctx context.Context, e *env) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// mcpPolicy is BOT_MCP_POLICY, read by bot mcp and bot hook alike: "" (unset) lets the server
+// decide. A value that is no policy is refused with the exit code the caller gives.
+func mcpPolicy(e *env, code int) (inquiry.Policy, error) {
+	raw := strings.TrimSpace(e.getenv("BOT_MCP_POLICY"))
+	if raw == "" {
+		return "", nil
+	}
+	p, err := inquiry.ParsePolicy(raw)
+	if err != nil {
+		return "", exitf(code, "BOT_MCP_POLICY=%q is not one of ask, default or refuse: set one of them, or unset it to let the server decide", raw)
+	}
+	return p, nil
+}
