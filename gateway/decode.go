@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,8 +49,8 @@ func (s *Server) bind(c *gin.Context, dst any, optional bool) bool {
 // any Content-Type or none) is an empty object when optional is true. dst must hold its zero
 // value.
 //
-// The body is read once against dst's type (check), which refuses what the API does not take,
-// then decoded by encoding/json, which check has made sure will take it.
+// encoding/json decodes the body (check), after a walk of its tokens against dst's type for
+// what encoding/json cannot see: names given twice or not spelt exactly, and text no field takes.
 func decode(c *gin.Context, dst any, optional bool) error {
 	ct := c.GetHeader("Content-Type")
 	if ct != "" && c.Request.ContentLength != 0 && !jsonMediaType(ct) {
@@ -84,13 +85,7 @@ func decode(c *gin.Context, dst any, optional bool) error {
 	case trimmed[0] != '{':
 		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is %s, not a JSON object: %s", kindOf(trimmed[0]), wanted(t))
 	}
-	if err := check(body, t); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(body, dst); err != nil { // check takes nothing encoding/json refuses
-		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body does not fit this endpoint: %s", wanted(t))
-	}
-	return nil
+	return check(body, dst, t)
 }
 
 // wanted says what body an endpoint of type t takes: its fields, or none at all.
@@ -147,255 +142,239 @@ func syntaxError(body []byte) error {
 	return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid JSON (%v at byte %d): send one JSON object such as {\"kind\": \"confirm\", ...}", syn, syn.Offset)
 }
 
-// checker reads a body (valid JSON, one object) against the type it decodes into, and keeps the
-// first refusal. A value lies at a path, the json names that lead to it from the top (an item of
-// a list or a map adds none: "options.value", "answers.declined"), and belongs to field, the type
-// of the struct field the path names, of which it is an item when it lies in a list or a map.
-type checker struct {
-	body []byte
-	i    int      // the next byte to read
-	path []string // of the value being read
-	// The first refusals met in the top-level value being read: a text no field takes wins.
-	text, shape error
+// member is one top-level member of a body: its name, and the first thing refused in it.
+type member struct {
+	name string
+	err  error
 }
 
-// check refuses the first thing in body that dst's type t does not take, or returns nil when
-// json.Unmarshal will decode body into it as sent. Of refusals in several top-level fields it
-// gives the one of the first name in sort order, whatever order the caller sent them in.
-func check(body []byte, t reflect.Type) error {
-	k := &checker{body: body}
-	fs := fieldsOf(t)
-	seen := make([]bool, len(fs.names))
-	var first error
-	var firstName string
-	k.members(func(key []byte) {
-		j, known := fs.index[string(key)]
-		k.path, k.text, k.shape = k.path[:0], nil, nil
-		var err error
-		switch {
-		case !known && len(fs.names) == 0:
-			err = inquiry.FieldErrorf(inquiry.CodeBadRequest, string(key), "unknown field %q: this endpoint takes no fields; send {} or no body", key)
-		case !known:
-			err = inquiry.FieldErrorf(inquiry.CodeBadRequest, string(key), "unknown field %q: the allowed fields are %s", key, fieldList(t))
-		case seen[j]:
-			err = inquiry.FieldErrorf(inquiry.CodeBadRequest, fs.names[j], "the field %q is given twice: send it once", key)
-		default:
-			seen[j], k.path = true, append(k.path, fs.names[j])
-			k.value(fs.types[j], fs.types[j], false)
-			err = cmp.Or(k.text, k.shape)
-		}
-		if len(k.path) == 0 {
-			k.next() // not read: skipped whole
-		}
-		if err != nil && (first == nil || string(key) < firstName) {
-			first, firstName = err, string(key)
-		}
-	})
-	return first
-}
-
-// value checks the next value, of type t.
-func (k *checker) value(t, field reflect.Type, item bool) {
-	c, b := k.peek(), base(t)
-	kind := b.Kind()
-	walks := kind == reflect.String || kind == reflect.Bool || number(kind) || kind == reflect.Struct ||
-		kind == reflect.Slice && b.Elem().Kind() != reflect.Uint8 || kind == reflect.Map && b.Key().Kind() == reflect.String
-	switch {
-	case !walks || decodesItself(b) && !(c == '{' && kind == reflect.Struct && len(fieldsOf(b).names) > 0):
-		// A type that decodes itself (an option, a value, a time), or one only encoding/json reads.
-		err := json.Unmarshal(k.next(), reflect.New(t).Interface())
-		var typ *json.UnmarshalTypeError
-		switch {
-		case err == nil:
-		case errors.As(err, &typ):
-			k.wrong(c, t, field, item, "")
-		case b == reflect.TypeFor[time.Time]():
-			k.fail("%s must be an RFC 3339 time such as \"2026-12-01T14:00:00Z\"", k.at())
-		default: // the type says what it takes: "must be a string or a list of strings"
-			k.fail("%s %v", k.at(), err)
-		}
-	case c == 'n' || kind == reflect.String && c == '"' || kind == reflect.Bool && (c == 't' || c == 'f'):
-		k.next() // null leaves any field as it is
-	case number(kind) && (c == '-' || c >= '0' && c <= '9'):
-		if n := k.next(); json.Unmarshal(n, reflect.New(b).Interface()) != nil { // too large, or not whole
-			k.wrong(c, t, field, item, string(n))
-		}
-	case kind == reflect.Slice && c == '[':
-		k.items(func() { k.value(b.Elem(), field, true) })
-	case kind == reflect.Map && c == '{':
-		seen := map[string]bool{}
-		k.members(func(key []byte) {
-			if seen[string(key)] {
-				k.fail("%s has the key %q twice: send it once", k.at(), key)
-			}
-			seen[string(key)] = true
-			k.value(b.Elem(), field, true)
-		})
-	case kind == reflect.Struct && c == '{':
-		fs := fieldsOf(b)
-		seen := make([]bool, len(fs.names))
-		k.members(func(key []byte) {
-			j, known := fs.index[string(key)]
-			switch {
-			case !known && item:
-				k.fail("an item of %s has the unknown field %q: each is %s", k.at(), key, typeName(b))
-			case !known:
-				k.fail("%s has the unknown field %q: send %s", k.at(), key, typeName(b))
-			case seen[j]:
-				k.fail("%s has the field %q twice: send it once", k.at(), key)
-			}
-			if !known {
-				k.next()
-				return
-			}
-			seen[j], k.path = true, append(k.path, fs.names[j])
-			k.value(fs.types[j], fs.types[j], false)
-			k.path = k.path[:len(k.path)-1]
-		})
-	default:
-		k.next()
-		k.wrong(c, t, field, item, "")
+// check lets encoding/json decode body into dst, a pointer to a value of struct type t, after
+// a walk of its tokens (walker) for what encoding/json cannot see. A body refused is walked
+// again, decoding each value, to say where the first thing refused lies. Of refusals in several
+// top-level fields it gives the one of the first name in sort order, whatever order the caller
+// sent them in.
+func check(body []byte, dst any, t reflect.Type) error {
+	if _, refused := walk(body, t, false); !refused && strict(body, dst) == nil {
+		return nil
 	}
+	members, _ := walk(body, t, true)
+	slices.SortStableFunc(members, func(a, b member) int { return strings.Compare(a.name, b.name) })
+	for _, m := range members {
+		if m.err != nil {
+			return m.err
+		}
+	}
+	return inquiry.Errorf(inquiry.CodeBadRequest, "the request body does not fit this endpoint: %s", wanted(t))
 }
 
-// wrong refuses the value just read, which starts with c, as the wrong type for t, or, for
-// number, the literal of a number too large or too precise for t.
-func (k *checker) wrong(c byte, t, field reflect.Type, item bool, number string) {
+// strict decodes body into dst as the API does: encoding/json, refusing names dst does not have.
+func strict(body []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	return dec.Decode(dst)
+}
+
+// typeError turns encoding/json's refusal of a value of type t at path, in a field of type
+// field, into the API's sentence; nil stays nil.
+func typeError(path string, t, field reflect.Type, err error) error {
+	var typ *json.UnmarshalTypeError
 	switch {
-	case item:
-		k.fail("%s must be %s, but an item of it is %s: send every item as %s", k.at(), typeName(field), kindOf(c), typeName(t))
+	case err == nil:
+		return nil
+	case errors.As(err, &typ):
+	case base(t) == reflect.TypeFor[time.Time]():
+		return fieldError(path, "%s must be an RFC 3339 time such as \"2026-12-01T14:00:00Z\"", path)
+	default: // the type says what it takes: "must be a string or a list of strings"
+		return fieldError(path, "%s %v", path, err)
+	}
+	kind, number, _ := strings.Cut(typ.Value, " ")
+	switch got := typeName(typ.Type); {
+	case base(typ.Type) != base(field):
+		return fieldError(path, "%s must be %s, but an item of it is %s: send every item as %s", path, typeName(field), valueKind(kind), got)
 	case number != "":
 		if len(number) > 40 {
 			number = number[:40] + "…"
 		}
-		k.fail("%s is %s, which is out of range for it: send %s of ordinary size", k.at(), number, typeName(t))
+		return fieldError(path, "%s is %s, which is out of range for it: send %s of ordinary size", path, number, got)
 	default:
-		k.fail("%s must be %s, not %s: send it as %s", k.at(), typeName(t), kindOf(c), typeName(t))
+		return fieldError(path, "%s must be %s, not %s: send it as %s", path, got, valueKind(kind), got)
 	}
+}
+
+// fieldError is a bad_request refusal of the value at path.
+func fieldError(path, format string, args ...any) error {
+	return inquiry.FieldErrorf(inquiry.CodeBadRequest, path, format, args...)
+}
+
+// walker reads a body's tokens against the type it decodes into, for what encoding/json cannot
+// see: a name given twice, a name not spelt exactly as a field's (encoding/json matches "ID" to
+// "id"), and text no field takes; with leaves, it decodes each value too, to place a refusal
+// (encoding/json does not say where a type's own UnmarshalJSON refused). A value lies at a
+// path, the json names that lead to it from the top (an item of a list or a map adds none:
+// "options.value").
+type walker struct {
+	dec    *json.Decoder
+	body   []byte
+	leaves bool
+	path   []string
+	// The first refusals met in the top-level value being read: a text no field takes wins.
+	text, shape error
+}
+
+// walk reads body (valid JSON, one object) against t: its top-level members, and whether any
+// was refused.
+func walk(body []byte, t reflect.Type, leaves bool) (members []member, refused bool) {
+	w := &walker{dec: json.NewDecoder(bytes.NewReader(body)), body: body, leaves: leaves}
+	w.dec.UseNumber() // a number is only skipped here: never parsed, never out of range
+	fs := fieldsOf(t)
+	seen := make([]bool, len(fs.names))
+	w.dec.Token() // {
+	for w.dec.More() {
+		tok, _ := w.dec.Token()
+		name := tok.(string)
+		j, known := fs.index[name]
+		w.path, w.text, w.shape = w.path[:0], nil, nil
+		switch {
+		case !known && len(fs.names) == 0:
+			w.shape = inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "unknown field %q: this endpoint takes no fields; send {} or no body", name)
+		case !known:
+			w.shape = inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "unknown field %q: the allowed fields are %s", name, fieldList(t))
+		case seen[j]:
+			w.shape = inquiry.FieldErrorf(inquiry.CodeBadRequest, name, "the field %q is given twice: send it once", name)
+		}
+		if w.shape != nil {
+			w.skip(w.token()) // not read
+		} else {
+			seen[j], w.path = true, append(w.path, name)
+			w.value(fs.types[j], fs.types[j], false)
+		}
+		err := cmp.Or(w.text, w.shape)
+		members, refused = append(members, member{name, err}), refused || err != nil
+	}
+	return members, refused
+}
+
+// value reads the next value, of type t, in a struct field of type field, of which it is an
+// item when it lies in a list or a map.
+func (w *walker) value(t, field reflect.Type, item bool) {
+	b := base(t)
+	start := w.dec.InputOffset()
+	tok := w.token()
+	switch d, _ := tok.(json.Delim); {
+	case d == '{' && b.Kind() == reflect.Struct && (len(fieldsOf(b).names) > 0 || !decodesItself(b)):
+		w.fields(b, item)
+	case d == '{' && b.Kind() == reflect.Map && !decodesItself(b):
+		seen := map[string]bool{}
+		for w.dec.More() {
+			key := w.token().(string)
+			if seen[key] {
+				w.fail("%s has the key %q twice: send it once", w.at(), key)
+			}
+			seen[key] = true
+			w.value(b.Elem(), field, true)
+		}
+		w.dec.Token() // }
+	case d == '[' && b.Kind() == reflect.Slice && !decodesItself(b):
+		for w.dec.More() {
+			w.value(b.Elem(), field, true)
+		}
+		w.dec.Token() // ]
+	default:
+		w.skip(tok)
+		if w.leaves {
+			if err := typeError(w.at(), t, field, json.Unmarshal(w.since(start), reflect.New(t).Interface())); err != nil && w.shape == nil {
+				w.shape = err
+			}
+		}
+	}
+}
+
+// fields reads the members of an object that decodes into struct type t.
+func (w *walker) fields(t reflect.Type, item bool) {
+	fs := fieldsOf(t)
+	seen := make([]bool, len(fs.names))
+	for w.dec.More() {
+		key := w.token().(string)
+		j, known := fs.index[key]
+		switch {
+		case !known && item:
+			w.fail("an item of %s has the unknown field %q: each is %s", w.at(), key, typeName(t))
+		case !known:
+			w.fail("%s has the unknown field %q: send %s", w.at(), key, typeName(t))
+		case seen[j]:
+			w.fail("%s has the field %q twice: send it once", w.at(), key)
+		}
+		if !known {
+			w.skip(w.token())
+			continue
+		}
+		seen[j], w.path = true, append(w.path, fs.names[j])
+		w.value(fs.types[j], fs.types[j], false)
+		w.path = w.path[:len(w.path)-1]
+	}
+	w.dec.Token() // }
+}
+
+// token reads the next token, refusing text no field takes in it.
+func (w *walker) token() json.Token {
+	before := w.dec.InputOffset()
+	tok, _ := w.dec.Token()
+	if s, ok := tok.(string); ok && w.text == nil && len(w.path) > 0 && strings.ContainsAny(s, "\x00\uFFFD") {
+		lit := w.body[before:w.dec.InputOffset()]
+		w.storable(s, lit[bytes.IndexByte(lit, '"'):])
+	}
+	return tok
+}
+
+// skip reads the rest of the value that starts with tok.
+func (w *walker) skip(tok json.Token) {
+	if d, _ := tok.(json.Delim); d == '{' || d == '[' {
+		for depth := 1; depth > 0; {
+			switch w.token() {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+		}
+	}
+}
+
+// since is the value read since the offset start, which may precede the separator before it.
+func (w *walker) since(start int64) []byte {
+	return bytes.TrimLeft(w.body[start:w.dec.InputOffset()], " \t\r\n,:")
 }
 
 // at is the path of the value being read.
-func (k *checker) at() string { return strings.Join(k.path, ".") }
+func (w *walker) at() string { return strings.Join(w.path, ".") }
 
-func (k *checker) fail(format string, args ...any) {
-	if k.shape == nil {
-		k.shape = inquiry.FieldErrorf(inquiry.CodeBadRequest, k.at(), format, args...)
+func (w *walker) fail(format string, args ...any) {
+	if w.shape == nil {
+		w.shape = inquiry.FieldErrorf(inquiry.CodeBadRequest, w.at(), format, args...)
 	}
 }
 
-// peek skips white space and returns the next byte.
-func (k *checker) peek() byte {
-	for k.i < len(k.body) && strings.IndexByte(" \t\r\n", k.body[k.i]) >= 0 {
-		k.i++
-	}
-	if k.i == len(k.body) {
-		return 0
-	}
-	return k.body[k.i]
-}
-
-// next reads the next value whole, refusing text no field takes in it, and returns it.
-func (k *checker) next() []byte {
-	c := k.peek()
-	start, depth := k.i, 0
-	for {
-		switch c {
-		case '"':
-			lit, escaped := k.i, false
-			for k.i++; k.body[k.i] != '"'; k.i++ {
-				if k.body[k.i] == '\\' {
-					k.i, escaped = k.i+1, true
-				}
-			}
-			if escaped && k.text == nil && len(k.path) > 0 {
-				k.storable(k.body[lit : k.i+1])
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ' ', '\t', '\r', '\n', ',', ':':
-		default: // a number, true, false or null
-			for k.i+1 < len(k.body) && strings.IndexByte(",]} \t\r\n", k.body[k.i+1]) < 0 {
-				k.i++
-			}
-		}
-		if k.i++; depth == 0 {
-			break
-		}
-		c = k.body[k.i]
-	}
-	return k.body[start:k.i]
-}
-
-// members calls member with the name of each member of the next object, its value to read next.
-func (k *checker) members(member func(name []byte)) {
-	k.peek()
-	k.i++ // {
-	for k.peek() != '}' {
-		raw := k.next()
-		name := raw[1 : len(raw)-1]
-		if bytes.IndexByte(raw, '\\') >= 0 {
-			var s string
-			json.Unmarshal(raw, &s)
-			name = []byte(s)
-		}
-		k.peek()
-		k.i++ // :
-		member(name)
-		if k.peek() == ',' {
-			k.i++
-		}
-	}
-	k.i++ // }
-}
-
-// items calls item for each item of the next list, to read it.
-func (k *checker) items(item func()) {
-	k.i++ // [
-	for k.peek() != ']' {
-		item()
-		if k.peek() == ',' {
-			k.i++
-		}
-	}
-	k.i++ // ]
-}
-
-// storable refuses a string (JSON, with escapes) whose text the store cannot keep (see
-// inquiry.Storable: it holds a NUL, \u0000), or that escapes a UTF-16 surrogate without its other
-// half (no character at all: encoding/json would quietly turn it into U+FFFD).
-func (k *checker) storable(lit []byte) {
-	var s string
-	json.Unmarshal(lit, &s)
+// storable refuses a string s, read from its JSON literal lit, whose text the store cannot
+// keep (see inquiry.Storable: it holds a NUL, \u0000), or that escapes a UTF-16 surrogate
+// without its other half (no character at all: encoding/json would quietly turn it into U+FFFD).
+func (w *walker) storable(s string, lit []byte) {
 	why := ""
 	if !inquiry.Storable(s) {
 		why = "a NUL character (\\u0000), which no field takes"
 	}
-	for i := 0; why == "" && i < len(lit) && strings.ContainsRune(s, utf8.RuneError); i++ {
-		switch {
-		case lit[i] != '\\':
-			continue
-		case lit[i+1] != 'u':
-			i++ // a one-letter escape, \" and \\ among them
-			continue
+	for _, esc := range escape.FindAll(lit, -1) {
+		if why == "" && len(esc) == len(`\ud800`) {
+			why = fmt.Sprintf("the escape %s, half of a UTF-16 surrogate pair without its other half, which is no character", bytes.ToLower(esc))
 		}
-		switch u, _ := strconv.ParseUint(string(lit[i+2:i+6]), 16, 32); {
-		case u >= 0xD800 && u <= 0xDBFF && i+12 <= len(lit) && lit[i+6] == '\\' && lit[i+7] == 'u':
-			if lo, _ := strconv.ParseUint(string(lit[i+8:i+12]), 16, 32); lo >= 0xDC00 && lo <= 0xDFFF {
-				i += 6 // a whole surrogate pair: one character
-				break
-			}
-			fallthrough
-		case u >= 0xD800 && u <= 0xDFFF:
-			why = fmt.Sprintf("the escape \\u%04x, half of a UTF-16 surrogate pair without its other half, which is no character", u)
-		}
-		i += 5
 	}
 	if why != "" {
-		k.text = inquiry.FieldErrorf(inquiry.CodeBadRequest, k.path[0], "%s has %s: send text without it", k.path[0], why)
+		w.text = inquiry.FieldErrorf(inquiry.CodeBadRequest, w.path[0], "%s has %s: send text without it", w.path[0], why)
 	}
 }
+
+// escape matches each escape of a JSON string: a UTF-16 surrogate pair whole, a half of one
+// alone (6 bytes), or any other escape's backslash and letter.
+var escape = regexp.MustCompile(`\\(?:u[dD][89abAB]..(?:\\u[dD][c-fC-F]..)?|u[dD][c-fC-F]..|.)`)
 
 // fields is what decodes into a struct type: its json names in order, and the type of each.
 type fields struct {
@@ -440,7 +419,7 @@ func fieldsOf(t reflect.Type) *fields {
 }
 
 // decodesItself reports whether values of t are read by t's own UnmarshalJSON or UnmarshalText.
-// The answer is kept per type: the checker asks it of every value of every body.
+// The answer is kept per type: the walk asks it of every value of every body.
 func decodesItself(t reflect.Type) bool {
 	if d, ok := selfDecoding.Load(t); ok {
 		return d.(bool)
@@ -515,6 +494,11 @@ func plural(s string) string {
 		return strings.TrimPrefix(s, "an ") + "s"
 	}
 	return s
+}
+
+// valueKind names a kind of JSON value as encoding/json's UnmarshalTypeError names it.
+func valueKind(kind string) string {
+	return cmp.Or(map[string]string{"string": "a string", "bool": "true or false", "array": "a list", "object": "an object"}[kind], "a number")
 }
 
 // kindOf names the kind of JSON value that starts with c.
