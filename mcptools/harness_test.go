@@ -149,16 +149,26 @@ func (b *bundle) clientSession(token string) *mcp.ClientSession {
 // httpSession connects the SDK's client to the server's /mcp with token.
 func (b *bundle) httpSession(token string) *mcp.ClientSession {
 	b.t.Helper()
-	return b.connect(&mcp.StreamableClientTransport{
+	return b.connect(b.httpTransport(token))
+}
+
+// httpTransport is the server's /mcp, spoken to with token.
+func (b *bundle) httpTransport(token string) mcp.Transport {
+	return &mcp.StreamableClientTransport{
 		Endpoint:   b.url + "/mcp",
 		HTTPClient: &http.Client{Transport: bearer{token: token}},
 		MaxRetries: -1,
-	})
+	}
 }
 
 func (b *bundle) connect(tr mcp.Transport) *mcp.ClientSession {
 	b.t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil)
+	return b.connectWith(mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil), tr)
+}
+
+// connectWith connects c over tr, closing the session when the test ends.
+func (b *bundle) connectWith(c *mcp.Client, tr mcp.Transport) *mcp.ClientSession {
+	b.t.Helper()
 	cs, err := c.Connect(context.Background(), tr, nil)
 	require.NoError(b.t, err)
 	b.t.Cleanup(func() { cs.Close() })

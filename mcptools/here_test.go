@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -41,14 +40,7 @@ func (e *elicitor) shown(t *testing.T) []*mcp.ElicitParams {
 func (b *bundle) formSession(token string, e *elicitor) *mcp.ClientSession {
 	b.t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "form-client", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: e.handle})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint:   b.url + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{token: token}},
-		MaxRetries: -1,
-	}, nil)
-	require.NoError(b.t, err)
-	b.t.Cleanup(func() { cs.Close() })
-	return cs
+	return b.connectWith(c, b.httpTransport(token))
 }
 
 // schemaOf decodes a form's requested schema.
@@ -187,14 +179,7 @@ func (b *bundle) pageSession(token string, open func(url string) *mcp.ElicitResu
 			return open(req.Params.URL), nil
 		},
 	})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint:   b.url + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{token: token}},
-		MaxRetries: -1,
-	}, nil)
-	require.NoError(b.t, err)
-	b.t.Cleanup(func() { cs.Close() })
-	return cs
+	return b.connectWith(c, b.httpTransport(token))
 }
 
 func TestAnswerHereSendsAURLClientToTheAnswerPage(t *testing.T) {
