@@ -8,13 +8,13 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/ratelimit"
 )
 
 // Defaults of RateLimits (the README's Configuration table).
@@ -75,11 +75,12 @@ func (l RateLimits) withDefaults() RateLimits {
 	return l
 }
 
-// limiter applies RateLimits: one table of buckets by token id, one by client address.
+// limiter applies RateLimits: one table of buckets by token id, one by client address
+// (internal/ratelimit keeps each bounded).
 type limiter struct {
 	RateLimits
 	now               func() time.Time
-	tokens, addresses *buckets
+	tokens, addresses *ratelimit.Table
 }
 
 func newLimiter(l RateLimits) *limiter {
@@ -87,14 +88,14 @@ func newLimiter(l RateLimits) *limiter {
 	return &limiter{
 		RateLimits: l,
 		now:        time.Now,
-		tokens:     newBuckets(l.Rate, l.Burst, l.MaxKeys),
-		addresses:  newBuckets(l.AddressRate, l.AddressBurst, l.MaxKeys),
+		tokens:     ratelimit.New(l.Rate, l.Burst, l.MaxKeys),
+		addresses:  ratelimit.New(l.AddressRate, l.AddressBurst, l.MaxKeys),
 	}
 }
 
 // create charges one create or answer to tok.
 func (l *limiter) create(tok *inquiry.Token) error {
-	if wait, ok := l.tokens.take(tok.ID, l.now()); !ok {
+	if wait, ok := l.tokens.Take(tok.ID, l.now()); !ok {
 		return later(wait, "token %q is over its limit of creates and answers (%s, in bursts of up to %d): retry in %d s",
 			tok.Name, perTime(l.Rate), l.Burst, seconds(wait))
 	}
@@ -103,7 +104,7 @@ func (l *limiter) create(tok *inquiry.Token) error {
 
 // hold takes one of tok's long-poll places until release is called (once or more).
 func (l *limiter) hold(tok *inquiry.Token) (release func(), err error) {
-	release, ok := l.tokens.hold(tok.ID, l.MaxWaiters, l.now())
+	release, ok := l.tokens.Hold(tok.ID, l.MaxWaiters, l.now())
 	if !ok {
 		return nil, later(time.Second, "token %q is over its limit of long-polls held at once (%d): let one of them end, or ask without waiting, and retry in 1 s",
 			tok.Name, l.MaxWaiters)
@@ -114,7 +115,7 @@ func (l *limiter) hold(tok *inquiry.Token) (release func(), err error) {
 // anonymous charges one request without a valid token to the client address addr.
 func (l *limiter) anonymous(addr string) error {
 	client := clientKey(addr)
-	if wait, ok := l.addresses.take(client, l.now()); !ok {
+	if wait, ok := l.addresses.Take(client, l.now()); !ok {
 		return later(wait, "requests without a valid token from %s are over their limit (%s, in bursts of up to %d): retry in %d s",
 			client, perTime(l.AddressRate), l.AddressBurst, seconds(wait))
 	}
@@ -167,105 +168,6 @@ func retryAfterOf(err error) int {
 		return seconds(rl.after)
 	}
 	return 0
-}
-
-// buckets is a bounded table of token buckets and long-poll counts by key. Entries that are
-// idle — a full bucket, no long-poll held — are dropped, since a new entry starts the same;
-// past max entries, new keys share the overflow entry (so a caller rotating keys gains nothing
-// and costs no memory) until a sweep makes room.
-type buckets struct {
-	limit    rate.Limit
-	burst    int
-	max      int
-	mu       sync.Mutex
-	m        map[string]*bucket
-	overflow *bucket
-	swept    time.Time
-}
-
-type bucket struct {
-	lim     *rate.Limiter // nil with no limit
-	waiters int
-}
-
-// Sweeps: every sweepEvery to give memory back, and at most once a fullSweepEvery while the
-// table is full (so that keys rotated past max do not make every request walk the table).
-const (
-	sweepEvery     = time.Minute
-	fullSweepEvery = time.Second
-)
-
-func newBuckets(limit rate.Limit, burst, max int) *buckets {
-	bs := &buckets{limit: limit, burst: burst, max: max, m: map[string]*bucket{}}
-	bs.overflow = bs.newBucket()
-	return bs
-}
-
-func (bs *buckets) newBucket() *bucket {
-	if bs.limit == rate.Inf {
-		return &bucket{}
-	}
-	return &bucket{lim: rate.NewLimiter(bs.limit, bs.burst)}
-}
-
-// get returns key's entry, making it; bs.mu is held.
-func (bs *buckets) get(key string, now time.Time) *bucket {
-	if b, ok := bs.m[key]; ok {
-		return b
-	}
-	if since := now.Sub(bs.swept); since >= sweepEvery || len(bs.m) >= bs.max && since >= fullSweepEvery {
-		bs.sweep(now)
-	}
-	if len(bs.m) >= bs.max {
-		return bs.overflow
-	}
-	b := bs.newBucket()
-	bs.m[key] = b
-	return b
-}
-
-func (bs *buckets) sweep(now time.Time) {
-	bs.swept = now
-	for k, b := range bs.m {
-		if b.waiters == 0 && (b.lim == nil || b.lim.TokensAt(now) >= float64(bs.burst)) {
-			delete(bs.m, k)
-		}
-	}
-}
-
-// take spends one of key's tokens; when there is none it spends nothing and says how long
-// until there is.
-func (bs *buckets) take(key string, now time.Time) (time.Duration, bool) {
-	if bs.limit == rate.Inf {
-		return 0, true // no entry: nothing to remember
-	}
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	r := bs.get(key, now).lim.ReserveN(now, 1)
-	if wait := r.DelayFrom(now); wait > 0 {
-		r.CancelAt(now)
-		return wait, false
-	}
-	return 0, true
-}
-
-// hold counts one more long-poll of key, unless it holds max already (a negative max is no cap).
-func (bs *buckets) hold(key string, max int, now time.Time) (func(), bool) {
-	if max < 0 {
-		return func() {}, true
-	}
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	b := bs.get(key, now)
-	if b.waiters >= max {
-		return nil, false
-	}
-	b.waiters++
-	return sync.OnceFunc(func() {
-		bs.mu.Lock()
-		b.waiters--
-		bs.mu.Unlock()
-	}), true
 }
 
 // limitCreates charges a create or an answer to the request's token.

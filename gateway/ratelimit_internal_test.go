@@ -90,7 +90,7 @@ func TestLimiterOffAndNoCap(t *testing.T) {
 		_, err := l.hold(tok)
 		require.NoError(t, err)
 	}
-	require.Empty(t, l.addresses.m, "no limit keeps no entry")
+	require.Zero(t, l.addresses.Len(), "no limit keeps no entry")
 }
 
 // An attacker rotating addresses cannot grow the table past its cap: addresses past it share
@@ -103,7 +103,7 @@ func TestLimiterTableBounded(t *testing.T) {
 			admitted++
 		}
 	}
-	require.LessOrEqual(t, len(l.addresses.m), 100)
+	require.LessOrEqual(t, l.addresses.Len(), 100)
 	// 100 addresses with a bucket of their own, and the shared bucket's burst.
 	require.Equal(t, 100+5, admitted)
 	// Known addresses keep their own bucket; a new one meets the shared, empty one.
@@ -112,7 +112,7 @@ func TestLimiterTableBounded(t *testing.T) {
 	// A second later every bucket has refilled: idle entries go, and room is made.
 	clk.advance(time.Second)
 	require.NoError(t, l.anonymous("192.0.2.7"))
-	require.Len(t, l.addresses.m, 1, "idle entries are dropped")
+	require.Equal(t, 1, l.addresses.Len(), "idle entries are dropped")
 	// An entry whose bucket is not full, or that holds a long-poll, is not idle.
 	tl, tclk := testLimiter(RateLimits{Rate: 10, Burst: 5, MaxKeys: 2})
 	held, err := tl.hold(&inquiry.Token{ID: "a", Name: "a"})
@@ -120,8 +120,8 @@ func TestLimiterTableBounded(t *testing.T) {
 	require.NoError(t, tl.create(&inquiry.Token{ID: "b", Name: "b"}))
 	tclk.advance(2 * time.Minute)
 	require.NoError(t, tl.create(&inquiry.Token{ID: "c", Name: "c"}))
-	require.Contains(t, tl.tokens.m, "a", "a token holding a long-poll keeps its entry")
-	require.NotContains(t, tl.tokens.m, "b")
+	require.True(t, tl.tokens.Has("a"), "a token holding a long-poll keeps its entry")
+	require.False(t, tl.tokens.Has("b"))
 	held()
 }
 

@@ -17,13 +17,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/internal/httpstatus"
+	"github.com/inquiry-bot/bot/internal/ratelimit"
 )
 
 //go:embed templates/page.html
@@ -54,7 +54,7 @@ const (
 	// times a minute; a script hammering a link is stopped.
 	DefaultRate  rate.Limit = 1 // a second, sustained
 	DefaultBurst            = 20
-	// maxLinks bounds the limiter's table; past it the oldest entries are dropped.
+	// maxLinks bounds the limiter's table; past it new links share one bucket until idle ones go.
 	maxLinks = 10_000
 	// maxForm bounds a form's body: the ceiling's text in percent-encoding and a few fields.
 	maxForm = 64 << 10
@@ -74,7 +74,7 @@ type Config struct {
 type Handler struct {
 	svc   *inquiry.Service
 	log   *slog.Logger
-	links *linkLimits
+	links *ratelimit.Table
 	now   func() time.Time
 }
 
@@ -93,64 +93,16 @@ func New(cfg Config) *Handler {
 	if cfg.Burst <= 0 {
 		cfg.Burst = DefaultBurst
 	}
-	h.links = newLinkLimits(cfg.Rate, cfg.Burst, maxLinks)
+	h.links = ratelimit.New(cfg.Rate, cfg.Burst, maxLinks)
 	return h
 }
 
 // allow charges one request to the link of token, a token the service verified.
 func (h *Handler) allow(token string) bool {
+	// By a digest of the token, never the token itself.
 	sum := sha256.Sum256([]byte(token))
-	return h.links.allow(hex.EncodeToString(sum[:12]), h.now())
-}
-
-// linkLimits is the bounded table of each link's bucket, by a digest of its token (never the
-// token itself). A link idle long enough to have its whole burst again is dropped, since a new
-// bucket starts the same; past max links all busy at once, new ones share one bucket until a
-// sweep makes room — so nothing a caller does starts a hammered link's limit afresh.
-type linkLimits struct {
-	limit rate.Limit
-	burst int
-	max   int
-
-	mu       sync.Mutex
-	m        map[string]*rate.Limiter
-	overflow *rate.Limiter
-	swept    time.Time
-}
-
-// Sweeps: every sweepEvery to give memory back, and at most once a fullSweepEvery while the
-// table is full (so that a full table does not make every new link walk it).
-const (
-	sweepEvery     = time.Minute
-	fullSweepEvery = time.Second
-)
-
-func newLinkLimits(limit rate.Limit, burst, max int) *linkLimits {
-	return &linkLimits{limit: limit, burst: burst, max: max, m: map[string]*rate.Limiter{}, overflow: rate.NewLimiter(limit, burst)}
-}
-
-// allow spends one of id's tokens at now, reporting whether there was one.
-func (ls *linkLimits) allow(id string, now time.Time) bool {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	l, ok := ls.m[id]
-	if !ok {
-		if since := now.Sub(ls.swept); since >= sweepEvery || len(ls.m) >= ls.max && since >= fullSweepEvery {
-			ls.swept = now
-			for k, b := range ls.m {
-				if b.TokensAt(now) >= float64(ls.burst) {
-					delete(ls.m, k)
-				}
-			}
-		}
-		if len(ls.m) >= ls.max {
-			l = ls.overflow
-		} else {
-			l = rate.NewLimiter(ls.limit, ls.burst)
-			ls.m[id] = l
-		}
-	}
-	return l.AllowN(now, 1)
+	_, ok := h.links.Take(hex.EncodeToString(sum[:12]), h.now())
+	return ok
 }
 
 // view is what the template shows.
