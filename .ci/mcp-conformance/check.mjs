@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { serve } from "../serve.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [botBin, work] = process.argv.slice(2);
@@ -31,33 +32,17 @@ if (!botBin || !work) {
 const scenarios = ["server-initialize", "ping", "tools-list", "logging-set-level", "dns-rebinding-protection"];
 
 // --- the real bot.
-const bot = spawn(botBin, ["serve"], {
-  env: {
-    PATH: process.env.PATH,
-    HOME: work,
-    XDG_CONFIG_HOME: join(work, "cfg"),
-    DATABASE_URL: "sqlite:" + join(work, "bot.db"),
-    BOT_ADDR: "127.0.0.1:0",
-    BOT_LOG_FORMAT: "json",
-    BOT_PUBLIC_URL: "https://inquiry-bot.test",
-  },
-  stdio: ["ignore", "pipe", "pipe"],
+const served = serve(botBin, {
+  PATH: process.env.PATH,
+  HOME: work,
+  XDG_CONFIG_HOME: join(work, "cfg"),
+  DATABASE_URL: "sqlite:" + join(work, "bot.db"),
+  BOT_ADDR: "127.0.0.1:0",
+  BOT_LOG_FORMAT: "json",
+  BOT_PUBLIC_URL: "https://inquiry-bot.test",
 });
-let botLog = "";
-bot.stderr.on("data", (c) => { botLog = (botLog + c).slice(-120_000); });
-const { url, token } = await new Promise((ok, no) => {
-  let out = "", token = "";
-  bot.stdout.setEncoding("utf8");
-  bot.stdout.on("data", (c) => {
-    out += c;
-    const lines = out.split("\n");
-    const t = lines.findIndex((l) => l.startsWith("First start: created the admin token"));
-    if (t >= 0 && lines[t + 1]) token = lines[t + 1].trim();
-    const l = lines.find((l) => l.startsWith("listening on "));
-    if (l && token) ok({ url: l.slice("listening on ".length).trim(), token });
-  });
-  bot.on("exit", (code) => no(new Error(`bot serve exited ${code} before it listened:\n${botLog}`)));
-});
+const { bot } = served;
+const { url, token } = await served.ready;
 
 // --- the proxy that adds the token.
 const target = new URL(url);

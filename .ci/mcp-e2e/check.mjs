@@ -5,11 +5,12 @@
 // decline, never a tool error; a client without elicitation gets the bounded wait.
 //
 // Usage: node check.mjs BOT_BINARY WORK_DIR. Exits 1 on the first check that fails.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { serve } from "../serve.mjs";
 
 const [botBin, work] = process.argv.slice(2);
 if (!botBin || !work) {
@@ -24,25 +25,9 @@ const baseEnv = {
 };
 
 // --- the real bot.
-const bot = spawn(botBin, ["serve"], {
-  env: { ...baseEnv, DATABASE_URL: "sqlite:" + join(work, "bot.db"), BOT_ADDR: "127.0.0.1:0", BOT_PUBLIC_URL: "https://inquiry-bot.test" },
-  stdio: ["ignore", "pipe", "pipe"],
-});
-let botLog = "";
-bot.stderr.on("data", (c) => { botLog = (botLog + c).slice(-120_000); });
-const { url, admin } = await new Promise((ok, no) => {
-  let out = "", admin = "";
-  bot.stdout.setEncoding("utf8");
-  bot.stdout.on("data", (c) => {
-    out += c;
-    const lines = out.split("\n");
-    const t = lines.findIndex((l) => l.startsWith("First start: created the admin token"));
-    if (t >= 0 && lines[t + 1]) admin = lines[t + 1].trim();
-    const l = lines.find((l) => l.startsWith("listening on "));
-    if (l && admin) ok({ url: l.slice("listening on ".length).trim(), admin });
-  });
-  bot.on("exit", (code) => no(new Error(`bot serve exited ${code} before it listened:\n${botLog}`)));
-});
+const served = serve(botBin, { ...baseEnv, DATABASE_URL: "sqlite:" + join(work, "bot.db"), BOT_ADDR: "127.0.0.1:0", BOT_PUBLIC_URL: "https://inquiry-bot.test" });
+const { bot } = served;
+const { url, token: admin } = await served.ready;
 
 let failed = false;
 function check(ok, what, detail) {
@@ -124,6 +109,6 @@ try {
   bot.kill("SIGTERM");
 }
 if (failed) {
-  console.log("bot serve log (tail):\n" + botLog.slice(-4000));
+  console.log("bot serve log (tail):\n" + served.log().slice(-4000));
 }
 process.exit(failed ? 1 : 0);

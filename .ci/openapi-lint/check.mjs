@@ -12,13 +12,14 @@
 // is judged instead of the served one, against the same real answers: to try the check on a
 // broken copy. DEBUG=1 prints every request's answer. Everything runs on 127.0.0.1, bounded in
 // time.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createServer } from "node:http";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
+import { serve } from "../serve.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [botBin, work, docArg] = process.argv.slice(2);
@@ -30,7 +31,7 @@ const failures = [];
 const fail = (msg) => { failures.push(msg); console.log("FAIL " + msg); };
 
 // The whole check is bounded: a bot that never answers must not hold CI.
-const deadline = setTimeout(() => { console.error("openapi check: gave up after 120 s; the bot's log ends:\n" + botLog.slice(-4000)); stop(); process.exit(1); }, 120_000);
+const deadline = setTimeout(() => { console.error("openapi check: gave up after 120 s; the bot's log ends:\n" + served.log().slice(-4000)); stop(); process.exit(1); }, 120_000);
 
 // --- a callback receiver, so that callbacks (an inquiry's callback_url, a run's resume_url) are
 // checked against the document too.
@@ -58,40 +59,24 @@ async function callback(path) {
 }
 
 // --- the real bot, on a SQLite file of its own.
-const bot = spawn(botBin, ["serve"], {
-  env: {
-    PATH: process.env.PATH,
-    HOME: work,
-    XDG_CONFIG_HOME: join(work, "cfg"),
-    DATABASE_URL: "sqlite:" + join(work, "bot.db"),
-    BOT_ADDR: "127.0.0.1:0",
-    BOT_DEFAULT_POLICY: "ask", // questions stay pending: answers, failures and runs' waits are null
-    BOT_LOG_FORMAT: "json",
-    BOT_SWEEP_SCHEDULE: "@every 1s", // a question of expires_in 1s expires at once
-    BOT_CALLBACK_HOSTS: hook,
-    BOT_PUBLIC_URL: "https://inquiry-bot.test", // the served document then names it as its server
-  },
-  stdio: ["ignore", "pipe", "pipe"],
+const served = serve(botBin, {
+  PATH: process.env.PATH,
+  HOME: work,
+  XDG_CONFIG_HOME: join(work, "cfg"),
+  DATABASE_URL: "sqlite:" + join(work, "bot.db"),
+  BOT_ADDR: "127.0.0.1:0",
+  BOT_DEFAULT_POLICY: "ask", // questions stay pending: answers, failures and runs' waits are null
+  BOT_LOG_FORMAT: "json",
+  BOT_SWEEP_SCHEDULE: "@every 1s", // a question of expires_in 1s expires at once
+  BOT_CALLBACK_HOSTS: hook,
+  BOT_PUBLIC_URL: "https://inquiry-bot.test", // the served document then names it as its server
 });
-let botLog = "";
-bot.stderr.on("data", (c) => { botLog = (botLog + c).slice(-120_000); });
+const { bot } = served;
 function stop() {
   bot.kill("SIGTERM");
   receiver.close();
 }
-const { url, token } = await new Promise((ok, no) => {
-  let out = "", token = "";
-  bot.stdout.setEncoding("utf8");
-  bot.stdout.on("data", (c) => {
-    out += c;
-    const lines = out.split("\n");
-    const t = lines.findIndex((l) => l.startsWith("First start: created the admin token"));
-    if (t >= 0 && lines[t + 1]) token = lines[t + 1].trim();
-    const l = lines.find((l) => l.startsWith("listening on "));
-    if (l && token) ok({ url: l.slice("listening on ".length).trim(), token });
-  });
-  bot.on("exit", (code) => no(new Error(`bot serve exited ${code} before it listened:\n${botLog}`)));
-});
+const { url, token } = await served.ready;
 
 async function call(method, path, body) {
   const res = await fetch(url + path, {
