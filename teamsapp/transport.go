@@ -49,16 +49,12 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	if t == nil || rec.Slack.TS == "" {
 		return nil // never posted: nothing to update
 	}
-	conv := rec.Slack.Channel
-	if conv == "" {
-		conv = t.Conversation
-	}
 	body := map[string]any{
 		"type":        "message",
 		"id":          rec.Slack.TS,
 		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Current(rec, a.now()))},
 	}
-	_, err := a.send(ctx, http.MethodPut, serviceURL(t), conv, rec.Slack.TS, body)
+	_, err := a.send(ctx, http.MethodPut, serviceURL(t), postedIn(rec), rec.Slack.TS, body)
 	return err
 }
 
@@ -85,17 +81,22 @@ func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
 	if t == nil || rec.Slack.TS == "" {
 		return nil // never posted: nobody to remind there
 	}
-	conv := rec.Slack.Channel
-	if conv == "" {
-		conv = t.Conversation
-	}
 	body := map[string]any{
 		"type":        "message",
 		"replyToId":   rec.Slack.TS,
 		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Reminder(rec, n, a.now()))},
 	}
-	_, err := a.send(ctx, http.MethodPost, serviceURL(t), conv, rec.Slack.TS, body)
+	_, err := a.send(ctx, http.MethodPost, serviceURL(t), postedIn(rec), rec.Slack.TS, body)
 	return err
+}
+
+// postedIn is the conversation rec's question was posted in: where it was placed, else its
+// target's.
+func postedIn(rec *inquiry.Record) string {
+	if c := rec.Slack.Channel; c != "" {
+		return c
+	}
+	return rec.Teams.Conversation
 }
 
 func serviceURL(t *inquiry.TeamsTarget) string {
