@@ -50,12 +50,7 @@ func TestServeWithNoConfiguration(t *testing.T) {
 	code, body = call(t, "GET", s.url+"/v1/inquiries", s.admin, "")
 	require.Equal(t, 200, code, string(body))
 	path := filepath.Join(s.dir, "cfg", "inquiry-bot", "token")
-	info, err := os.Stat(path)
-	require.NoError(t, err)
-	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
-	saved, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, s.admin, strings.TrimSpace(string(saved)))
+	requireTokenFile(t, path, s.admin)
 
 	code, _ = call(t, "GET", s.url+"/v1/inquiries", "bot_nope_nope", "")
 	require.Equal(t, 401, code)

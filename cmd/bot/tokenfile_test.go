@@ -25,15 +25,10 @@ func TestSecondDatabaseKeepsTheTokenFile(t *testing.T) {
 	require.Equal(t, first.admin, strings.TrimSpace(string(saved)), "the token file still names the first server's database")
 
 	beside := path + "." + databaseHash("sqlite:"+filepath.Join(second.dir, "bot.db"))
-	info, err := os.Stat(beside)
-	require.NoError(t, err)
-	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
-	kept, err := os.ReadFile(beside)
-	require.NoError(t, err)
-	require.Equal(t, second.admin, strings.TrimSpace(string(kept)))
+	requireTokenFile(t, beside, second.admin)
 
 	// Each token is its own database's: the CLI pointed at the second server with BOT_TOKEN works.
-	code, body := call(t, "GET", second.url+"/v1/inquiries", strings.TrimSpace(string(kept)), "")
+	code, body := call(t, "GET", second.url+"/v1/inquiries", second.admin, "")
 	require.Equal(t, 200, code, string(body))
 	code, _ = call(t, "GET", second.url+"/v1/inquiries", first.admin, "")
 	require.Equal(t, 401, code)
@@ -82,4 +77,15 @@ func TestDatabaseHashNamesTheDatabase(t *testing.T) {
 	require.Equal(t, databaseHash("postgres://u:one@h:5432/db"), databaseHash("postgres://u:two@h:5432/db"),
 		"the password is no part of the name")
 	require.NotEqual(t, databaseHash("postgres://u@h:5432/one"), databaseHash("postgres://u@h:5432/two"))
+}
+
+// requireTokenFile: the token file at path is the owner's alone (0600) and holds token.
+func requireTokenFile(t *testing.T, path, token string) {
+	t.Helper()
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	saved, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, token, strings.TrimSpace(string(saved)))
 }
