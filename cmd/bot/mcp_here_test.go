@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/inquiry-bot/bot/internal/testkit"
 	"github.com/inquiry-bot/bot/mcptools"
 )
 
@@ -29,10 +27,6 @@ func TestMCPAnswerHereOverStdio(t *testing.T) {
 		{"2025-06-18", "decline", mcptools.StatusDeclined},
 	} {
 		t.Run(c.version+" "+c.action, func(t *testing.T) {
-			stderr := &testkit.SyncBuffer{}
-			cmd := exec.Command(botBin, "mcp")
-			cmd.Env = b.env("BOT_TOKEN=" + b.asker)
-			cmd.Stderr = stderr
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			var shown int
@@ -45,10 +39,7 @@ func TestMCPAnswerHereOverStdio(t *testing.T) {
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": true}}, nil
 				},
 			})
-			cs, err := cl.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: c.version})
-			if err != nil {
-				t.Fatalf("connect to bot mcp: %v\nstderr:\n%s", err, stderr.String())
-			}
+			cs, _, stderr := b.mcpOverStdio(ctx, t, cl, &mcp.ClientSessionOptions{ProtocolVersion: c.version})
 			defer cs.Close()
 			if got := cs.InitializeResult().ProtocolVersion; got != c.version {
 				t.Fatalf("negotiated %s, not %s", got, c.version)

@@ -21,17 +21,9 @@ import (
 func TestMCPOverStdio(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	stderr := &testkit.SyncBuffer{}
-	cmd := exec.Command(botBin, "mcp")
-	cmd.Env = b.env("BOT_TOKEN=" + b.asker)
-	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-harness", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to bot mcp: %v\nstderr:\n%s", err, stderr.String())
-	}
+	cs, cmd, stderr := b.mcpOverStdio(ctx, t, mcp.NewClient(&mcp.Implementation{Name: "test-harness", Version: "1"}, nil), nil)
 	defer func() {
 		if t.Failed() {
 			t.Logf("bot mcp stderr:\n%s", stderr.String())
@@ -143,4 +135,20 @@ func TestMCPConfiguration(t *testing.T) {
 	if code != exitOK || stdout != "" {
 		t.Errorf("bot mcp on a closed stdin: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
+}
+
+// mcpOverStdio starts the real `bot mcp` as the asker, as a harness does, and connects cl to it
+// over stdin and stdout with opts (nil: the defaults). The caller closes the session, which ends
+// cmd; stderr is the process's, for a failure's report.
+func (b *cliBundle) mcpOverStdio(ctx context.Context, t *testing.T, cl *mcp.Client, opts *mcp.ClientSessionOptions) (cs *mcp.ClientSession, cmd *exec.Cmd, stderr *testkit.SyncBuffer) {
+	t.Helper()
+	stderr = &testkit.SyncBuffer{}
+	cmd = exec.Command(botBin, "mcp")
+	cmd.Env = b.env("BOT_TOKEN=" + b.asker)
+	cmd.Stderr = stderr
+	cs, err := cl.Connect(ctx, &mcp.CommandTransport{Command: cmd}, opts)
+	if err != nil {
+		t.Fatalf("connect to bot mcp: %v\nstderr:\n%s", err, stderr.String())
+	}
+	return cs, cmd, stderr
 }
