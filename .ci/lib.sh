@@ -36,12 +36,18 @@ golden_ts() {
   } >"$dir/generated/$name.ts"
 }
 
-# tsc_goldens DIR EXT: type-checks DIR's project (its tsconfig.json takes generated/) with tsc
-# --strict and returns 0 when it passes; otherwise it prints tsc's errors against the files' own
-# lines (generated/NAME.ts(L,C): ... -> NAME.EXT:L':C: ...) and returns 1.
+# tsc_goldens DIR EXT N PASS FAIL: type-checks DIR's project (its tsconfig.json takes generated/,
+# where golden_ts wrote N files) with tsc --strict. It prints PASS and returns 0 when it passes;
+# otherwise it prints tsc's errors against the files' own lines (generated/NAME.ts(L,C): ... ->
+# NAME.EXT:L':C: ...), then FAIL, and returns 1. No file to check (N is 0) is a failure too.
 tsc_goldens() {
-  local dir=$1 ext=$2 out
+  local dir=$1 ext=$2 n=$3 pass=$4 fail=$5 out
+  if [ "$n" -eq 0 ]; then
+    echo "no files to check"
+    return 1
+  fi
   if out=$(cd "$dir" && npx --no-install tsc -p tsconfig.json --strict --noEmit --pretty false 2>&1); then
+    echo "$pass"
     return 0
   fi
   echo "$out" | awk -v first="$golden_first" -v ext="$ext" '{
@@ -51,6 +57,7 @@ tsc_goldens() {
       printf "%s.%s:%d:%d%s\n", name, ext, p[2] - first + 1, p[3], rest
     } else print
   }'
+  echo "$fail"
   return 1
 }
 

@@ -1,12 +1,27 @@
-// The real bot for the .ci checks that speak to it: `bot serve` started with the environment a
-// check gives it, its address and first admin token read from what it prints on a first start.
+// The real bot for the .ci checks that speak to it: `bot serve` started in a work directory of
+// its own, its address and first admin token read from what it prints on a first start.
 
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 
-// serve starts botBin serve with env. It returns the process, its log (the last 120 kB of its
-// stderr, for a failure's report) and ready, which resolves to { url, token } once it listens,
-// or rejects with its log if it exits first.
-export function serve(botBin, env) {
+// botEnv is the environment of a bot whose files are all in work: its home, its configuration
+// (the token file) and, for serve, its SQLite database; it logs JSON.
+export function botEnv(work) {
+  return { PATH: process.env.PATH, HOME: work, XDG_CONFIG_HOME: join(work, "cfg"), BOT_LOG_FORMAT: "json" };
+}
+
+// serve starts botBin serve on a free port of 127.0.0.1 with botEnv(work), a database in work,
+// the public URL https://inquiry-bot.test and env, which adds to these or replaces them. It
+// returns the process, its log (the last 120 kB of its stderr, for a failure's report) and ready,
+// which resolves to { url, token } once it listens, or rejects with its log if it exits first.
+export function serve(botBin, work, env = {}) {
+  env = {
+    ...botEnv(work),
+    DATABASE_URL: "sqlite:" + join(work, "bot.db"),
+    BOT_ADDR: "127.0.0.1:0",
+    BOT_PUBLIC_URL: "https://inquiry-bot.test",
+    ...env,
+  };
   const bot = spawn(botBin, ["serve"], { env, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   bot.stderr.on("data", (c) => { log = (log + c).slice(-120_000); });

@@ -32,15 +32,7 @@ if (!botBin || !work) {
 const scenarios = ["server-initialize", "ping", "tools-list", "logging-set-level", "dns-rebinding-protection"];
 
 // --- the real bot.
-const served = serve(botBin, {
-  PATH: process.env.PATH,
-  HOME: work,
-  XDG_CONFIG_HOME: join(work, "cfg"),
-  DATABASE_URL: "sqlite:" + join(work, "bot.db"),
-  BOT_ADDR: "127.0.0.1:0",
-  BOT_LOG_FORMAT: "json",
-  BOT_PUBLIC_URL: "https://inquiry-bot.test",
-});
+const served = serve(botBin, work);
 const { bot } = served;
 const { url, token } = await served.ready;
 

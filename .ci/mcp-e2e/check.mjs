@@ -6,26 +6,20 @@
 //
 // Usage: node check.mjs BOT_BINARY WORK_DIR. Exits 1 on the first check that fails.
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { serve } from "../serve.mjs";
+import { botEnv, serve } from "../serve.mjs";
 
 const [botBin, work] = process.argv.slice(2);
 if (!botBin || !work) {
   console.error("usage: node check.mjs BOT_BINARY WORK_DIR");
   process.exit(2);
 }
-const baseEnv = {
-  PATH: process.env.PATH,
-  HOME: work,
-  XDG_CONFIG_HOME: join(work, "cfg"),
-  BOT_LOG_FORMAT: "json",
-};
+const baseEnv = botEnv(work);
 
 // --- the real bot.
-const served = serve(botBin, { ...baseEnv, DATABASE_URL: "sqlite:" + join(work, "bot.db"), BOT_ADDR: "127.0.0.1:0", BOT_PUBLIC_URL: "https://inquiry-bot.test" });
+const served = serve(botBin, work);
 const { bot } = served;
 const { url, token: admin } = await served.ready;
 

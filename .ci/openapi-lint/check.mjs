@@ -58,18 +58,12 @@ async function callback(path) {
   }
 }
 
-// --- the real bot, on a SQLite file of its own.
-const served = serve(botBin, {
-  PATH: process.env.PATH,
-  HOME: work,
-  XDG_CONFIG_HOME: join(work, "cfg"),
-  DATABASE_URL: "sqlite:" + join(work, "bot.db"),
-  BOT_ADDR: "127.0.0.1:0",
+// --- the real bot, on a SQLite file of its own (its public URL https://inquiry-bot.test: the
+// served document then names it as its server).
+const served = serve(botBin, work, {
   BOT_DEFAULT_POLICY: "ask", // questions stay pending: answers, failures and runs' waits are null
-  BOT_LOG_FORMAT: "json",
   BOT_SWEEP_SCHEDULE: "@every 1s", // a question of expires_in 1s expires at once
   BOT_CALLBACK_HOSTS: hook,
-  BOT_PUBLIC_URL: "https://inquiry-bot.test", // the served document then names it as its server
 });
 const { bot } = served;
 function stop() {
