@@ -122,6 +122,8 @@ type Reply struct {
 	Value    Value
 	Text     string
 	Declined bool
+	// Content is an edited version of the inquiry's proposal ("": none), approved with Value.
+	Content string
 }
 
 // CheckAnswer turns a reply into the answer it stands for, or refuses it with an *Error of code
@@ -130,6 +132,9 @@ type Reply struct {
 // shortened. Prose over the ceiling is cut by CapAnswer with Truncated set.
 func CheckAnswer(in *Inquiry, r Reply) (Answer, error) {
 	a, err := checkReply(in, r)
+	if err == nil {
+		err = checkEdit(in, r, &a) // content sent with a no is the mistake to name, before its reason
+	}
 	if err == nil {
 		err = checkReason(in, a)
 	}

@@ -247,6 +247,8 @@ type Inquiry struct {
 	AllowText bool       `json:"allow_text"`
 	Default   Value      `json:"default"`
 	ExpiresAt *time.Time `json:"expires_at"`
+	// Proposal is what the person approves, shown whole (nil: the question alone).
+	Proposal *Proposal `json:"proposal,omitempty"`
 	// Approval is what a team must give (approvals, veto, requested_by, reason): optional.
 	Approval
 	// Deadlines are the reminders, the escalation chain and the extension allowed: optional.
@@ -308,6 +310,10 @@ type Answer struct {
 	// Via is how a person's answer came in, when it came through a link (web or email) or from an
 	// MCP client's own user (mcp, answer_here).
 	Via Via `json:"via,omitempty"`
+	// Content is the approved content of an editable proposal, whole, when the person sent one;
+	// Edited says it differs from the proposal, which the inquiry keeps.
+	Content string `json:"content,omitempty"`
+	Edited  bool   `json:"edited,omitempty"`
 }
 
 // Status is where an inquiry stands.
@@ -442,15 +448,16 @@ func content(in *Inquiry) []byte {
 		options = nil // no options, however they were spelt
 	}
 	b, _ := json.Marshal(struct {
-		Kind      Kind     `json:"kind"`
-		Question  string   `json:"question"`
-		Context   string   `json:"context"`
-		Options   []Option `json:"options"`
-		Multiple  bool     `json:"multiple"`
-		AllowText bool     `json:"allow_text"`
-		Default   Value    `json:"default"`
-		Approval           // omitted when unset, so that the content of an inquiry without it reads as before
-	}{in.Kind, in.Question, in.Context, options, in.Multiple, in.AllowText, in.Default, in.Approval})
+		Kind      Kind      `json:"kind"`
+		Question  string    `json:"question"`
+		Context   string    `json:"context"`
+		Options   []Option  `json:"options"`
+		Multiple  bool      `json:"multiple"`
+		AllowText bool      `json:"allow_text"`
+		Default   Value     `json:"default"`
+		Approval            // omitted when unset, so that the content of an inquiry without it reads as before
+		Proposal  *Proposal `json:"proposal,omitempty"` // likewise: two proposals are two questions
+	}{in.Kind, in.Question, in.Context, options, in.Multiple, in.AllowText, in.Default, in.Approval, in.Proposal})
 	return b
 }
 

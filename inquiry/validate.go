@@ -56,6 +56,9 @@ func Validate(in *Inquiry, now time.Time) error {
 	if err := checkApproval(in); err != nil {
 		return err
 	}
+	if err := checkProposal(in); err != nil {
+		return err
+	}
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
 		return invalid("expires_at", "expires_at %s is not in the future: give a later time, or expires_in such as \"2h\"", in.ExpiresAt.UTC().Format(time.RFC3339))
 	}
@@ -127,6 +130,7 @@ func canonInquiry(in *Inquiry) {
 	if in.Kind != KindText {
 		in.Default = in.Default.canon() // a text question's default is words, kept as sent
 	}
+	in.Proposal = canonProposal(in.Proposal)
 }
 
 func checkOptions(opts []Option) error {

@@ -1,0 +1,173 @@
+package inquiry
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Proposal is what a person approves, shown whole rather than described: a diff, a document, a
+// tool's input. With Editable the person may approve an edited version, which the answer records
+// as its Content beside the proposal, so both versions are kept.
+type Proposal struct {
+	Format   ProposalFormat `json:"format"`
+	Content  string         `json:"content"`
+	Title    string         `json:"title,omitempty"`
+	Editable bool           `json:"editable,omitempty"`
+}
+
+// ProposalFormat says how a proposal's content is read and shown.
+type ProposalFormat string
+
+// The formats of a proposal.
+const (
+	FormatText     ProposalFormat = "text"
+	FormatMarkdown ProposalFormat = "markdown"
+	FormatDiff     ProposalFormat = "diff"
+	FormatJSON     ProposalFormat = "json"
+)
+
+// proposalFormats are the formats, in the order sentences name them.
+var proposalFormats = []ProposalFormat{FormatText, FormatMarkdown, FormatDiff, FormatJSON}
+
+// Bounds of a proposal: its content (and an edited one) in bytes, since that is what is stored
+// and sent; its title in characters, since it is read as one line.
+const (
+	MaxProposalBytes      = 256 << 10
+	MaxProposalTitleChars = 200
+)
+
+// canonProposal is p with its format spelt out: none given is text, so that a proposal sent
+// with and without "format": "text" is one question.
+func canonProposal(p *Proposal) *Proposal {
+	if p == nil || p.Format != "" {
+		return p
+	}
+	c := *p
+	c.Format = FormatText
+	return &c
+}
+
+// checkProposal enforces a proposal's rules: a known format, a title of one line within its
+// bound, and content that checkProposalContent accepts; an editable proposal needs a question
+// whose answer approves (a confirm or a choice).
+func checkProposal(in *Inquiry) error {
+	p := in.Proposal
+	if p == nil {
+		return nil
+	}
+	if !isProposalFormat(p.Format) {
+		return invalid("proposal.format", "proposal.format %q is not one of text, markdown, diff or json: use one of them, or leave it out for text", string(p.Format))
+	}
+	if !utf8.ValidString(p.Title) {
+		return invalid("proposal.title", "proposal.title is not valid UTF-8: send it as UTF-8 text")
+	}
+	if n := utf8.RuneCountInString(p.Title); n > MaxProposalTitleChars {
+		return invalid("proposal.title", "proposal.title is %d characters long but may have at most %d: name the proposal in a few words and put the rest in its content", n, MaxProposalTitleChars)
+	}
+	if strings.ContainsAny(p.Title, "\r\n") {
+		return invalid("proposal.title", "proposal.title holds a line break: write it on one line")
+	}
+	if r, bad := ControlChar(p.Title, ""); bad {
+		return invalid("proposal.title", "proposal.title contains the control character %U: remove it", r)
+	}
+	if err := checkProposalContent(invalid, "proposal.content", p.Format, p.Content); err != nil {
+		return err
+	}
+	switch {
+	case p.Editable && in.Kind == KindText:
+		return invalid("proposal.editable", "an editable proposal is approved with a confirm or a choice, not a text question: make it kind \"confirm\", or leave editable out")
+	case p.Editable && in.Quorum() > 1:
+		// Several people's votes would approve different edits: one person approves an edit.
+		return invalid("proposal.editable", "an editable proposal is approved by one person, but approvals asks for %d: leave editable out, or approvals out", in.Quorum())
+	}
+	return nil
+}
+
+// checkProposalContent is the one rule of a proposal's content, proposed or edited: not empty,
+// valid UTF-8 without NUL, at most MaxProposalBytes, and for json a document that parses. refuse
+// makes the error (invalid for an inquiry, answerErr for an answer), field names it.
+func checkProposalContent(refuse func(field, format string, args ...any) *Error, field string, format ProposalFormat, s string) error {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return refuse(field, "%s is empty: put in it what the person approves", field)
+	case len(s) > MaxProposalBytes:
+		return refuse(field, "%s is %d bytes but may have at most %d (256 KiB): shorten it, or link to the whole and propose a summary", field, len(s), MaxProposalBytes)
+	case !utf8.ValidString(s):
+		return refuse(field, "%s is not valid UTF-8: send it as UTF-8 text", field)
+	}
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		line, col := lineCol(s, i)
+		return refuse(field, "%s holds a NUL character at line %d, column %d: remove it", field, line, col)
+	}
+	if format == FormatJSON {
+		if err := jsonSyntax(s); err != nil {
+			return refuse(field, "%s is not JSON (%s): send a JSON document, or make proposal.format \"text\"", field, err)
+		}
+	}
+	return nil
+}
+
+// jsonSyntax returns where s stops being one JSON document, as a short phrase, or nil.
+func jsonSyntax(s string) error {
+	d := json.NewDecoder(strings.NewReader(s))
+	var v any
+	err := d.Decode(&v)
+	if err == nil {
+		off := int(d.InputOffset())
+		rest := s[off:]
+		if more := strings.TrimLeft(rest, " \t\r\n"); more != "" {
+			line, col := lineCol(s, off+len(rest)-len(more))
+			return errors.New("more follows the document at line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col))
+		}
+		return nil
+	}
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line, col := lineCol(s, int(syn.Offset)-1) // Offset counts the byte that broke it
+		return errors.New(strings.TrimPrefix(syn.Error(), "json: ") + " at line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col))
+	}
+	return errors.New("it ends before the document does")
+}
+
+// lineCol is the 1-based line and column (in characters) of byte offset off in s.
+func lineCol(s string, off int) (int, int) {
+	off = min(max(off, 0), len(s))
+	before := s[:off]
+	line := 1 + strings.Count(before, "\n")
+	last := strings.LastIndexByte(before, '\n')
+	return line, 1 + utf8.RuneCountInString(before[last+1:])
+}
+
+func isProposalFormat(f ProposalFormat) bool { return slices.Contains(proposalFormats, f) }
+
+// checkEdit accepts the edited content of reply r, as answer a of in, or refuses it: only a
+// proposal marked editable may be edited, and only by an answer that approves it (a confirm's
+// "yes", or a choice's option); a rejection says why in its words, not with content. The
+// answer keeps the content whole, and Edited when it differs from what was proposed.
+func checkEdit(in *Inquiry, r Reply, a *Answer) error {
+	if r.Content == "" {
+		return nil
+	}
+	p := in.Proposal
+	switch {
+	case p == nil:
+		return answerErr("content", "content is an edited proposal but this question has no proposal: leave content out")
+	case !p.Editable:
+		return answerErr("content", "this question's proposal is not editable: leave content out, or answer \"no\" with your reason")
+	case a.Declined:
+		return answerErr("content", "a declined answer carries no edited content: decline without content, or approve the edit")
+	case in.Kind == KindConfirm && a.Value.First() != "yes":
+		return answerErr("content", "an edited proposal is approved with \"yes\": answer \"yes\" with the content, or \"no\" with your reason and no content")
+	case a.Value.IsZero():
+		return answerErr("content", "an edited proposal goes with the answer that approves it: choose a value with the content")
+	}
+	if err := checkProposalContent(answerErr, "content", canonProposal(p).Format, r.Content); err != nil {
+		return err
+	}
+	a.Content, a.Edited = r.Content, r.Content != p.Content
+	return nil
+}
