@@ -1,0 +1,185 @@
+package channeltest
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/testkit"
+)
+
+// buttonsWithinLimits: a Choice of up to MaxButtons options is that many buttons; one more
+// option makes it a list, with no more buttons than the channel shows.
+func buttonsWithinLimits(t *testing.T, h Harness) {
+	max := h.Caps().MaxButtons
+	if max < 2 {
+		t.Fatalf("%s: Caps.MaxButtons is %d; a channel shows at least two buttons", h.Name(), max)
+	}
+	few := h.Ask(t, choice(id(t, "few"), max))
+	shown := h.Shown(t, few)
+	if len(shown) == 0 {
+		t.Fatalf("%s: nothing shown for a posted question", h.Name())
+	}
+	for _, s := range shown {
+		if s.Buttons != max || s.List || !s.Controls {
+			t.Fatalf("%s: %d options: want %d buttons and no list, got %+v", h.Name(), max, max, s)
+		}
+	}
+	many := h.Ask(t, choice(id(t, "many"), max+1))
+	for _, s := range h.Shown(t, many) {
+		if !s.List || s.Buttons > max || !strings.Contains(s.Text, "Option "+strings.ToUpper(many.Options[max].Value[3:])) {
+			t.Fatalf("%s: %d options: want a list holding every option and at most %d buttons, got %+v", h.Name(), max+1, max, s)
+		}
+	}
+}
+
+// answersOnce: the first click answers, as its person; a second click is told who decided and
+// changes nothing; every message then shows the decision without controls.
+func answersOnce(t *testing.T, h Harness) {
+	rec := h.Ask(t, merge(id(t, "q")))
+	h.Answer(t, rec, Alice, "merge")
+	got := get(t, h, rec.Key)
+	testkit.Eventually(t, Within, h.Name()+": the click answers", func() bool {
+		got = get(t, h, rec.Key)
+		return got.Status != inquiry.StatusPending
+	})
+	if got.Status != inquiry.StatusAnswered || got.Answer.Value.First() != "merge" || got.Answer.AnsweredBy != h.Identity(Alice) || got.Answer.Source != inquiry.SourcePerson {
+		t.Fatalf("%s: want answered merge by %s, got %s %+v", h.Name(), h.Identity(Alice), got.Status, got.Answer)
+	}
+	late := h.Answer(t, rec, Bob, "hold")
+	if !strings.Contains(late.Told, h.Identity(Alice)) {
+		t.Fatalf("%s: a second click must be told who decided (%s), was told %q", h.Name(), h.Identity(Alice), late.Told)
+	}
+	if again := get(t, h, rec.Key); again.Answer.Value.First() != "merge" || again.Answer.AnsweredBy != h.Identity(Alice) {
+		t.Fatalf("%s: a second click changed the answer: %+v", h.Name(), again.Answer)
+	}
+	shownSettled(t, h, rec, "Merge", h.Identity(Alice))
+}
+
+// notAllowedRefused: a question that names who may answer refuses anybody else in a sentence,
+// and records nothing; the named person answers.
+func notAllowedRefused(t *testing.T, h Harness) {
+	rec := h.Ask(t, merge(id(t, "q")), Alice)
+	r := h.Answer(t, rec, Carol, "merge")
+	if !strings.Contains(r.Told, "may answer") {
+		t.Fatalf("%s: a person not named must be told who may answer, was told %q", h.Name(), r.Told)
+	}
+	pending(t, h, rec.Key, "a refused click")
+	h.Answer(t, rec, Alice, "hold")
+	testkit.Eventually(t, Within, h.Name()+": the named person answers", func() bool {
+		got := get(t, h, rec.Key)
+		return got.Status == inquiry.StatusAnswered && got.Answer.AnsweredBy == h.Identity(Alice)
+	})
+}
+
+// forgedRefused: a forged signature or token is 401, before the body is read (it is not even
+// well-formed), and records nothing.
+func forgedRefused(t *testing.T, h Harness) {
+	rec := h.Ask(t, merge(id(t, "q")))
+	if status := h.Forged(t, rec); status != http.StatusUnauthorized {
+		t.Fatalf("%s: a forged request: want 401, got %d", h.Name(), status)
+	}
+	pending(t, h, rec.Key, "a forged request")
+}
+
+// repliesRoute: a reply in one question's thread answers that question, not another one asked
+// in the same place.
+func repliesRoute(t *testing.T, h Harness) {
+	caps := h.Caps()
+	if !caps.Threads {
+		if caps.NoThreads == "" {
+			t.Fatalf("%s: a channel without threads must say why (Caps.NoThreads)", h.Name())
+		}
+		t.Logf("not applicable: %s", caps.NoThreads)
+		return
+	}
+	first := h.Ask(t, merge(id(t, "first")))
+	second := h.Ask(t, merge(id(t, "second")))
+	h.ReplyInThread(t, first, Bob, "hold")
+	var got *inquiry.Record
+	testkit.Eventually(t, Within, h.Name()+": the reply answers its thread's question", func() bool {
+		got = get(t, h, first.Key)
+		return got.Status != inquiry.StatusPending
+	})
+	if got.Answer == nil || got.Answer.Value.First() != "hold" || got.Answer.AnsweredBy != h.Identity(Bob) {
+		t.Fatalf("%s: want hold by %s, got %s %+v", h.Name(), h.Identity(Bob), got.Status, got.Answer)
+	}
+	pending(t, h, second.Key, "a reply in another question's thread")
+	shownSettled(t, h, first, "Hold")
+}
+
+// updatedAfterExpiry: once a question expires, every message shows the answer assumed without
+// controls, and a late click is told it expired and answers nothing.
+func updatedAfterExpiry(t *testing.T, h Harness) {
+	rec := h.Ask(t, merge(id(t, "q")))
+	if _, err := h.Service().Expire(t.Context(), get(t, h, rec.Key)); err != nil {
+		t.Fatalf("%s: expire: %v", h.Name(), err)
+	}
+	shownSettled(t, h, rec, "assumed")
+	r := h.Answer(t, rec, Alice, "merge")
+	if !strings.Contains(r.Told, "expired") {
+		t.Fatalf("%s: a late click must be told the question expired, was told %q", h.Name(), r.Told)
+	}
+	if got := get(t, h, rec.Key); got.Answer == nil || got.Answer.Source != inquiry.SourceExpired {
+		t.Fatalf("%s: a late click changed the expired answer: %+v", h.Name(), got.Answer)
+	}
+}
+
+// retried: a 5xx and a 429 are retried, the retry after a 429 waiting out its Retry-After on
+// the channel's clock, and the question is posted once.
+func retried(t *testing.T, h Harness) {
+	caps := h.Caps()
+	if !caps.API {
+		if caps.NoAPI == "" {
+			t.Fatalf("%s: a channel without an API to fail must say why (Caps.NoAPI)", h.Name())
+		}
+		t.Logf("not applicable: %s", caps.NoAPI)
+		return
+	}
+	const after = 2 * time.Second
+	before := len(h.Attempts(t))
+	h.FailPosts(t, after)
+	rec := h.Ask(t, merge(id(t, "q")))
+	tries := h.Attempts(t)[before:]
+	statuses := make([]int, len(tries))
+	for i, a := range tries {
+		statuses[i] = a.Status
+	}
+	i429 := slices.Index(statuses, http.StatusTooManyRequests)
+	ok := slices.IndexFunc(statuses, func(s int) bool { return s >= 200 && s < 300 })
+	if len(tries) != 3 || statuses[0] < 500 || i429 != 1 || ok != 2 {
+		t.Fatalf("%s: want a 5xx, a 429 and one post that went through, got %v", h.Name(), statuses)
+	}
+	if gap := tries[2].At.Sub(tries[1].At); gap < after {
+		t.Fatalf("%s: the retry came %s after the 429, before its Retry-After of %s", h.Name(), gap, after)
+	}
+	if n := len(h.Shown(t, rec)); n != 1 {
+		t.Fatalf("%s: want the question shown once, got %d", h.Name(), n)
+	}
+}
+
+// permanentFailure: a place the channel refuses for good fails the inquiry at once, its failure
+// saying what to fix.
+func permanentFailure(t *testing.T, h Harness) {
+	caps := h.Caps()
+	if !caps.API {
+		if caps.NoAPI == "" {
+			t.Fatalf("%s: a channel without an API to fail must say why (Caps.NoAPI)", h.Name())
+		}
+		t.Logf("not applicable: %s", caps.NoAPI)
+		return
+	}
+	rec, fix := h.Unpostable(t, merge(id(t, "q")))
+	var got *inquiry.Record
+	testkit.Eventually(t, Within, h.Name()+": the inquiry records its failure", func() bool {
+		h.Settle(time.Second)
+		got = get(t, h, rec.Key)
+		return got.Failure != nil
+	})
+	if !got.Failure.Fatal || !strings.Contains(got.Failure.Message, fix) {
+		t.Fatalf("%s: want a permanent failure saying %q, got %+v", h.Name(), fix, got.Failure)
+	}
+}
