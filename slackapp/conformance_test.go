@@ -40,7 +40,7 @@ func (h *slackHarness) Identity(p string) string  { return slackPeople[p] }
 func (h *slackHarness) Settle(time.Duration)      {}
 
 func (h *slackHarness) Caps() channeltest.Caps {
-	return channeltest.Caps{MaxButtons: 5, Threads: true, API: true}
+	return channeltest.Caps{MaxButtons: 5, Threads: true, API: true, Paced: true}
 }
 
 func (h *slackHarness) Ask(t *testing.T, in inquiry.Inquiry, answerers ...string) *inquiry.Record {
@@ -130,7 +130,7 @@ func (h *slackHarness) Attempts(t *testing.T) []channeltest.Attempt {
 	b := h.on(t)
 	var out []channeltest.Attempt
 	for _, c := range b.fake.Calls("chat.postMessage") {
-		out = append(out, channeltest.Attempt{Status: c.Status, At: c.At})
+		out = append(out, channeltest.Attempt{Status: c.Status, OK: c.Status == http.StatusOK && c.Error == "", At: c.At})
 	}
 	return out
 }

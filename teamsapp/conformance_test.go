@@ -33,7 +33,7 @@ func TestConformance(t *testing.T) {
 		proxy.ModifyResponse = func(r *http.Response) error {
 			if r.Request.Method == http.MethodPost && strings.HasSuffix(r.Request.URL.Path, "/activities") {
 				h.mu.Lock()
-				h.attempts = append(h.attempts, channeltest.Attempt{Status: r.StatusCode, At: b.clock.Now()})
+				h.attempts = append(h.attempts, channeltest.Attempt{Status: r.StatusCode, OK: r.StatusCode < 300, At: b.clock.Now()})
 				h.mu.Unlock()
 			}
 			return nil
@@ -71,7 +71,7 @@ func (h *teamsHarness) Identity(p string) string  { return teamsPeople[p].AADObj
 func (h *teamsHarness) Settle(d time.Duration) { h.b.clock.Add(d) }
 
 func (h *teamsHarness) Caps() channeltest.Caps {
-	return channeltest.Caps{MaxButtons: adaptivecard.MaxButtons, API: true,
+	return channeltest.Caps{MaxButtons: adaptivecard.MaxButtons, API: true, Paced: true,
 		NoThreads: "a Teams question is answered in its card (Action.Execute and the card's inputs); a message in the conversation is answered with where to ask"}
 }
 

@@ -45,14 +45,24 @@ type Shown struct {
 // Attempt is one call the channel made to its API to post a question, failed ones included,
 // stamped with the clock the channel is paced by.
 type Attempt struct {
-	Status int
+	Status int  // the HTTP status, or the SMTP reply code
+	OK     bool // the call went through
 	At     time.Time
 }
 
 // Caps says what a channel can do; a false flag carries its why.
 type Caps struct {
-	// MaxButtons is how many options a single Choice shows as buttons; past it, a list.
-	MaxButtons int
+	// MaxButtons is how many options a single Choice shows as buttons; past it, a list. Zero
+	// when the channel has no such limit: NoButtonLimit says why, and every option must then be
+	// a button.
+	MaxButtons    int
+	NoButtonLimit string
+	// ForgedStatus is the status a forged request is refused with: 401 where requests are signed,
+	// 404 for a link the bot never made (it names nothing). Zero means 401.
+	ForgedStatus int
+	// NoGate, when set, says why a person the question does not name cannot even try to answer
+	// it on this channel (nothing of it reaches them).
+	NoGate string
 	// Threads: a reply in the question's thread answers it. NoThreads says why not.
 	Threads   bool
 	NoThreads string
@@ -60,6 +70,10 @@ type Caps struct {
 	// says why not.
 	API   bool
 	NoAPI string
+	// Paced: the API says when to retry (429 with Retry-After) and a failure is an HTTP status.
+	// NoPacing says why not; the retry case then checks the retries alone.
+	Paced    bool
+	NoPacing string
 }
 
 // Harness is one channel over its fake, on a real store. Every method fails t on an unexpected
@@ -70,8 +84,8 @@ type Harness interface {
 	Service() *inquiry.Service
 	// Identity is how answered_by spells person on this channel.
 	Identity(person string) string
-	// Ask asks in through the channel, only answerers may answer when some are named, and
-	// returns the record once the question is posted.
+	// Ask asks in through the channel, only answerers may answer when some are named (else at
+	// least Alice and Bob may), and returns the record once the question is posted.
 	Ask(t *testing.T, in inquiry.Inquiry, answerers ...string) *inquiry.Record
 	// Answer is person choosing the option value the channel's native way (a click, a form
 	// post), and what the person was told.
@@ -83,8 +97,8 @@ type Harness interface {
 	Shown(t *testing.T, rec *inquiry.Record) []Shown
 	// ReplyInThread is person replying text in rec's thread (Caps.Threads only).
 	ReplyInThread(t *testing.T, rec *inquiry.Record, person, text string)
-	// FailPosts makes the next post attempts fail: a 5xx, then a 429 with Retry-After
-	// retryAfter (Caps.API only).
+	// FailPosts makes the next two post attempts fail for a passing reason: where Caps.Paced, a
+	// 5xx, then a 429 with Retry-After retryAfter (Caps.API only).
 	FailPosts(t *testing.T, retryAfter time.Duration)
 	// Attempts are the post attempts made so far (Caps.API only).
 	Attempts(t *testing.T) []Attempt
@@ -174,7 +188,7 @@ func shownSettled(t *testing.T, h Harness, rec *inquiry.Record, words ...string)
 				return false
 			}
 			for _, w := range words {
-				if !strings.Contains(s.Text, w) {
+				if !strings.Contains(strings.ToLower(s.Text), strings.ToLower(w)) {
 					return false
 				}
 			}
