@@ -23,6 +23,8 @@ type AnswerBody struct {
 	Value    inquiry.Value `json:"value"`
 	Text     string        `json:"text"`
 	Declined bool          `json:"declined"`
+	// Content is an edited version of the inquiry's editable proposal, approved with Value.
+	Content string `json:"content"`
 }
 
 // InquiryList is a page of inquiries, newest first.
@@ -141,7 +143,7 @@ func (s *Server) answerInquiry(c *gin.Context) {
 		return
 	}
 	// The service decides whether this token may answer (its namespace, never the asker).
-	rec, err := s.svc.Answer(inquiry.WithVia(c.Request.Context(), via(c)), c.Param("key"), inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined}, inquiry.TokenHolder(token(c)))
+	rec, err := s.svc.Answer(inquiry.WithVia(c.Request.Context(), via(c)), c.Param("key"), inquiry.Reply{Value: b.Value, Text: b.Text, Declined: b.Declined, Content: b.Content}, inquiry.TokenHolder(token(c)))
 	s.writeInquiry(c, rec, err)
 }
 

@@ -469,6 +469,10 @@ export interface components {
              * @enum {string}
              */
             via?: "web" | "email" | "mcp";
+            /** @description The approved content of an editable proposal, whole, when the person sent one; the inquiry's proposal keeps what was proposed. */
+            content?: string;
+            /** @description The approved content differs from the proposal. */
+            edited?: boolean;
         };
         Vote: {
             /** @description A Slack user id or a token name. */
@@ -519,6 +523,20 @@ export interface components {
             /** @description Entra (AAD) object ids of who may answer there; none, anybody in the conversation. */
             answerers?: string[];
         };
+        /** @description What the person approves, shown whole rather than described: a diff, a document, a tool's input. Each channel shows it in its own way (the first lines where it does not fit, saying so, with a link to the answer page that shows it whole). Part of the derived id: two proposals are two questions. */
+        Proposal: {
+            /**
+             * @description How the content is read and shown (default text); json content must parse.
+             * @enum {string}
+             */
+            format?: "text" | "markdown" | "diff" | "json";
+            /** @description At most 256 KiB (262144 bytes of UTF-8, no NUL), not blank. Past it, or with an unknown format, invalid UTF-8 or json that does not parse: 422 invalid_inquiry, field proposal.content (or proposal.format) with a sentence saying where. */
+            content: string;
+            /** @description A one-line name for the proposal (at most 200 characters). */
+            title?: string;
+            /** @description The person may approve an edited version (a confirm's yes, or a choice's option, with content); the answer then records content and edited. Not for a text question, nor with approvals above 1. */
+            editable?: boolean;
+        };
         Failure: {
             code: string;
             message: string;
@@ -540,6 +558,7 @@ export interface components {
             default: components["schemas"]["Value"];
             /** Format: date-time */
             expires_at: string | null;
+            proposal?: components["schemas"]["Proposal"];
             /** @description How many distinct permitted people must give the same answer (default 1). Above 1 only for a confirm or a single choice; the first answer that many people gave wins. */
             approvals?: number;
             /** @description Confirm only (default true): one no answers no at once; false: approvals noes are needed. */
@@ -757,7 +776,7 @@ export interface components {
         };
         Empty: Record<string, never>;
         AskRequest: {
-            /** @description The asker's id, stable across re-entries of the same step. Leave it out and the server derives it from the content ("auto:" and a digest of kind, question, context, options, multiple, allow_text, default and the team approval), so asking the same question again in the same namespace and run finds the same inquiry, and another question is another inquiry. Clients send no id of their own making. */
+            /** @description The asker's id, stable across re-entries of the same step. Leave it out and the server derives it from the content ("auto:" and a digest of kind, question, context, options, multiple, allow_text, default, the team approval and the proposal), so asking the same question again in the same namespace and run finds the same inquiry, and another question is another inquiry. Clients send no id of their own making. */
             id?: string;
             /** @description On POST /v1/runs/{id}/ask leave it out (or give the path's id). */
             run_id?: string;
@@ -770,6 +789,7 @@ export interface components {
             default?: components["schemas"]["Value"];
             /** Format: date-time */
             expires_at?: string | null;
+            proposal?: components["schemas"]["Proposal"];
             /** @description How many distinct permitted people must give the same answer (default 1). Above 1 only for a confirm or a single choice; the first answer that many people gave wins. */
             approvals?: number;
             /** @description Confirm only (default true): one no answers no at once; false: approvals noes are needed. */
@@ -813,6 +833,8 @@ export interface components {
             value?: components["schemas"]["Value"];
             text?: string;
             declined?: boolean;
+            /** @description An edited version of the inquiry's editable proposal, approved with the value (a confirm's "yes", or a choice's option), checked like the proposal's content. On a question whose proposal is not editable, or with a no or a decline: 422 invalid_answer, field content. */
+            content?: string;
         };
         RunRequest: {
             id: string;
