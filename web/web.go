@@ -190,6 +190,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 		h.refuse(w, r, token, nil, nil, inquiry.Errorf(inquiry.CodeForbidden, "this answer was sent from another site: open the link you were sent and answer on its page"))
 		return
 	}
+	// A link the bot never signed is refused before its body is read: a forgery gets nothing
+	// of ours parsed, and is told what a forged GET is told.
+	if !h.svc.LinkSigned(token) {
+		_, l, err := h.svc.OpenLink(ctx, token)
+		h.refuse(w, r, token, nil, l, err)
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		code := inquiry.CodeBadRequest
