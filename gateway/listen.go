@@ -53,9 +53,6 @@ const (
 	DefaultMaxRequestLine = 8 << 10
 	// DefaultMaxHeaderBytes is nginx's default for a request's head (four 8 kB buffers).
 	DefaultMaxHeaderBytes = 32 << 10
-	// DefaultMaxArriving is no longer used: connections stay in net/http, whose goroutine per
-	// connection BOT_MAX_CONNS bounds. Kept while the configuration still reads BOT_MAX_ARRIVING.
-	DefaultMaxArriving = 256
 )
 
 func (l Limits) withDefaults() Limits {
