@@ -8,6 +8,9 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +44,12 @@ gate, the pull request's author); --reason on_no asks a no for its reason. The e
 says the answer, and stderr says who decided:
   bot ask --confirm --question "Merge #42?" --approvals 2 --requested-by "$PR_AUTHOR" --reason on_no
 
+A proposal shows the person what they approve, whole: --proposal FILE (a diff, a document, a
+tool's input; at most 256 KiB), read as --format text, markdown, diff or json (by default from
+the file's extension). With --editable the person may approve an edited version; the approved
+content is then the answer's content, printed by --json (.answer.content, with .answer.edited):
+  bot ask --confirm --question "Merge #42?" --proposal pr.diff --editable --json
+
 Each run asks anew: without --id the id is derived from the question, kind, options and
 default, plus a fresh part (cli:<fingerprint>:<time>-<random>), so a cron job's next run asks
 again rather than finding the last run's answer. Give --id for what must be asked once: the
@@ -73,6 +82,10 @@ type askFlags struct {
 	deadlines inquiry.Deadlines
 	extendBy  inquiry.Duration
 	extendMax inquiry.Duration
+	// A proposal (inquiry.Proposal): the file whose content the person approves, its format
+	// (default: from the file's extension, else text), its title, and whether it may be edited.
+	proposal, format, proposalTitle string
+	editable                        bool
 }
 
 func runAsk(ctx context.Context, e *env) error {
@@ -215,6 +228,10 @@ func (f *askFlags) register(fs *flag.FlagSet) {
 		f.deadlines.Escalate = append(f.deadlines.Escalate, st)
 		return err
 	})
+	fs.StringVar(&f.proposal, "proposal", "", "a `file` whose content the person approves, shown whole (at most 256 KiB): a diff, a document, a tool's input")
+	fs.StringVar(&f.format, "format", "", "how --proposal reads: text, markdown, diff or json (default: from the file's extension .diff/.patch, .md, .json, else text)")
+	fs.StringVar(&f.proposalTitle, "proposal-title", "", "a one-line name for --proposal (default: the file's name)")
+	fs.BoolVar(&f.editable, "editable", false, "with --proposal, the person may approve an edited version (its content is then the answer's)")
 	fs.Func("extend-by", "people who may answer can give the question this much more time at once, a Go `duration` such as 1h (with --extend-max)", func(s string) (err error) {
 		f.extendBy, err = inquiry.ParseDuration(s)
 		return err
@@ -321,6 +338,9 @@ func (f *askFlags) request() (client.AskRequest, error) {
 	if f.channel != "" || f.thread != "" || len(f.answerers) > 0 {
 		req.Slack = &client.SlackTarget{Channel: f.channel, ThreadTS: f.thread, Answerers: f.answerers}
 	}
+	if req.Proposal, err = f.readProposal(); err != nil {
+		return req, err
+	}
 	req.ID = strings.TrimSpace(f.id)
 	if req.ID == "" {
 		// Each bot ask is a new ask: a cron job's next run must not find the last run's answer.
@@ -328,6 +348,48 @@ func (f *askFlags) request() (client.AskRequest, error) {
 		req.ID = inquiry.DerivedID("cli", &req.Inquiry) + ":" + freshPart(time.Now())
 	}
 	return req, nil
+}
+
+// readProposal is the proposal the flags name (nil for none), read from its file; its rules
+// (the size, the format, JSON that parses) are the server's to judge, but a file past the
+// bound is not read whole to be sent and refused.
+func (f *askFlags) readProposal() (*inquiry.Proposal, error) {
+	if f.proposal == "" {
+		if f.format != "" || f.proposalTitle != "" || f.editable {
+			return nil, exitf(exitUsage, "--format, --proposal-title and --editable describe a proposal: give its file with --proposal FILE")
+		}
+		return nil, nil
+	}
+	file, err := os.Open(f.proposal)
+	if err != nil {
+		return nil, exitf(exitUsage, "--proposal %s cannot be read (%v): give the path of the file the person approves", f.proposal, err)
+	}
+	defer file.Close()
+	content, err := io.ReadAll(io.LimitReader(file, inquiry.MaxProposalBytes+1))
+	if err != nil {
+		return nil, exitf(exitUsage, "--proposal %s cannot be read (%v): give the path of the file the person approves", f.proposal, err)
+	}
+	if len(content) > inquiry.MaxProposalBytes {
+		return nil, exitf(exitUsage, "--proposal %s is larger than %d bytes (256 KiB), the most a proposal holds: propose a shorter file, such as a summary that links to the whole", f.proposal, inquiry.MaxProposalBytes)
+	}
+	format := inquiry.ProposalFormat(strings.TrimSpace(f.format))
+	if format == "" {
+		switch strings.ToLower(filepath.Ext(f.proposal)) {
+		case ".diff", ".patch":
+			format = inquiry.FormatDiff
+		case ".md", ".markdown":
+			format = inquiry.FormatMarkdown
+		case ".json":
+			format = inquiry.FormatJSON
+		default:
+			format = inquiry.FormatText
+		}
+	}
+	title := strings.TrimSpace(f.proposalTitle)
+	if title == "" {
+		title = filepath.Base(f.proposal)
+	}
+	return &inquiry.Proposal{Format: format, Content: string(content), Title: title, Editable: f.editable}, nil
 }
 
 // freshPart is what makes an id without --id new on every run: the time it was asked, readable,
