@@ -93,7 +93,8 @@ type Harness interface {
 	// Forged sends an answer for rec with a forged signature or token and a body that is not
 	// even well-formed, and returns the HTTP status.
 	Forged(t *testing.T, rec *inquiry.Record) int
-	// Shown is every message or page the channel shows for rec, latest state.
+	// Shown is every message or page the channel shows for rec, latest state: one entry for
+	// each message the channel delivered (a message sent twice is two).
 	Shown(t *testing.T, rec *inquiry.Record) []Shown
 	// ReplyInThread is person replying text in rec's thread (Caps.Threads only).
 	ReplyInThread(t *testing.T, rec *inquiry.Record, person, text string)
