@@ -27,6 +27,7 @@ import (
 	netmail "net/mail"
 	"net/textproto"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -50,6 +51,12 @@ type Transport struct {
 	now   func() time.Time
 	// Timeout bounds one SMTP session (dial, TLS, auth and every message of a delivery).
 	Timeout time.Duration
+
+	// taken holds the Message-IDs the server accepted in an attempt of a delivery that failed
+	// for another of its recipients: the retry mails only those it did not take, so that nobody
+	// gets the question twice. An ID leaves once its delivery went through or failed for good.
+	mu    sync.Mutex
+	taken map[string]bool
 }
 
 var _ inquiry.Transport = (*Transport)(nil)
@@ -62,7 +69,7 @@ func New(cfg Config, links Links, log *slog.Logger, now func() time.Time) *Trans
 	if now == nil {
 		now = time.Now
 	}
-	return &Transport{cfg: cfg, links: links, log: log, now: now, Timeout: 30 * time.Second}
+	return &Transport{cfg: cfg, links: links, log: log, now: now, Timeout: 30 * time.Second, taken: map[string]bool{}}
 }
 
 // Post mails the question to every recipient, each with their own link, in one SMTP session.
@@ -122,6 +129,8 @@ type outgoing struct {
 	msg *mail.Msg
 	// to is the recipient as email.to names it.
 	to string
+	// id is the message's Message-ID.
+	id string
 	// utf8 says the recipient's or the sender's local part is not ASCII: only a server that
 	// offers SMTPUTF8 (RFC 6531) may be given it.
 	utf8, fromUTF8 bool
@@ -157,7 +166,7 @@ func (t *Transport) message(addr, id, inReplyTo string, p parts, now time.Time) 
 	m.SetGenHeader(mail.HeaderXAutoResponseSuppress, "All")
 	m.SetBodyString(mail.TypeTextPlain, p.text)
 	m.AddAlternativeString(mail.TypeTextHTML, p.html)
-	return outgoing{msg: m, to: addr, utf8: needsUTF8, fromUTF8: fromUTF8}, nil
+	return outgoing{msg: m, to: addr, id: id, utf8: needsUTF8, fromUTF8: fromUTF8}, nil
 }
 
 // sender is EMAIL_FROM with its domain in ASCII, and whether its local part needs SMTPUTF8.
@@ -243,14 +252,40 @@ func (t *Transport) send(ctx context.Context, op string, msgs []outgoing) (err e
 			}
 		}
 	}
-	batch := make([]*mail.Msg, len(msgs))
-	for i, m := range msgs {
-		batch[i] = m.msg
+	var batch []*mail.Msg
+	t.mu.Lock()
+	for _, m := range msgs {
+		if !t.taken[m.id] {
+			batch = append(batch, m.msg)
+		}
 	}
-	if err := c.SendWithSMTPClient(sc, batch...); err != nil {
-		return classify(op, t.cfg, fmt.Errorf("send failed: %w", err), inquiry.AttemptOf(ctx))
+	t.mu.Unlock()
+	sendErr := c.SendWithSMTPClient(sc, batch...)
+	if sendErr != nil {
+		err = classify(op, t.cfg, fmt.Errorf("send failed: %w", sendErr), inquiry.AttemptOf(ctx))
 	}
-	return nil
+	t.remember(msgs, err)
+	return err
+}
+
+// remember notes which messages of msgs the server took when err (the attempt's) will be retried
+// and some message was refused (go-mail marks each refused message); else the delivery is over
+// and its messages are forgotten.
+func (t *Transport) remember(msgs []outgoing, err error) {
+	refused := false
+	for _, m := range msgs {
+		refused = refused || m.msg.HasSendError()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, m := range msgs {
+		switch {
+		case err == nil || inquiry.Fatal(err):
+			delete(t.taken, m.id)
+		case refused && !m.msg.HasSendError():
+			t.taken[m.id] = true
+		}
+	}
 }
 
 // RefusalsBeforeFailing is how many attempts of a delivery may meet a 5xx reply before the
