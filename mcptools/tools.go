@@ -161,6 +161,8 @@ type askInput struct {
 	// agent rarely knows, and is left to the API.
 	Remind []inquiry.Duration `json:"remind,omitempty"`
 	Extend *inquiry.Extension `json:"extend,omitempty"`
+	// Proposal is what the person approves, shown whole (inquiry.Proposal), passed as given.
+	Proposal *inquiry.Proposal `json:"proposal,omitempty"`
 	// AnswerHere asks the client's own user, in the client (form elicitation): here.go.
 	AnswerHere bool `json:"answer_here,omitempty"`
 }
@@ -224,7 +226,7 @@ func askHumanTool() *mcp.Tool {
 			"multiple":     boolean("For a choice: the person may pick several options."),
 			"allow_text":   boolean("For a choice or a confirm: the person may answer in their own words instead."),
 			"expires_in":   str(`How long the question stays open, a duration such as "30m", "2h" or "24h". When it passes, the default is assumed (without a default the question is declined). Without it, the question stays open until somebody answers.`),
-			"id":           bounded(1, inquiry.MaxIDChars, fmt.Sprintf(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to %d printable characters). Default: the server derives it from the question, kind, options, context, multiple, allow_text, default and approval, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`, inquiry.MaxIDChars)),
+			"id":           bounded(1, inquiry.MaxIDChars, fmt.Sprintf(`A stable id for this question, the same every time this step runs, such as "deploy-42:merge" (1 to %d printable characters). Default: the server derives it from the question, kind, options, context, multiple, allow_text, default, approval and proposal, so asking the same question again finds the same inquiry and its answer. Give a new id to ask the same words afresh.`, inquiry.MaxIDChars)),
 			"wait_seconds": waitSeconds(" When nobody has answered by then, the status is pending and the key picks the answer up later with get_answer."),
 			"approvals": {
 				Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(float64(inquiry.MaxApprovals)),
@@ -254,9 +256,24 @@ func askHumanTool() *mcp.Tool {
 				AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 				Description:          "With expires_in: the people who may answer may give the question more time, by at a time and max in all.",
 			},
+			"proposal": {
+				Type: "object",
+				Properties: map[string]*jsonschema.Schema{
+					"format": {
+						Type: "string", Enum: []any{string(inquiry.FormatText), string(inquiry.FormatMarkdown), string(inquiry.FormatDiff), string(inquiry.FormatJSON)},
+						Description: `How the content reads (default "text"); "json" content must parse.`,
+					},
+					"content":  bounded(1, inquiry.MaxProposalBytes, fmt.Sprintf("What the person approves, whole: the diff, the document, the tool's input (at most %d bytes, 256 KiB).", inquiry.MaxProposalBytes)),
+					"title":    bounded(0, inquiry.MaxProposalTitleChars, fmt.Sprintf("A one-line name for it, such as \"PR #42\" (at most %d characters).", inquiry.MaxProposalTitleChars)),
+					"editable": boolean("For a confirm or a single-person choice: the person may approve an edited version; the answer then carries the approved content."),
+				},
+				PropertyOrder: []string{"format", "content", "title", "editable"}, Required: []string{"content"},
+				AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+				Description:          "What the person approves, shown to them whole rather than described in context: a diff, a config change, an outgoing message, a tool's input. Two proposals are two questions.",
+			},
 			"answer_here": boolean(answerHereDescription),
 		},
-		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds", "approvals", "veto", "requested_by", "reason", "remind", "extend", "answer_here"},
+		PropertyOrder:        []string{"question", "kind", "options", "context", "default", "multiple", "allow_text", "expires_in", "id", "wait_seconds", "approvals", "veto", "requested_by", "reason", "remind", "extend", "proposal", "answer_here"},
 		Required:             []string{"question"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
@@ -429,6 +446,7 @@ func (t *tools) askRequest(in askInput) (client.AskRequest, error) {
 	req.Default = inquiry.NamedDefault(&req.Inquiry, in.Default)
 	req.Approval = inquiry.Approval{Approvals: in.Approvals, Veto: in.Veto, RequestedBy: in.RequestedBy, Reason: in.Reason}
 	req.Remind, req.Extend = in.Remind, in.Extend
+	req.Proposal = in.Proposal
 	if t.opts.Policy != "" {
 		req.Config = &inquiry.Config{Policy: t.opts.Policy}
 	}
