@@ -174,7 +174,7 @@ func TestWaitWakesOnAnswer(t *testing.T) {
 	rec, _, err := b.svc.Ask(b.ctx, ask(inquiry.PolicyAsk, merge()))
 	require.NoError(t, err)
 	done := waitAside(t, b, rec.Key)
-	time.Sleep(50 * time.Millisecond)
+	waiting(t, b, 1) // the answer comes once the wait is subscribed: it is the wake that ends it
 	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	select {
@@ -761,10 +761,11 @@ func TestAWaitFollowsAnExtendedExpiry(t *testing.T) {
 	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyAsk}})
 	require.NoError(t, err)
 	done := waitAside(t, b, rec.Key)
-	time.Sleep(100 * time.Millisecond)
+	waiting(t, b, 1)
 	_, err = b.svc.Extend(b.ctx, rec.Key, 0, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
-	time.Sleep(time.Until(at.Add(300 * time.Millisecond))) // past the old expiry
+	// The scenario is the wall clock passing the old expiry: a slower machine only passes it by more.
+	time.Sleep(time.Until(at.Add(300 * time.Millisecond)))
 	_, err = b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("merge")}, inquiry.SlackUser("U1", nil))
 	require.NoError(t, err)
 	select {

@@ -73,13 +73,7 @@ func deliveryOf(t *testing.T, st *storage.Store, key string) inquiry.Delivery {
 // eventuallyStored waits until the delivery of key is as cond wants it.
 func eventuallyStored(t *testing.T, st *storage.Store, key, what string, cond func(inquiry.Delivery) bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond(deliveryOf(t, st, key)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s (delivery of %s: %+v)", what, waitFor, key, deliveryOf(t, st, key))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, waitFor, what+" (delivery of "+key+")", func() bool { return cond(deliveryOf(t, st, key)) })
 }
 
 func receive[T any](t *testing.T, c <-chan T, what string) T {
