@@ -41,7 +41,7 @@ func buttonsWithinLimits(t *testing.T, h Harness) {
 	}
 	many := h.Ask(t, choice(id(t, "many"), max+1))
 	for _, s := range offering(t, h, many) {
-		if !s.List || s.Buttons > max || !strings.Contains(s.Text, "Option "+strings.ToUpper(many.Options[max].Value[3:])) {
+		if !s.List || s.Buttons > max || !strings.Contains(s.Text, many.Options[max].Label) {
 			t.Fatalf("%s: %d options: want a list holding every option and at most %d buttons, got %+v", h.Name(), max+1, max, s)
 		}
 	}

@@ -9,6 +9,7 @@
 package channeltest
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,14 +135,11 @@ var cases = []struct {
 	{"a permanent error recorded on failure", permanentFailure},
 }
 
+// choice is a single Choice of n options, opt1 … optN, labelled "Option 1" … "Option N".
 func choice(id string, n int) inquiry.Inquiry {
 	in := inquiry.Inquiry{ID: id, Kind: inquiry.KindChoice, Question: "Which one, " + id + "?", Default: inquiry.One("opt1")}
 	for i := 1; i <= n; i++ {
-		v := "opt" + string(rune('0'+i/10)) + string(rune('0'+i%10))
-		if i < 10 {
-			v = "opt" + string(rune('0'+i))
-		}
-		in.Options = append(in.Options, inquiry.Option{Value: v, Label: "Option " + strings.ToUpper(v[3:])})
+		in.Options = append(in.Options, inquiry.Option{Value: "opt" + strconv.Itoa(i), Label: "Option " + strconv.Itoa(i)})
 	}
 	return in
 }
