@@ -268,6 +268,10 @@ func (t *Transport) send(ctx context.Context, op string, msgs []outgoing) (err e
 	return err
 }
 
+// maxTaken bounds what remember keeps: past it (thousands of deliveries retried at once, or
+// abandoned ones left behind), a retry mails its recipients again rather than the memory grow.
+const maxTaken = 10000
+
 // remember notes which messages of msgs the server took when err (the attempt's) will be retried
 // and some message was refused (go-mail marks each refused message); else the delivery is over
 // and its messages are forgotten.
@@ -282,7 +286,7 @@ func (t *Transport) remember(msgs []outgoing, err error) {
 		switch {
 		case err == nil || inquiry.Fatal(err):
 			delete(t.taken, m.id)
-		case refused && !m.msg.HasSendError():
+		case refused && !m.msg.HasSendError() && len(t.taken) < maxTaken:
 			t.taken[m.id] = true
 		}
 	}
