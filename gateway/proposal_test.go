@@ -80,3 +80,22 @@ func TestProposalThroughTheAPI(t *testing.T) {
 		require.Contains(t, e["message"], "colour")
 	})
 }
+
+// TestResumeWithAnEditedProposal: a run's caller that hands back an edit through resume has it
+// checked and recorded as on the answer endpoint, not dropped.
+func TestResumeWithAnEditedProposal(t *testing.T) {
+	each(t, func(t *testing.T, db string) {
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		ask := confirm("r3:apply", "wait", 0, "proposal", map[string]any{"format": "json", "content": `{"replicas": 2}`, "editable": true})
+		r := b.do("POST", "/v1/runs/r3/ask", b.askA, ask)
+		require.Equal(t, http.StatusAccepted, r.status, "body: %s", r.body)
+		r = b.do("POST", "/v1/runs/r3/resume", b.askA, map[string]any{"answers": map[string]any{"r3:apply": map[string]any{"value": "yes", "content": `{"replicas": 3`}}})
+		e := r.errorOf(t, http.StatusUnprocessableEntity, inquiry.CodeInvalidAnswer)
+		require.Contains(t, e["message"], "content is not JSON")
+		r = b.do("POST", "/v1/runs/r3/resume", b.askA, map[string]any{"answers": map[string]any{"r3:apply": map[string]any{"value": "yes", "content": `{"replicas": 3}`}}})
+		require.Equal(t, 200, r.status, "body: %s", r.body)
+		a := r.json(t)["answers"].(map[string]any)["r3:apply"].(map[string]any)
+		require.Equal(t, `{"replicas": 3}`, a["content"])
+		require.Equal(t, true, a["edited"])
+	})
+}

@@ -250,7 +250,7 @@ func (s *Service) Resume(ctx context.Context, runID string, answers map[string]A
 		if a.Source != "" && !a.Source.Valid() {
 			return nil, answerErr(field+".source", "%s.source %q is not one of person, default, expired or caller: leave it out, a resume records the caller's answer as source caller", field, string(a.Source))
 		}
-		st := step{id: id, reply: Reply{Value: a.Value, Text: a.Text, Declined: a.Declined}}
+		st := step{id: id, reply: Reply{Value: a.Value, Text: a.Text, Declined: a.Declined, Content: a.Content}}
 		rec, err := s.Store.InquiryByID(ctx, namespace, runID, id)
 		switch {
 		case ErrorCode(err) == CodeNotFound:

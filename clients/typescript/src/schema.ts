@@ -490,7 +490,7 @@ export interface components {
              */
             via: "slack" | "api" | "cli" | "web" | "email" | "mcp";
         };
-        /** @description An answer as a run's caller hands it back through resume. Only value, text and declined are taken; who answered, how and when are the server's, whatever these fields say: the token's name and answered_at now, with source person when the token may answer the inquiry itself (its answer, or its vote where several people must agree), else source caller. For an inquiry of the run still pending it is checked like any answer and resolves it; one that names who may answer (requested_by, approvals above 1, answerers) is not the caller's to resolve (403 forbidden). For one already resolved it must agree with the recorded answer (409 already_resolved otherwise). */
+        /** @description An answer as a run's caller hands it back through resume. Only value, text, declined and content (an edited proposal, checked as on the answer endpoint) are taken; who answered, how and when are the server's, whatever these fields say: the token's name and answered_at now, with source person when the token may answer the inquiry itself (its answer, or its vote where several people must agree), else source caller. For an inquiry of the run still pending it is checked like any answer and resolves it; one that names who may answer (requested_by, approvals above 1, answerers) is not the caller's to resolve (403 forbidden). For one already resolved it must agree with the recorded answer (409 already_resolved otherwise). */
         AnswerInput: {
             inquiry_id?: string;
             value?: components["schemas"]["Value"];
@@ -502,6 +502,8 @@ export interface components {
             source?: "person" | "default" | "expired" | "caller";
             /** Format: date-time */
             answered_at?: string;
+            content?: string;
+            edited?: boolean;
         };
         SlackRef: {
             channel: string;
