@@ -105,7 +105,11 @@ func checkProposalContent(refuse func(field, format string, args ...any) *Error,
 	}
 	if format == FormatJSON {
 		if err := jsonSyntax(s); err != nil {
-			return refuse(field, "%s is not JSON (%s): send a JSON document, or make proposal.format \"text\"", field, err)
+			fix := "send the edited content as one JSON document"
+			if field == "proposal.content" {
+				fix = "send one JSON document, or make proposal.format \"text\""
+			}
+			return refuse(field, "%s is not JSON (%s): %s", field, err, fix)
 		}
 	}
 	return nil

@@ -103,7 +103,7 @@ func TestCheckAnswerEdit(t *testing.T) {
 		"no proposal":  {proposed(nil), inquiry.Reply{Value: inquiry.One("yes"), Content: "y"}, "has no proposal"},
 		"with no":      {in, inquiry.Reply{Value: inquiry.One("no"), Content: "{}"}, `approved with "yes"`},
 		"declined":     {in, inquiry.Reply{Declined: true, Content: "{}"}, "declined answer"},
-		"bad json":     {in, inquiry.Reply{Value: inquiry.One("yes"), Content: "{"}, "content is not JSON"},
+		"bad json":     {in, inquiry.Reply{Value: inquiry.One("yes"), Content: "{"}, "content is not JSON (it ends before the document does): send the edited content as one JSON document"},
 		"over 256 KiB": {in, inquiry.Reply{Value: inquiry.One("yes"), Content: `"` + strings.Repeat("x", inquiry.MaxProposalBytes) + `"`}, "may have at most 262144"},
 		"bad UTF-8":    {in, inquiry.Reply{Value: inquiry.One("yes"), Content: "\xff"}, "not valid UTF-8"},
 	} {
