@@ -160,6 +160,8 @@ type Reply struct {
 	Value    inquiry.Value `json:"value,omitzero"`
 	Text     string        `json:"text,omitempty"`
 	Declined bool          `json:"declined,omitempty"`
+	// Content is the approved version of an editable proposal, whole (edited when it differs).
+	Content string `json:"content,omitempty"`
 }
 
 // Answer answers a pending inquiry (POST /v1/inquiries/{key}/answer) and returns it resolved.

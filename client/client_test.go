@@ -317,6 +317,7 @@ func TestAnswerBody(t *testing.T) {
 		{client.Reply{Value: inquiry.Many("a", "b")}, `{"value":["a","b"]}`},
 		{client.Reply{Text: "after lunch"}, `{"text":"after lunch"}`},
 		{client.Reply{Declined: true}, `{"declined":true}`},
+		{client.Reply{Value: inquiry.One("yes"), Content: "--- a\n+++ b\n"}, `{"value":"yes","content":"--- a\n+++ b\n"}`},
 	}
 	for _, tt := range tests {
 		f, c := newFake(t, func(w http.ResponseWriter, r *http.Request) {
