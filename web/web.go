@@ -56,8 +56,9 @@ const (
 	DefaultBurst            = 20
 	// maxLinks bounds the limiter's table; past it new links share one bucket until idle ones go.
 	maxLinks = 10_000
-	// maxForm bounds a form's body: the ceiling's text in percent-encoding and a few fields.
-	maxForm = 64 << 10
+	// maxForm bounds a form's body: an edited proposal at its bound in percent-encoding (three
+	// characters a byte at worst), the ceiling's text and a few fields.
+	maxForm = 3*inquiry.MaxProposalBytes + 64<<10
 )
 
 // Config is what the page needs. Service is required.
@@ -126,6 +127,12 @@ type view struct {
 	Typed    string
 	Decision string
 
+	// Proposal is the inquiry's proposal as the page shows it; Edit is the content its textarea
+	// holds (the proposal's, or the person's edit shown again), and on the confirmation the edit
+	// to send, "" for none.
+	Proposal *shownProposal
+	Edit     string
+
 	Heading, What string
 }
 
@@ -169,7 +176,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.refuse(w, r, token, rec, l, err)
 			return
 		}
-		h.question(w, token, rec, l, "", "", http.StatusOK)
+		h.question(w, token, rec, l, "", "", "", http.StatusOK)
 	case http.MethodPost:
 		h.post(w, r, token)
 	default:
@@ -212,6 +219,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 		return
 	}
 	values, typed := f["value"], f.Get("text")
+	edit := f.Get("content")
 	reply := inquiry.Reply{Text: typed}
 	switch {
 	case len(values) > 1:
@@ -226,12 +234,18 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 			reply, _ = inquiry.ReplyOf(&rec.Inquiry, typed, false)
 		}
 	}
+	if edit != "" {
+		if rec, _, err := h.svc.OpenLink(ctx, token); err == nil {
+			edit = edited(rec.Proposal, edit)
+		}
+		reply.Content = edit
+	}
 	// failed shows a refused step: the question again, with the sentence, when the answer is what
 	// the person can mend; else the page that says why.
 	failed := func(rec *inquiry.Record, err error) {
 		if inquiry.ErrorCode(err) == inquiry.CodeInvalidAnswer && rec != nil {
 			_, l, _ := h.svc.OpenLink(ctx, token)
-			h.question(w, token, rec, l, inquiry.ErrorMessage(err), typed, http.StatusUnprocessableEntity)
+			h.question(w, token, rec, l, inquiry.ErrorMessage(err), typed, edit, http.StatusUnprocessableEntity)
 			return
 		}
 		h.refuse(w, r, token, rec, nil, err)
@@ -243,7 +257,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 			failed(rec, err)
 			return
 		}
-		h.confirm(w, token, rec, values, typed, a)
+		h.confirm(w, token, rec, values, typed, edit, a)
 	case "send":
 		rec, err := h.svc.AnswerByLink(ctx, token, reply)
 		if err != nil {
@@ -301,10 +315,15 @@ func (h *Handler) base(v *view, token string, rec *inquiry.Record) {
 }
 
 // question renders the question with its answers; problem, when set, is why the last try was
-// refused, and typed what the person had written.
-func (h *Handler) question(w http.ResponseWriter, token string, rec *inquiry.Record, l *inquiry.Link, problem, typed string, status int) {
+// refused, typed what the person had written and edit their edit of the proposal ("": none).
+func (h *Handler) question(w http.ResponseWriter, token string, rec *inquiry.Record, l *inquiry.Link, problem, typed, edit string, status int) {
 	v := view{View: "question", State: "pending", Problem: problem, Typed: typed, MaxChars: inquiry.DefaultAnswerChars}
 	h.base(&v, token, rec)
+	v.Proposal = showProposal(rec.Proposal)
+	v.Edit = edit
+	if v.Edit == "" && rec.Proposal != nil {
+		v.Edit = rec.Proposal.Content
+	}
 	if l != nil {
 		v.Who = l.Who()
 	}
@@ -321,8 +340,12 @@ func (h *Handler) question(w http.ResponseWriter, token string, rec *inquiry.Rec
 }
 
 // confirm renders the confirmation step: what would be sent, Send or Take back.
-func (h *Handler) confirm(w http.ResponseWriter, token string, rec *inquiry.Record, values []string, typed string, a inquiry.Answer) {
-	v := view{View: "confirm", State: "confirm", Values: values, Typed: typed}
+func (h *Handler) confirm(w http.ResponseWriter, token string, rec *inquiry.Record, values []string, typed, edit string, a inquiry.Answer) {
+	v := view{View: "confirm", State: "confirm", Values: values, Typed: typed, Edit: edit}
+	if edit != "" {
+		v.Proposal = showProposal(&inquiry.Proposal{Format: rec.Proposal.Format, Content: edit, Title: rec.Proposal.Title})
+		v.Proposal.Edited = true
+	}
 	h.base(&v, token, rec)
 	v.Title = "Send this answer?"
 	v.Decision = inquiry.RenderAnswer(&rec.Inquiry, &inquiry.Answer{Value: a.Value, Text: a.Text, Declined: a.Declined})
