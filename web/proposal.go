@@ -13,7 +13,7 @@ type shownProposal struct {
 	// Editable offers the textarea; Edited says the lines are the person's edit, on the
 	// confirmation.
 	Editable, Edited bool
-	Lines         []shownLine
+	Lines            []shownLine
 }
 
 // shownLine is one line of a proposal, without its line ending, and its class ("" outside a
