@@ -7,6 +7,9 @@
 //     Names), the message after resolution (Resolved: who decided, for an approval), the thread
 //     notice for an answer assumed by policy (Notice), and the four modals (TextModal,
 //     ConfirmModal, OwnWordsModal, and ReasonModal for an answer that must say why);
+//   - an inquiry's proposal in its message: its first lines, preformatted, never shortened
+//     without saying so and linking to the answer page (ShowProposal), and EditModal for an
+//     editable one;
 //   - the routing scheme that maps a click or a submission back to an inquiry key (the
 //     constants below, ParseBlockID, BaseAction, ReadAction, ReadSubmission, ModalFor);
 //   - the escaping of user text for Slack (Escape, Mention, Who);
@@ -32,10 +35,12 @@
 //	                   inq:own_words    opens OwnWordsModal; value = key
 //	                   inq:open_text    opens TextModal; value = key
 //	                   inq:open_confirm opens ConfirmModal; value = key
-//	callback_id        inq:text | inq:confirm | inq:own_words | inq:reason
+//	                   inq:open_edit    opens EditModal of an editable proposal; value = key
+//	callback_id        inq:text | inq:confirm | inq:own_words | inq:reason | inq:edit
 //	private_metadata   the key
 //	modal inputs       block inq:answer (action inq:answer_text, inq:yes_no, or inq:choice in the reason
-//	                   modal of a choice), block inq:note (action inq:note), block inq:reason (action inq:reason)
+//	                   modal of a choice), block inq:note (action inq:note), block inq:reason (action inq:reason),
+//	                   block inq:content (action inq:content: the proposal as edited in EditModal)
 //
 // A Confirm that needs several approvals shows Yes and No as inq:choose buttons (values yes and
 // no); a button whose answer must say why (inquiry.NeedsReason) has no confirmation dialog: its

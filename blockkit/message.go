@@ -23,6 +23,7 @@ func Message(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Bl
 func message(rec *inquiry.Record, now time.Time, replies bool) (text string, blocks []slack.Block) {
 	in := &rec.Inquiry
 	blocks = append(blocks, prose(rec.Key, revQuestion, in)...)
+	blocks = append(blocks, proposalBlocks(rec, revQuestion, true)...)
 	blocks = append(blocks, controls(rec, revQuestion)...)
 	if page := browserLink(rec); page != "" {
 		// The answer page behind the inquiry's link (the README's "Answer in a browser"), for whoever is not at a
@@ -423,6 +424,7 @@ func whoLine(l *line, rec *inquiry.Record, replies bool) {
 func Resolved(rec *inquiry.Record, now time.Time) (text string, blocks []slack.Block) {
 	in := &rec.Inquiry
 	blocks = append(blocks, prose(rec.Key, revResolved, in)...)
+	blocks = append(blocks, proposalBlocks(rec, revResolved, false)...)
 	o := outcome(rec, now)
 	blocks = append(blocks, section(blockID(rec.Key, revResolved, "o0"), clip(o.head, maxSectionText)))
 	for i, c := range chunkPlain(printed(o.words), maxSectionText) {

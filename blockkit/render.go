@@ -32,6 +32,8 @@ func Render(rec *inquiry.Record, now time.Time) ([]byte, error) {
 		r.Text, r.Blocks = Message(rec, now)
 		var m slack.ModalViewRequest
 		switch needs := reasonFirst(rec); {
+		case CanEditInSlack(&rec.Inquiry):
+			m = EditModal(rec) // the modal a person reaches to approve an edit
 		case rec.Kind == inquiry.KindText:
 			m = TextModal(rec)
 		case rec.Kind == inquiry.KindConfirm && rec.Quorum() > 1 && needs != "":

@@ -24,11 +24,13 @@ const (
 	ActionOpenText    = "inq:open_text"    // opens TextModal
 	ActionOpenConfirm = "inq:open_confirm" // opens ConfirmModal
 	ActionOpenPage    = "inq:open_page"    // the "Answer in a browser" link button: only acknowledged
+	ActionOpenEdit    = "inq:open_edit"    // opens EditModal of an editable proposal
 
 	CallbackText     = "inq:text"      // callback_id of TextModal
 	CallbackConfirm  = "inq:confirm"   // callback_id of ConfirmModal
 	CallbackOwnWords = "inq:own_words" // callback_id of OwnWordsModal
 	CallbackReason   = "inq:reason"    // callback_id of ReasonModal
+	CallbackEdit     = "inq:edit"      // callback_id of EditModal
 
 	// Input blocks of the modals: stable, so errors can be attached to them with
 	// slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: "…"}).
@@ -39,7 +41,9 @@ const (
 	ActionNote       = "inq:note"
 	BlockReason      = "inq:reason" // the reason of ReasonModal, and of ConfirmModal when the inquiry asks for one
 	ActionReason     = "inq:reason"
-	ActionChoice     = "inq:choice" // the answer of ReasonModal for a choice: radio buttons, checkboxes or a select
+	ActionChoice     = "inq:choice"  // the answer of ReasonModal for a choice: radio buttons, checkboxes or a select
+	BlockContent     = "inq:content" // the proposal as edited in EditModal
+	ActionContent    = "inq:content"
 )
 
 // MaxKeyChars is the longest inquiry key whose block_ids stay within Slack's 255 characters.
@@ -82,7 +86,7 @@ func chooseAction(n int) string { return ActionChoose + ":" + strconv.Itoa(n) }
 // the option index of ActionChoose dropped), or "" for an action that is not ours.
 func BaseAction(actionID string) string {
 	switch actionID {
-	case ActionSelect, ActionPick, ActionSubmit, ActionOwnWords, ActionOpenText, ActionOpenConfirm, ActionExtend:
+	case ActionSelect, ActionPick, ActionSubmit, ActionOwnWords, ActionOpenText, ActionOpenConfirm, ActionOpenEdit, ActionExtend:
 		return actionID
 	}
 	if n, ok := strings.CutPrefix(actionID, ActionChoose+":"); ok {
@@ -160,6 +164,10 @@ func ModalFor(rec *inquiry.Record, actionID string) (slack.ModalViewRequest, boo
 		return ConfirmModal(rec), true
 	case ActionOwnWords:
 		return OwnWordsModal(rec), true
+	case ActionOpenEdit:
+		if CanEditInSlack(&rec.Inquiry) {
+			return EditModal(rec), true
+		}
 	}
 	return slack.ModalViewRequest{}, false
 }
@@ -174,7 +182,7 @@ var ErrNotOurs = errors.New("not an inquiry view")
 // its key or its state, is an error.
 func ReadSubmission(view slack.View) (key string, reply inquiry.Reply, err error) {
 	switch view.CallbackID {
-	case CallbackText, CallbackOwnWords, CallbackConfirm, CallbackReason:
+	case CallbackText, CallbackOwnWords, CallbackConfirm, CallbackReason, CallbackEdit:
 	default:
 		return "", reply, fmt.Errorf("read view submission: callback_id %q: %w", view.CallbackID, ErrNotOurs)
 	}
@@ -184,6 +192,13 @@ func ReadSubmission(view slack.View) (key string, reply inquiry.Reply, err error
 	}
 	if view.State == nil {
 		return "", reply, fmt.Errorf("read view submission: %s for %s has no state", view.CallbackID, key)
+	}
+	if view.CallbackID == CallbackEdit {
+		reply, err = readEdit(view, key)
+		if err != nil {
+			return "", reply, err
+		}
+		return key, reply, nil
 	}
 	answer, found := view.State.Values[BlockAnswer]
 	if !found {

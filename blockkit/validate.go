@@ -330,6 +330,38 @@ func (c *checker) block(path string, v any) {
 		}
 	case "image":
 		c.image(path, obj)
+	case "rich_text":
+		els := c.elements(obj, path, "a rich_text block", maxActionsBlock)
+		for i, e := range els {
+			c.richText(fmt.Sprintf("%s.elements[%d]", path, i), e)
+		}
+	}
+}
+
+// richText checks one element of a rich_text block: a section, list, quote or preformatted
+// with elements. Slack's reference names no length for their text; this package keeps each
+// within the maxText of any text object, and so does the check.
+func (c *checker) richText(path string, v any) {
+	obj, ok := c.object(path, v)
+	if !ok {
+		return
+	}
+	switch typ, _ := obj["type"].(string); typ {
+	case "rich_text_section", "rich_text_list", "rich_text_quote", "rich_text_preformatted":
+	default:
+		c.add(path+".type", "must be a rich_text_section, _list, _quote or _preformatted, not %q", typ)
+		return
+	}
+	els := c.elements(obj, path, "a rich text element", maxViewBlocks)
+	n := 0
+	for i, e := range els {
+		if o, ok := c.object(fmt.Sprintf("%s.elements[%d]", path, i), e); ok {
+			s, _ := o["text"].(string)
+			n += runes(s)
+		}
+	}
+	if n > maxText {
+		c.add(path, "%d characters of text, limit %d (this package's bound)", n, maxText)
 	}
 }
 

@@ -1,0 +1,204 @@
+package blockkit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/slack-go/slack"
+)
+
+// Bounds of a proposal in a message. Slack's reference gives no limit for a preformatted rich
+// text element, so the preformatted block keeps within the 3,000 characters of any text object;
+// and it shows at most maxProposalLines lines, so a long diff does not bury the buttons.
+const (
+	maxProposalChars = maxText
+	maxProposalLines = 50
+	// maxEditChars is what the edit modal takes: a plain_text_input's initial_value and
+	// max_length stop at 3,000 characters. A longer proposal is edited on the answer page.
+	maxEditChars = maxInputLength
+)
+
+// ProposalShown is how much of a proposal a message shows: its first lines, cut whole where
+// they fit, and whether that is all of it.
+type ProposalShown struct {
+	Text       string // what is shown, printed (inquiry.Printed) with line endings as \n
+	Lines      int    // whole lines shown
+	TotalLines int
+	Chars      int // characters shown (when a line had to be cut)
+	TotalChars int
+	Cut        bool // some of the proposal is not shown
+	CutInLine  bool // the cut falls inside a line, so Chars says how much is shown
+}
+
+// ShowProposal is the part of content a message shows: at most maxLines whole lines and
+// maxChars characters; when even the first line is longer, its first maxChars characters.
+func ShowProposal(content string, maxLines, maxChars int) ProposalShown {
+	s := printed(strings.ReplaceAll(content, "\r\n", "\n"))
+	s = strings.TrimRight(s, "\n")
+	lines := strings.Split(s, "\n")
+	sh := ProposalShown{TotalLines: len(lines), TotalChars: runes(s)}
+	var b strings.Builder
+	n := 0
+	for i, l := range lines {
+		add := runes(l)
+		if i > 0 {
+			add++ // the line break
+		}
+		if i == maxLines || n+add > maxChars {
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+		n += add
+		sh.Lines++
+	}
+	if sh.Lines == 0 {
+		r := []rune(lines[0])
+		b.WriteString(string(r[:min(len(r), maxChars)]))
+		n = min(len(r), maxChars)
+		sh.CutInLine = true
+	}
+	sh.Text, sh.Chars = b.String(), n
+	sh.Cut = sh.Lines < sh.TotalLines || sh.CutInLine
+	if strings.TrimSpace(sh.Text) == "" {
+		sh.Text = "(blank)" // Slack refuses an empty text
+	}
+	return sh
+}
+
+// Sentence says what a shortened proposal shows, "" when it is shown whole.
+func (sh ProposalShown) Sentence() string {
+	switch {
+	case !sh.Cut:
+		return ""
+	case sh.CutInLine:
+		return fmt.Sprintf("Shortened: the first %s of %s characters are shown.", thousands(sh.Chars), thousands(sh.TotalChars))
+	}
+	return fmt.Sprintf("Shortened: the first %s of %s lines are shown.", thousands(sh.Lines), thousands(sh.TotalLines))
+}
+
+// CanEditInSlack reports whether the edit modal can hold the proposal of in: an editable
+// proposal within a plain_text_input's 3,000 characters.
+func CanEditInSlack(in *inquiry.Inquiry) bool {
+	p := in.Proposal
+	return p != nil && p.Editable && runes(p.Content) <= maxEditChars
+}
+
+// proposalBlocks renders the proposal of rec, if any: a label naming its format and its title
+// (the asker's, literal), its first lines in a preformatted rich text block, whose text elements
+// Slack shows as they are (no formatting, mention or link of the asker's takes effect), a
+// sentence with a "View all" link to the answer page wherever it is shortened, and for an
+// editable proposal the way to edit it. With controls false (the resolved message) the edit is
+// left out.
+func proposalBlocks(rec *inquiry.Record, rev string, controls bool) []slack.Block {
+	p := rec.Proposal
+	if p == nil {
+		return nil
+	}
+	key := rec.Key
+	format := p.Format
+	if format == "" {
+		format = inquiry.FormatText
+	}
+	head := &line{}
+	head.ours("*Proposal* (" + string(format) + ")")
+	if strings.TrimSpace(p.Title) != "" {
+		head.ours(":")
+		head.theirs("“"+inquiry.OneLine(p.Title, inquiry.MaxProposalTitleChars)+"”", 0)
+	}
+	blocks := []slack.Block{head.block(blockID(key, rev, "pl"))}
+	sh := ShowProposal(p.Content, maxProposalLines, maxProposalChars)
+	blocks = append(blocks, slack.NewRichTextBlock(blockID(key, rev, "p"),
+		&slack.RichTextPreformatted{Type: slack.RTEPreformatted, Elements: []slack.RichTextSectionElement{
+			slack.NewRichTextSectionTextElement(sh.Text, nil),
+		}}))
+	page := browserLink(rec)
+	if s := sh.Sentence(); s != "" {
+		sec := section(blockID(key, rev, "pcut"), s)
+		if page != "" {
+			sec.Accessory = slack.NewAccessory(&slack.ButtonBlockElement{Type: slack.METButton,
+				ActionID: ActionOpenPage, Text: plain("View all"), URL: page})
+		}
+		blocks = append(blocks, sec)
+	}
+	if !controls || !p.Editable {
+		return blocks
+	}
+	switch {
+	case CanEditInSlack(&rec.Inquiry):
+		blocks = append(blocks, slack.NewActionBlock(blockID(key, rev, "edit"),
+			slack.NewButtonBlockElement(ActionOpenEdit, key, plain("Edit and approve"))))
+	case page != "":
+		blocks = append(blocks, slack.NewActionBlock(blockID(key, rev, "edit"),
+			&slack.ButtonBlockElement{Type: slack.METButton, ActionID: ActionOpenPage, Text: plain("Edit on the web"), URL: page}))
+	default:
+		blocks = append(blocks, slack.NewContextBlock(blockID(key, rev, "edit"), mrkdwn(fmt.Sprintf(
+			"This proposal has %s characters, more than Slack's editor takes (%s): approve or reject it here as it is.",
+			thousands(runes(p.Content)), thousands(maxEditChars)))))
+	}
+	return blocks
+}
+
+// EditModal is the modal behind "Edit and approve" of an editable proposal: the question, for a
+// choice the answer to approve with, and the proposal in a multi-line input, prefilled, which
+// the person edits. Its submission approves (a confirm's yes, or the choice) with the content as
+// edited; the service records whether it differs from the proposal.
+func EditModal(rec *inquiry.Record) slack.ModalViewRequest {
+	in := &rec.Inquiry
+	var inputs []slack.Block
+	if in.Kind == inquiry.KindChoice {
+		opts := inquiry.Offered(in)
+		if len(opts) > maxSelectOptions {
+			opts = opts[:maxSelectOptions]
+		}
+		var el slack.BlockElement
+		switch {
+		case in.Multiple && len(opts) <= maxCheckboxes:
+			el = slack.NewCheckboxGroupsBlockElement(ActionChoice, options(opts)...)
+		case in.Multiple:
+			el = slack.NewOptionsMultiSelectBlockElement(slack.MultiOptTypeStatic, plain("Choose any that apply"), ActionChoice, options(opts)...)
+		case len(opts) <= maxRadioButtons:
+			el = slack.NewRadioButtonsBlockElement(ActionChoice, options(opts)...)
+		default:
+			el = slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, plain("Choose an answer"), ActionChoice, options(opts)...)
+		}
+		inputs = append(inputs, slack.NewInputBlock(BlockAnswer, plain("Your answer"), nil, el))
+	}
+	content := ""
+	if in.Proposal != nil {
+		content = in.Proposal.Content
+	}
+	el := slack.NewPlainTextInputBlockElement(nil, ActionContent).WithMultiline(true).WithMaxLength(maxEditChars)
+	el.InitialValue = content
+	inputs = append(inputs, slack.NewInputBlock(BlockContent, plain("The proposal, as you approve it"),
+		plain(fmt.Sprintf("Whoever asked gets your version; the proposal is kept beside it. Up to %s characters.", thousands(maxEditChars))), el))
+	m := modal(rec, CallbackEdit, "Edit and approve", inputs...)
+	m.Submit = plain("Approve")
+	return m
+}
+
+// readEdit reads the submission of EditModal: the content as edited, approved with a confirm's
+// yes, or with the choice when the modal asked for one.
+func readEdit(view slack.View, key string) (inquiry.Reply, error) {
+	content, found := view.State.Values[BlockContent][ActionContent]
+	if !found {
+		return inquiry.Reply{}, fmt.Errorf("read view submission: %s for %s has no %s block in its state", view.CallbackID, key, BlockContent)
+	}
+	reply := inquiry.Reply{Value: inquiry.One("yes"), Content: content.Value}
+	if a, ok := view.State.Values[BlockAnswer][ActionChoice]; ok {
+		switch {
+		case a.Type == slack.ActionType(slack.METCheckboxGroups) || a.Type == slack.ActionType(slack.MultiOptTypeStatic):
+			vals := make([]string, 0, len(a.SelectedOptions))
+			for _, o := range a.SelectedOptions {
+				vals = append(vals, o.Value)
+			}
+			reply.Value = inquiry.Many(vals...)
+		default:
+			reply.Value = inquiry.One(a.SelectedOption.Value)
+		}
+	}
+	return reply, nil
+}

@@ -1,0 +1,283 @@
+package blockkit_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/slack-go/slack"
+
+	"github.com/inquiry-bot/bot/blockkit"
+	"github.com/inquiry-bot/bot/inquiry"
+)
+
+const answerPage = "https://bot.example.com/a/aW5xX2V4YW1wbGUAAAAGYZKL.1UgL15Y6kq1lK9V0rZLys6HdZXc"
+
+// proposalOf is content of the format with n lines, each short enough that 50 of them fit in
+// 3,000 characters: the limit of a message's proposal is then its 50 lines.
+func proposalOf(format inquiry.ProposalFormat, n int) string {
+	var lines []string
+	switch format {
+	case inquiry.FormatDiff:
+		lines = append(lines, fmt.Sprintf("@@ -1,%d +1,%d @@", n-1, n-1))
+		for i := 1; i < n; i++ {
+			sign := "+"
+			if i%3 == 0 {
+				sign = "-"
+			}
+			lines = append(lines, fmt.Sprintf("%s replicas: %d # eu-west", sign, i))
+		}
+	case inquiry.FormatJSON:
+		lines = append(lines, "[")
+		for i := 1; i < n-1; i++ {
+			lines = append(lines, fmt.Sprintf(`  {"step": %d, "run": "migrate <db> & *check*"},`, i))
+		}
+		lines[len(lines)-1] = strings.TrimSuffix(lines[len(lines)-1], ",")
+		lines = append(lines, "]")
+	case inquiry.FormatMarkdown:
+		for i := range n {
+			lines = append(lines, fmt.Sprintf("- **step %d**: run `migrate` <!here>", i+1))
+		}
+	default:
+		for i := range n {
+			lines = append(lines, fmt.Sprintf("Line %d of the release note, as it goes out.", i+1))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// withProposal is a pending confirm with the proposal and the answer page's link.
+func withProposal(p *inquiry.Proposal) *inquiry.Record {
+	rec := record(inquiry.KindConfirm)
+	rec.Proposal = p
+	rec.Links = &inquiry.Links{Answer: answerPage}
+	return rec
+}
+
+func proposalCases() []goldenCase {
+	var cases []goldenCase
+	for _, f := range []inquiry.ProposalFormat{inquiry.FormatText, inquiry.FormatMarkdown, inquiry.FormatDiff, inquiry.FormatJSON} {
+		for _, n := range []int{50, 51} {
+			name := fmt.Sprintf("proposal_%s_%d_lines", f, n)
+			cases = append(cases, goldenCase{name, func() *inquiry.Record {
+				return withProposal(&inquiry.Proposal{Format: f, Content: proposalOf(f, n), Title: "Change for *build* 77 <!here>"})
+			}})
+		}
+	}
+	oneLine := func(n int) string { return strings.Repeat("x", n) }
+	cases = append(cases, []goldenCase{
+		{"proposal_chars_3000", func() *inquiry.Record {
+			return withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: oneLine(3000)})
+		}},
+		{"proposal_chars_3001", func() *inquiry.Record {
+			return withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: oneLine(3001)})
+		}},
+		{"proposal_shortened_no_link", func() *inquiry.Record {
+			rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: proposalOf(inquiry.FormatDiff, 51)})
+			rec.Links = nil
+			return rec
+		}},
+		{"proposal_editable_3000", func() *inquiry.Record {
+			return withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: oneLine(3000), Editable: true})
+		}},
+		{"proposal_editable_3001", func() *inquiry.Record {
+			return withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: oneLine(3001), Editable: true})
+		}},
+		{"proposal_editable_3001_no_link", func() *inquiry.Record {
+			rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: oneLine(3001), Editable: true})
+			rec.Links = nil
+			return rec
+		}},
+		{"proposal_editable_choice", func() *inquiry.Record {
+			rec := choice(3, false)
+			rec.Proposal = &inquiry.Proposal{Format: inquiry.FormatJSON, Content: `{"replicas": 3}`, Editable: true}
+			return rec
+		}},
+		{"proposal_resolved", func() *inquiry.Record {
+			rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: proposalOf(inquiry.FormatDiff, 51), Editable: true})
+			return resolved(rec, inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("yes"), AnsweredBy: "U024BE7LH",
+				Source: inquiry.SourcePerson, Content: "+ replicas: 4", Edited: true})
+		}},
+	}...)
+	return cases
+}
+
+// TestGoldenProposal renders a proposal of each format at the message's limit (50 lines; 3,000
+// characters in one line) and one past it, editable within Slack's input limit and one past it,
+// with and without the answer page's link: every rendering passes the validator (and, in CI,
+// @slack/types through the golden files).
+func TestGoldenProposal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range proposalCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := tc.rec()
+			mustValid(t, rec)
+			got, err := blockkit.Render(rec, now)
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			checkModals(t, rec)
+			checkGolden(t, tc.name, got)
+		})
+	}
+}
+
+// shownProposal returns the preformatted text of the message and the mrkdwn of its
+// "Shortened" section and any edit control's kind.
+func shownProposal(t *testing.T, blocks []slack.Block) (pre, cut string, view *slack.ButtonBlockElement, edit slack.Block) {
+	t.Helper()
+	for _, b := range blocks {
+		switch b := b.(type) {
+		case *slack.RichTextBlock:
+			p := b.Elements[0].(*slack.RichTextPreformatted)
+			pre = p.Elements[0].(*slack.RichTextSectionTextElement).Text
+		case *slack.SectionBlock:
+			if strings.HasSuffix(b.BlockID, "-pcut") {
+				cut = b.Text.Text
+				if b.Accessory != nil {
+					view = b.Accessory.ButtonElement
+				}
+			}
+		}
+		if strings.HasSuffix(blockIDOf(b), "-edit") {
+			edit = b
+		}
+	}
+	return pre, cut, view, edit
+}
+
+func blockIDOf(b slack.Block) string {
+	raw, _ := json.Marshal(b)
+	var v struct {
+		BlockID string `json:"block_id"`
+	}
+	_ = json.Unmarshal(raw, &v)
+	return v.BlockID
+}
+
+// TestProposalNeverCutSilently: whole at the limit with no sentence; one past it, the first 50
+// lines, a sentence naming how much is shown and a View all button to the answer page; without
+// a link the sentence still says so.
+func TestProposalNeverCutSilently(t *testing.T) {
+	t.Parallel()
+	whole := proposalOf(inquiry.FormatDiff, 50)
+	_, blocks := blockkit.Message(withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: whole}), now)
+	pre, cut, view, _ := shownProposal(t, blocks)
+	if pre != whole || cut != "" || view != nil {
+		t.Errorf("50 lines: shown %d bytes of %d, sentence %q, view %v; want all, no sentence", len(pre), len(whole), cut, view)
+	}
+
+	past := proposalOf(inquiry.FormatDiff, 51)
+	_, blocks = blockkit.Message(withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: past}), now)
+	pre, cut, view, _ = shownProposal(t, blocks)
+	if want := past[:strings.LastIndexByte(past, '\n')]; pre != want {
+		t.Errorf("51 lines: shown %q…, want the first 50 lines", pre[:40])
+	}
+	if cut != "Shortened: the first 50 of 51 lines are shown." {
+		t.Errorf("51 lines: sentence %q", cut)
+	}
+	if view == nil || view.URL != answerPage || view.Text.Text != "View all" {
+		t.Errorf("51 lines: View all button %+v, want a link to %s", view, answerPage)
+	}
+
+	rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: strings.Repeat("é", 3001)})
+	rec.Links = nil
+	_, blocks = blockkit.Message(rec, now)
+	pre, cut, view, _ = shownProposal(t, blocks)
+	if len([]rune(pre)) != 3000 || view != nil || !strings.HasPrefix(cut, "Shortened: the first 3,000 of 3,001 characters are shown.") {
+		t.Errorf("one line of 3,001 without a link: shown %d characters, sentence %q, view %v", len([]rune(pre)), cut, view)
+	}
+}
+
+// TestProposalEdit: an editable proposal within 3,000 characters has "Edit and approve", whose
+// modal is prefilled with the content byte for byte; one character past, the button is "Edit on
+// the web" to the answer page and no modal opens.
+func TestProposalEdit(t *testing.T) {
+	t.Parallel()
+	content := "{\n\t\"replicas\": 3, \"note\": \"<!here> *é* & `x`\"\n}" + strings.Repeat(" ", 3000-47)
+	rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatJSON, Content: content, Editable: true})
+	mustValid(t, rec)
+	_, blocks := blockkit.Message(rec, now)
+	_, _, _, edit := shownProposal(t, blocks)
+	act, ok := edit.(*slack.ActionBlock)
+	if !ok || act.Elements.ElementSet[0].(*slack.ButtonBlockElement).ActionID != blockkit.ActionOpenEdit {
+		t.Fatalf("edit control %#v, want an Edit and approve button", edit)
+	}
+	m, ok := blockkit.ModalFor(rec, blockkit.ActionOpenEdit)
+	if !ok {
+		t.Fatal("ModalFor(open_edit) opens nothing")
+	}
+	if err := blockkit.ValidateView(m); err != nil {
+		t.Fatal(err)
+	}
+	var in *slack.PlainTextInputBlockElement
+	for _, b := range m.Blocks.BlockSet {
+		if ib, ok := b.(*slack.InputBlock); ok && ib.BlockID == blockkit.BlockContent {
+			in = ib.Element.(*slack.PlainTextInputBlockElement)
+		}
+	}
+	if in == nil || in.InitialValue != content || in.MaxLength != 3000 || !in.Multiline {
+		t.Fatalf("edit input %+v, want the content prefilled in a multiline input of 3,000", in)
+	}
+
+	rec.Proposal.Content += "x"
+	_, blocks = blockkit.Message(rec, now)
+	_, _, _, edit = shownProposal(t, blocks)
+	act, ok = edit.(*slack.ActionBlock)
+	if !ok {
+		t.Fatalf("past 3,000: edit control %#v, want a link button", edit)
+	}
+	if b := act.Elements.ElementSet[0].(*slack.ButtonBlockElement); b.URL != answerPage || b.Text.Text != "Edit on the web" {
+		t.Errorf("past 3,000: button %q to %q, want Edit on the web to the answer page", b.Text.Text, b.URL)
+	}
+	if _, ok := blockkit.ModalFor(rec, blockkit.ActionOpenEdit); ok {
+		t.Error("past 3,000: ModalFor(open_edit) opens a modal Slack would refuse")
+	}
+}
+
+// TestReadEditSubmission: the edit modal's submission is a yes (or the choice) with the content
+// as typed.
+func TestReadEditSubmission(t *testing.T) {
+	t.Parallel()
+	edited := "line one\n\tline two <!here> *x*"
+	view := slack.View{CallbackID: blockkit.CallbackEdit, PrivateMetadata: key, State: &slack.ViewState{
+		Values: map[string]map[string]slack.BlockAction{blockkit.BlockContent: {blockkit.ActionContent: {Value: edited}}}}}
+	k, reply, err := blockkit.ReadSubmission(view)
+	if err != nil || k != key || reply.Value.First() != "yes" || reply.Content != edited {
+		t.Fatalf("confirm: %q %+v %v, want yes with the content", k, reply, err)
+	}
+	view.State.Values[blockkit.BlockAnswer] = map[string]slack.BlockAction{blockkit.ActionChoice: {
+		Type: slack.ActionType(slack.METRadioButtons), SelectedOption: slack.OptionBlockObject{Value: "hold"}}}
+	_, reply, err = blockkit.ReadSubmission(view)
+	if err != nil || reply.Value.First() != "hold" || reply.Content != edited {
+		t.Fatalf("choice: %+v %v, want hold with the content", reply, err)
+	}
+	delete(view.State.Values, blockkit.BlockContent)
+	if _, _, err := blockkit.ReadSubmission(view); err == nil {
+		t.Error("a submission without the content block read as an answer")
+	}
+}
+
+// TestValidateRichText: the validator holds a preformatted block to 3,000 characters and refuses
+// an empty one, so a rendering past them fails before Slack sees it.
+func TestValidateRichText(t *testing.T) {
+	t.Parallel()
+	block := func(text string) []byte {
+		b, _ := json.Marshal(map[string]any{"blocks": []any{map[string]any{"type": "rich_text", "elements": []any{
+			map[string]any{"type": "rich_text_preformatted", "elements": []any{map[string]any{"type": "text", "text": text}}}}}}})
+		return b
+	}
+	if err := blockkit.ValidateJSON(block(strings.Repeat("x", 3000))); err != nil {
+		t.Errorf("3,000 characters: %v", err)
+	}
+	if err := blockkit.ValidateJSON(block(strings.Repeat("x", 3001))); err == nil || !strings.Contains(err.Error(), "3001 characters") {
+		t.Errorf("3,001 characters: %v, want refused", err)
+	}
+	empty, _ := json.Marshal(map[string]any{"blocks": []any{map[string]any{"type": "rich_text", "elements": []any{
+		map[string]any{"type": "rich_text_preformatted", "elements": []any{}}}}}})
+	if err := blockkit.ValidateJSON(empty); err == nil {
+		t.Error("an empty preformatted passed")
+	}
+}
