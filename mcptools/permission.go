@@ -7,10 +7,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -50,10 +52,13 @@ type Decision struct {
 	Message string
 	// Key is the question's key, when one was asked.
 	Key string
+	// UpdatedInput is the input the person edited and allowed, compact JSON (an object); nil
+	// when they allowed the input as it was.
+	UpdatedInput json.RawMessage
 }
 
-// AskPermission puts a tool call to a person as a Confirm (the tool and its input shown whole;
-// a no needs a reason) and waits for the decision, long-polling in pieces the API holds, until
+// AskPermission puts a tool call to a person as a Confirm (the tool and its input shown whole,
+// as an editable JSON proposal; a no needs a reason) and waits for the decision, long-polling in pieces the API holds, until
 // timeout passes: then the question expires and its default, no, denies the call. An error is
 // one the caller could not get past (the server unreachable, ctx done); every outcome of the
 // question itself, nobody asked included, is a Decision.
@@ -83,6 +88,8 @@ func AskPermission(ctx context.Context, b Backend, p Permission, policy inquiry.
 }
 
 // permissionQuestion is the Confirm for p, or (ok false) the decision when p cannot be shown.
+// The input is the question's proposal, a JSON document the person may edit before allowing
+// the call; shown whole up to the proposal's bound, and denied unasked past it.
 func permissionQuestion(p Permission, policy inquiry.Policy, timeout time.Duration) (client.AskRequest, Decision, bool) {
 	var req client.AskRequest
 	input := bytes.TrimSpace(p.Input)
@@ -93,21 +100,25 @@ func permissionQuestion(p Permission, policy inquiry.Policy, timeout time.Durati
 	if err := json.Indent(&pretty, input, "", "  "); err != nil {
 		return req, Decision{Message: fmt.Sprintf("The input of %s is not JSON, so no person can be shown it: the call is denied.", p.Tool)}, false
 	}
+	if pretty.Len() > inquiry.MaxProposalBytes {
+		// Whole or not at all: a person must not approve what they were not shown.
+		pretty.Reset()
+		_ = json.Compact(&pretty, input)
+	}
+	if n := pretty.Len(); n > inquiry.MaxProposalBytes {
+		return req, Decision{Message: fmt.Sprintf("The input of %s is too long to show a person whole (%d bytes, at most %d): the call is denied; split it into smaller calls.", p.Tool, n, inquiry.MaxProposalBytes)}, false
+	}
 	asker := p.Asker
 	if asker == "" {
 		asker = "the agent"
 	}
 	req.Question = fmt.Sprintf("Allow %s to use %s?", asker, p.Tool)
-	req.Context = fmt.Sprintf("%s with this input:\n```\n%s\n```", p.Tool, pretty.String())
-	if utf8.RuneCountInString(req.Context) > inquiry.MaxContextChars {
-		// Whole or not at all: a person must not approve what they were not shown.
-		var compact bytes.Buffer
-		_ = json.Compact(&compact, input)
-		req.Context = fmt.Sprintf("%s with this input:\n```\n%s\n```", p.Tool, compact.String())
+	req.Context = fmt.Sprintf("%s wants to use %s with the input shown. Allow it as it is, edit the input and allow the edit, or deny it with your reason.", capitalized(asker), p.Tool)
+	title := p.Tool + " input"
+	if utf8.RuneCountInString(title) > inquiry.MaxProposalTitleChars {
+		title = "The tool's input"
 	}
-	if n := utf8.RuneCountInString(req.Context); n > inquiry.MaxContextChars {
-		return req, Decision{Message: fmt.Sprintf("The input of %s is too long to show a person whole (%d characters, at most %d): the call is denied; split it into smaller calls.", p.Tool, n, inquiry.MaxContextChars)}, false
-	}
+	req.Proposal = &inquiry.Proposal{Format: inquiry.FormatJSON, Content: pretty.String(), Title: title, Editable: true}
 	if utf8.RuneCountInString(req.Question) > inquiry.MaxQuestionChars {
 		return req, Decision{Message: fmt.Sprintf("The tool's name is too long to put to a person (at most %d characters): the call is denied.", inquiry.MaxQuestionChars)}, false
 	}
@@ -155,6 +166,13 @@ func decided(p Permission, rec *inquiry.Record, timeout time.Duration) Decision 
 		if a.Text != "" {
 			d.Message = a.Text
 		}
+	case slices.Equal(a.Value.Strings(), []string{"yes"}) && a.Edited:
+		edited, err := editedInput(a.Content)
+		if err != nil {
+			d.Message = fmt.Sprintf("%s allowed %s with an edited input that is not a JSON object (%v): the call is denied; ask again and edit the input as one JSON object.", who(a), p.Tool, err)
+			break
+		}
+		d.Allow, d.UpdatedInput = true, edited
 	case slices.Equal(a.Value.Strings(), []string{"yes"}):
 		d.Allow = true
 	default:
@@ -164,6 +182,27 @@ func decided(p Permission, rec *inquiry.Record, timeout time.Duration) Decision 
 		}
 	}
 	return d
+}
+
+// editedInput is a person's edit of a tool's input as the compact JSON object a harness takes
+// as the call's new input. The service has checked that it parses; a tool's input must also be
+// an object, which an edit to an array or a string is not.
+func editedInput(content string) (json.RawMessage, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(content), &obj); err != nil || obj == nil {
+		return nil, errors.New("a tool's input is an object in braces")
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(content)); err != nil {
+		return nil, err
+	}
+	return compact.Bytes(), nil
+}
+
+// capitalized is s with its first letter upper case, for the start of a sentence.
+func capitalized(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // who names who answered, for the start of a sentence.
@@ -182,7 +221,7 @@ type permissionInput struct {
 }
 
 // permissionOutput is the JSON of the one text block Claude Code parses: updatedInput is
-// required on allow (the input as given), message on deny.
+// required on allow (the input as given, or as the person edited it), message on deny.
 type permissionOutput struct {
 	Behavior     string          `json:"behavior"`
 	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
@@ -231,7 +270,9 @@ func (t *tools) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest, 
 	out := permissionOutput{Behavior: "deny", Message: d.Message}
 	if d.Allow {
 		out = permissionOutput{Behavior: "allow", UpdatedInput: in.Input}
-		if len(bytes.TrimSpace(in.Input)) == 0 {
+		if d.UpdatedInput != nil {
+			out.UpdatedInput = d.UpdatedInput
+		} else if len(bytes.TrimSpace(in.Input)) == 0 {
 			out.UpdatedInput = json.RawMessage("{}")
 		}
 	}

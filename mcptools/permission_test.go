@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,8 +81,9 @@ func recordedText(t *testing.T, name string) string {
 }
 
 // TestPermissionPromptAllowAndDeny: the recorded call of Claude Code is put to a person as a
-// Confirm showing the tool and its input whole; a yes comes back as the recorded allow (the
-// input as given, as updatedInput), a no with a reason as the recorded deny.
+// Confirm showing the tool's input whole as an editable JSON proposal; a yes comes back as the
+// recorded allow (the input as given, as updatedInput), a yes with an edit as the edited input,
+// a no with a reason as the recorded deny.
 func TestPermissionPromptAllowAndDeny(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -90,6 +92,8 @@ func TestPermissionPromptAllowAndDeny(t *testing.T) {
 		result string
 	}{
 		{"allow", client.Reply{Value: inquiry.One("yes")}, "claude-permission-prompt-tool.result.allow.json"},
+		{"allow an edit", client.Reply{Value: inquiry.One("yes"), Content: "{\"command\": \"git push origin main-42\"}"}, "claude-permission-prompt-tool.result.allow-edited.json"},
+		{"allow unedited", client.Reply{Value: inquiry.One("yes"), Content: "{\n  \"command\": \"git push --force origin main-42\"\n}"}, "claude-permission-prompt-tool.result.allow.json"},
 		{"deny with a reason", client.Reply{Value: inquiry.One("no"), Text: "force pushes need a release manager"}, "claude-permission-prompt-tool.result.deny.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,7 +104,8 @@ func TestPermissionPromptAllowAndDeny(t *testing.T) {
 				rec, err := b.api(b.admin).Get(context.Background(), key, 0)
 				require.NoError(t, err)
 				require.Equal(t, "Allow Claude Code to use Bash?", rec.Question)
-				require.Equal(t, "Bash with this input:\n```\n{\n  \"command\": \"git push --force origin main-42\"\n}\n```", rec.Context)
+				require.Equal(t, &inquiry.Proposal{Format: inquiry.FormatJSON, Content: "{\n  \"command\": \"git push --force origin main-42\"\n}", Title: "Bash input", Editable: true}, rec.Proposal)
+				require.Equal(t, "Claude Code wants to use Bash with the input shown. Allow it as it is, edit the input and allow the edit, or deny it with your reason.", rec.Context)
 				require.Equal(t, inquiry.KindConfirm, rec.Kind)
 				require.Equal(t, "permission:toolu_01ABC", rec.ID)
 				require.Equal(t, inquiry.ReasonOnNo, rec.Reason, "a deny carries the person's reason")
@@ -139,16 +144,49 @@ func TestPermissionPromptNobodyAskedOrTooLong(t *testing.T) {
 		cs := connect(b, b.asker)
 		require.JSONEq(t, `{"behavior":"deny","message":"Nobody was asked whether to allow Bash (the server's policy answers every question by its default, here no): the call is denied; set BOT_MCP_POLICY=ask for a person to decide."}`, textOf(t, permissionCall(t, cs)))
 
-		long := make([]byte, inquiry.MaxContextChars)
-		for i := range long {
-			long[i] = 'x'
-		}
+		long := strings.Repeat("x", inquiry.MaxProposalBytes)
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcptools.PermissionPrompt, Arguments: map[string]any{
-			"tool_name": "Write", "input": map[string]any{"file_path": "a.txt", "content": string(long)},
+			"tool_name": "Write", "input": map[string]any{"file_path": "a.txt", "content": long},
 		}})
 		require.NoError(t, err)
 		require.Len(t, res.Content, 1)
-		require.JSONEq(t, `{"behavior":"deny","message":"The input of Write is too long to show a person whole (2065 characters, at most 2000): the call is denied; split it into smaller calls."}`, res.Content[0].(*mcp.TextContent).Text)
+		require.JSONEq(t, `{"behavior":"deny","message":"The input of Write is too long to show a person whole (262178 bytes, at most 262144): the call is denied; split it into smaller calls."}`, res.Content[0].(*mcp.TextContent).Text)
 		require.Len(t, b.all(t), 1, "only the first call asked")
+	})
+}
+
+// TestPermissionPromptLongInput: an input far past what a question's context holds is asked,
+// shown whole as the proposal, and an allow hands it back as it came.
+func TestPermissionPromptLongInput(t *testing.T) {
+	t.Parallel()
+	eachAsker(t, func(t *testing.T, b *bundle, cs *mcp.ClientSession) {
+		content := strings.Repeat("line of the file\n", 10000) // 170,000 bytes
+		done := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcptools.PermissionPrompt, Arguments: map[string]any{
+				"tool_name": "Write", "input": map[string]any{"file_path": "a.txt", "content": content},
+			}})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		key := b.pendingKey(t)
+		rec, err := b.api(b.admin).Get(context.Background(), key, 0)
+		require.NoError(t, err)
+		require.NotNil(t, rec.Proposal)
+		var shown map[string]string
+		require.NoError(t, json.Unmarshal([]byte(rec.Proposal.Content), &shown))
+		require.Equal(t, content, shown["content"], "the input is shown whole")
+
+		_, err = b.api(b.answerer).Answer(context.Background(), key, client.Reply{Value: inquiry.One("yes")})
+		require.NoError(t, err)
+		var out struct {
+			Behavior     string            `json:"behavior"`
+			UpdatedInput map[string]string `json:"updatedInput"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(textOf(t, done)), &out))
+		require.Equal(t, "allow", out.Behavior)
+		require.Equal(t, map[string]string{"file_path": "a.txt", "content": content}, out.UpdatedInput)
 	})
 }

@@ -29,9 +29,11 @@ hook's JSON output on stdout. BOT_MCP_POLICY (ask, default or refuse), when set,
 policy of every question, as bot mcp does: set it to ask unless the server's BOT_DEFAULT_POLICY is.
 
 Events:
-  PermissionRequest  a Confirm showing the tool and its input whole; a no needs a reason.
+  PermissionRequest  a Confirm showing the tool and its input whole (up to 256 KiB), which the
+                     person may edit before allowing it; a no needs a reason.
                      {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-                      "decision": {"behavior": "allow"}}}, or "deny" with the reason as message.
+                      "decision": {"behavior": "allow"}}} (with "updatedInput": {...} when the
+                     person edited the input), or "deny" with the reason as message.
   Elicitation        an MCP server's request for input. A form of one field is asked as a
                      Choice (an enum; several of them for a list of enums), a Confirm (a boolean)
                      or a Text (a string); URL mode sends the person the link and asks whether
@@ -150,7 +152,10 @@ type permissionOutput struct {
 
 type permissionDecision struct {
 	Behavior string `json:"behavior"`
-	Message  string `json:"message,omitempty"`
+	// UpdatedInput is the tool's input as the person edited it, on an allow; left out when
+	// they allowed it as it was, so Claude Code runs the call unchanged.
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
+	Message      string          `json:"message,omitempty"`
 }
 
 type elicitationOutput struct {
@@ -169,7 +174,7 @@ func permissionHook(ctx context.Context, c *client.Client, in hookInput, policy 
 	}
 	dec := permissionDecision{Behavior: "deny", Message: d.Message}
 	if d.Allow {
-		dec = permissionDecision{Behavior: "allow"}
+		dec = permissionDecision{Behavior: "allow", UpdatedInput: d.UpdatedInput}
 	}
 	return hookOutput{permissionOutput{Event: "PermissionRequest", Decision: dec}}, nil
 }

@@ -101,8 +101,9 @@ func golden(t *testing.T, r result, name string) {
 }
 
 // TestHookPermissionRequest: Claude Code's recorded PermissionRequest, put to a person as a
-// Confirm with the tool and its input whole; a yes allows, a no denies with the person's reason,
-// and nobody deciding within --timeout denies with a sentence.
+// Confirm with the tool's input whole as an editable JSON proposal; a yes allows, a yes with an
+// edit allows the edit (updatedInput), a no denies with the person's reason, and nobody deciding
+// within --timeout denies with a sentence.
 func TestHookPermissionRequest(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -113,13 +114,34 @@ func TestHookPermissionRequest(t *testing.T) {
 	if rec.Question != "Allow Claude Code to use Bash?" || rec.Kind != inquiry.KindConfirm {
 		t.Fatalf("question %q (%s)", rec.Question, rec.Kind)
 	}
-	if want := "Bash with this input:\n```\n{\n  \"command\": \"rm -rf node_modules\",\n  \"description\": \"Remove node_modules directory\"\n}\n```"; rec.Context != want {
-		t.Fatalf("context %q, want %q", rec.Context, want)
+	input := "{\n  \"command\": \"rm -rf node_modules\",\n  \"description\": \"Remove node_modules directory\"\n}"
+	if want := (&inquiry.Proposal{Format: inquiry.FormatJSON, Content: input, Title: "Bash input", Editable: true}); rec.Proposal == nil || *rec.Proposal != *want {
+		t.Fatalf("proposal %+v, want %+v", rec.Proposal, want)
 	}
 	if _, err := admin.Answer(context.Background(), rec.Key, client.Reply{Value: inquiry.One("yes")}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, h.wait(t), "permission-allow.output.json")
+
+	// An edit of the input, allowed: the edit is the call's updatedInput; an edit that is no
+	// object is denied with a sentence, never run as something else.
+	h = b.startHook(t, "permission-request.input.json")
+	rec = b.pending(t)
+	edited := "{\n  \"command\": \"rm -rf node_modules/.cache\",\n  \"description\": \"Remove node_modules directory\"\n}\n"
+	if _, err := admin.Answer(context.Background(), rec.Key, client.Reply{Value: inquiry.One("yes"), Content: edited}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, h.wait(t), "permission-edited.output.json")
+
+	h = b.startHook(t, "permission-request.input.json")
+	rec = b.pending(t)
+	if _, err := admin.Answer(context.Background(), rec.Key, client.Reply{Value: inquiry.One("yes"), Content: `["rm", "-rf", "/"]`}); err != nil {
+		t.Fatal(err)
+	}
+	r := h.wait(t)
+	if want := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"admin allowed Bash with an edited input that is not a JSON object (a tool's input is an object in braces): the call is denied; ask again and edit the input as one JSON object."}}}` + "\n"; r.code != 0 || r.stdout != want {
+		t.Fatalf("an edit to an array:\n%s\nwant stdout %s", r, want)
+	}
 
 	h = b.startHook(t, "permission-request.input.json")
 	rec = b.pending(t)
