@@ -40,12 +40,14 @@ type view struct {
 	Link              string
 	Recipient         string
 	Outcome           string // what became of it (outcome messages)
+	Proposal          *shownProposal
 }
 
 // question renders the question mailed to one recipient, with their link.
 func question(rec *inquiry.Record, recipient, link string, now time.Time) parts {
 	v := base(rec, now)
 	v.Link, v.Recipient = link, recipient
+	v.Proposal = showProposal(rec.Proposal)
 	return render("question", "Question: "+inquiry.OneLine(rec.Question, 78), v)
 }
 
