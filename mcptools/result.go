@@ -43,7 +43,11 @@ type Result struct {
 	Label string `json:"label,omitempty"`
 	// Text is the person's own words: the answer to a text question, words beside or instead
 	// of a choice, or the reason given for declining.
-	Text       string `json:"text,omitempty"`
+	Text string `json:"text,omitempty"`
+	// Content is the approved version of the question's editable proposal, whole, when the
+	// person sent one; Edited says it differs from what was proposed, so act on Content.
+	Content    string `json:"content,omitempty"`
+	Edited     bool   `json:"edited,omitempty"`
 	Truncated  bool   `json:"truncated,omitempty"`
 	AnsweredBy string `json:"answered_by,omitempty"`
 	// Via is how the answer came in when it says so: web, email, or mcp (the client's own user).
@@ -81,6 +85,8 @@ func resultSchema() *jsonschema.Schema {
 			"values":      {Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: "every chosen value of a choice, or yes or no of a confirm"},
 			"label":       str("the chosen options as the person saw them"),
 			"text":        str("the person's own words: the answer to a text question, words beside or instead of a choice, or the reason for declining"),
+			"content":     str("the approved version of the proposal, whole, when the person sent one: with edited true, act on this instead of what you proposed"),
+			"edited":      {Type: "boolean", Description: "the person edited the proposal before approving it: content is the edited version"},
 			"truncated":   {Type: "boolean", Description: "the words were cut to the answer ceiling"},
 			"answered_by": str("who answered: a Slack user id or a token name"),
 			"via":         {Type: "string", Enum: []any{string(inquiry.ViaWeb), string(inquiry.ViaEmail), string(inquiry.ViaMCP)}, Description: "how the answer came in, when it says: web or email (an answer link), mcp (the client's own user, answer_here)"},
@@ -95,7 +101,7 @@ func resultSchema() *jsonschema.Schema {
 			},
 			"link": str("while pending: a web page where a person can answer it, to hand to somebody who is not where it was asked"),
 		},
-		PropertyOrder: []string{"status", "message", "key", "id", "answer", "values", "label", "text", "truncated",
+		PropertyOrder: []string{"status", "message", "key", "id", "answer", "values", "label", "text", "content", "edited", "truncated",
 			"answered_by", "via", "source", "asked_at", "expires_at", "code", "field", "votes", "link"},
 		Required: []string{"status", "message"},
 	}
@@ -157,7 +163,7 @@ func describe(rec *inquiry.Record) Result {
 		return res
 	}
 	res.Source, res.AnsweredBy, res.Text, res.Truncated, res.Votes = a.Source, a.AnsweredBy, a.Text, a.Truncated, a.Votes
-	res.Via = a.Via
+	res.Via, res.Content, res.Edited = a.Via, a.Content, a.Edited
 	if in.Kind != inquiry.KindText {
 		res.Values = a.Value.Strings()
 		if a.Value.Len() > 0 {
@@ -202,6 +208,9 @@ func describe(rec *inquiry.Record) Result {
 			words := *a
 			words.Text = ""
 			res.Message = decision(in, &words) + " — " + said + "."
+		}
+		if a.Edited {
+			res.Message += " They approved an edited version of the proposal, given whole in the next content block (and as content): act on it, not on what you proposed."
 		}
 		if a.Truncated {
 			res.Message += fmt.Sprintf(" (Their words were cut to %d characters.)", inquiry.DefaultAnswerChars)

@@ -420,10 +420,15 @@ func (t *tools) finish(ctx context.Context, tool string, res Result) (*mcp.CallT
 	} else {
 		t.log.InfoContext(ctx, "mcp tool call", "tool", tool, "status", res.Status, "key", res.Key)
 	}
-	return &mcp.CallToolResult{
+	out := &mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: res.Message}},
 		IsError: res.Status.isError(),
-	}, res, nil
+	}
+	if res.Edited {
+		// A model that reads only the text blocks must still get what was approved, whole.
+		out.Content = append(out.Content, &mcp.TextContent{Text: res.Content})
+	}
+	return out, res, nil
 }
 
 // askRequest turns the tool's input into the API's request: the kind inferred from the
