@@ -58,7 +58,7 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 	switch blockkit.BaseAction(act.ActionID) {
 	case "", blockkit.ActionPick:
 		return // not ours, or a tick read later by Submit
-	case blockkit.ActionOpenText, blockkit.ActionOpenConfirm, blockkit.ActionOwnWords:
+	case blockkit.ActionOpenText, blockkit.ActionOpenConfirm, blockkit.ActionOwnWords, blockkit.ActionOpenEdit:
 		key, ok := blockkit.ParseBlockID(act.BlockID)
 		if !ok {
 			key = act.Value
@@ -241,8 +241,11 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 			return slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockReason: plainMessage(err)})
 		}
 		block := blockkit.BlockAnswer
-		if inquiry.ErrorField(err) == "text" && ic.View.CallbackID == blockkit.CallbackConfirm && rec.AllowText {
+		switch {
+		case inquiry.ErrorField(err) == "text" && ic.View.CallbackID == blockkit.CallbackConfirm && rec.AllowText:
 			block = blockkit.BlockNote
+		case ic.View.CallbackID == blockkit.CallbackEdit && (inquiry.ErrorField(err) == "content" || rec.Kind == inquiry.KindConfirm):
+			block = blockkit.BlockContent // the edit modal of a confirm has no answer block
 		}
 		return slack.NewErrorsViewSubmissionResponse(map[string]string{block: plainInvalid(rec, reply, err)})
 	case inquiry.CodeAlreadyResolved:
