@@ -65,6 +65,7 @@ func newCard(body ...Element) *Card {
 // deadline, default and who may answer it.
 func Question(rec *inquiry.Record, now time.Time) *Card {
 	c := newCard(heading("A question for you"), quoted(rec))
+	c.Body = append(c.Body, proposal(rec, true)...)
 	c.Body = append(c.Body, controls(rec)...)
 	if m := meta(rec, now); len(m) > 0 {
 		c.Body = append(c.Body, subtle(strings.Join(m, " · ")))
@@ -96,7 +97,10 @@ func Resolved(rec *inquiry.Record) *Card {
 	if rec.Status == inquiry.StatusPending { // past its expiry, not yet swept
 		line = "expired with nobody's answer; assumed: " + inquiry.Assumed(&rec.Inquiry)
 	}
-	return newCard(heading(resolvedHeading(rec)), quoted(rec), words(line, "Bolder"))
+	c := newCard(heading(resolvedHeading(rec)), quoted(rec))
+	c.Body = append(c.Body, proposal(rec, false)...)
+	c.Body = append(c.Body, words(line, "Bolder"))
+	return c
 }
 
 // Current is Question for a pending inquiry and Resolved for any other.

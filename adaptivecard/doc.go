@@ -10,5 +10,8 @@
 //
 // The asker's text is shown only in TextRun inlines of a RichTextBlock, which Teams shows as they
 // are (no markdown), after inquiry.Printed, inside an emphasis Container that marks where it
-// begins and ends; the bot's own words are the only TextBlocks.
+// begins and ends; the bot's own words are the only TextBlocks. An inquiry's proposal shows the
+// same way, in monospace TextRuns (not the CodeBlock element, which only Teams parses): its
+// first lines, and wherever it is shortened a sentence saying so with a "View all" link to the
+// answer page.
 package adaptivecard
