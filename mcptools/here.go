@@ -73,6 +73,11 @@ func hereRefusal(in askInput) string {
 	return ""
 }
 
+// hereEditRefusal is the sentence refusing answer_here for an editable proposal where the
+// client can show only a form: a form's fields are short answers, and an edit approved there
+// could not be the document the person read.
+const hereEditRefusal = "answer_here would ask in this client's form, which cannot edit a document, and this proposal is editable: drop answer_here to have people edit it in Slack or on the web, or drop editable to have it approved as it stands."
+
 // askHere is ask_human with answer_here on a client that takes a form or opens a page (mode):
 // rec is the inquiry, just asked (pending, in the inbox). Without the client's response it
 // returns the input request; with it, it records the form's answer, or waits for the page's (a
@@ -162,6 +167,14 @@ func hereForm(rec *inquiry.Record) *mcp.ElicitParams {
 	if rec.Context != "" {
 		msg += "\n\n" + rec.Context
 	}
+	if p := rec.Proposal; p != nil {
+		// Shown whole and read-only: a form has no field that edits a document (hereEditRefusal).
+		title := "What you approve"
+		if p.Title != "" {
+			title += ": " + p.Title
+		}
+		msg += "\n\n" + title + "\n\n" + p.Content
+	}
 	answer := map[string]any{"title": "Answer"}
 	var options []any
 	for _, o := range inquiry.Offered(&rec.Inquiry) {
@@ -214,7 +227,7 @@ func hereForm(rec *inquiry.Record) *mcp.ElicitParams {
 	return &mcp.ElicitParams{Mode: "form", Message: strings.TrimSpace(msg), RequestedSchema: json.RawMessage(raw)}
 }
 
-const answerHereDescription = `Ask your own user — the person at this client — instead of people elsewhere. Use it when that person is the one who decides and is watching this session; leave it out to reach the people the server asks (Slack, e-mail, the web), for instance when nobody watches this session. The client shows the question as a form and the answer is recorded as theirs; a client that can only open links sends them to the question's answer page, and the call then waits up to wait_seconds like any other. A person who declines or dismisses the form gives the status declined. Not for approvals that must come from someone else (requested_by) or from several people (approvals). Where the client can do neither, the question goes to people as usual and the message says so.`
+const answerHereDescription = `Ask your own user — the person at this client — instead of people elsewhere. Use it when that person is the one who decides and is watching this session; leave it out to reach the people the server asks (Slack, e-mail, the web), for instance when nobody watches this session. The client shows the question as a form and the answer is recorded as theirs; a client that can only open links sends them to the question's answer page, and the call then waits up to wait_seconds like any other. A person who declines or dismisses the form gives the status declined. A proposal is shown whole in the form, read-only; an editable one is sent to the answer page, where it can be edited, and refused on a client that shows only forms. Not for approvals that must come from someone else (requested_by) or from several people (approvals). Where the client can do neither, the question goes to people as usual and the message says so.`
 
 // The ways answer_here asks the client's user.
 const (
@@ -229,12 +242,14 @@ const protocol2026 = "2026-07-28"
 // the client declared form elicitation, else the answer page where it declared URL mode — and
 // only where the server can reach the client: by an input-required result on 2026-07-28, or by
 // a request of its own on a connection that carries one (stdio), which stateless HTTP does not.
-func (t *tools) hereMode(req *mcp.CallToolRequest) string {
+//
+// An editable proposal prefers the page, where it can be edited, to a form, where it cannot.
+func (t *tools) hereMode(req *mcp.CallToolRequest, editable bool) string {
 	if t.stateless && req.ProtocolVersion() < protocol2026 {
 		return ""
 	}
 	switch form, url := elicitModes(req); {
-	case form:
+	case form && !(editable && url):
 		return modeForm
 	case url:
 		return modeURL

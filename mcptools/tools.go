@@ -349,7 +349,11 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 			return t.finish(ctx, AskHuman, Result{Status: StatusError, Code: string(inquiry.CodeBadRequest), Field: "answer_here", Message: why})
 		}
 		ha, ok := b.(HereAnswerer)
-		mode := t.hereMode(req)
+		editable := in.Proposal != nil && in.Proposal.Editable
+		mode := t.hereMode(req, editable)
+		if mode == modeForm && editable {
+			return t.finish(ctx, AskHuman, Result{Status: StatusError, Code: string(inquiry.CodeBadRequest), Field: "answer_here", Message: hereEditRefusal})
+		}
 		switch {
 		case ok && mode != "":
 			ask.Config = &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportInbox} // nobody else is asked
