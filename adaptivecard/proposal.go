@@ -33,14 +33,26 @@ func proposal(rec *inquiry.Record, pending bool) []Element {
 	if t := strings.TrimSpace(p.Title); t != "" {
 		inlines = append(inlines, Element{"type": "TextRun", "text": ": " + inquiry.Printed(inquiry.OneLine(t, inquiry.MaxProposalTitleChars))})
 	}
-	shown, sentence := firstLines(p.Content, MaxProposalLines, MaxProposalChars)
-	out := []Element{
-		{"type": "RichTextBlock", "inlines": inlines},
-		{"type": "Container", "style": "emphasis", "items": []Element{
-			{"type": "RichTextBlock", "inlines": []Element{{"type": "TextRun", "text": shown, "fontType": "Monospace"}}},
-		}},
-	}
 	page := answerPage(rec)
+	out := []Element{{"type": "RichTextBlock", "inlines": inlines}}
+	out = append(out, monospace(p.Content, page, pending && p.Editable)...)
+	if a := rec.Answer; !pending && a != nil && a.Edited && a.Content != "" {
+		// The version approved, under the proposal, so both read side by side.
+		out = append(out, Element{"type": "RichTextBlock", "inlines": []Element{{"type": "TextRun",
+			"text": "Approved with an edit; whoever asked gets this version:", "weight": "Bolder"}}})
+		out = append(out, monospace(a.Content, page, false)...)
+	}
+	return out
+}
+
+// monospace shows content's first lines in monospace in an emphasis Container, and wherever
+// it is shortened a sentence saying how much is shown with "View all" to page when there is
+// one; edit adds "Edit on the web".
+func monospace(content, page string, edit bool) []Element {
+	shown, sentence := firstLines(content, MaxProposalLines, MaxProposalChars)
+	out := []Element{{"type": "Container", "style": "emphasis", "items": []Element{
+		{"type": "RichTextBlock", "inlines": []Element{{"type": "TextRun", "text": shown, "fontType": "Monospace"}}},
+	}}}
 	var actions []Element
 	if sentence != "" {
 		out = append(out, subtle(sentence))
@@ -48,7 +60,7 @@ func proposal(rec *inquiry.Record, pending bool) []Element {
 			actions = append(actions, Element{"type": "Action.OpenUrl", "title": "View all", "url": page})
 		}
 	}
-	if pending && p.Editable && page != "" {
+	if edit && page != "" {
 		actions = append(actions, Element{"type": "Action.OpenUrl", "title": "Edit on the web", "url": page})
 	}
 	if len(actions) > 0 {

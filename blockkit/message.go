@@ -430,6 +430,7 @@ func Resolved(rec *inquiry.Record, now time.Time) (text string, blocks []slack.B
 	for i, c := range chunkPlain(printed(o.words), maxSectionText) {
 		blocks = append(blocks, literalSection(blockID(rec.Key, revResolved, "ow"+strconv.Itoa(i)), c))
 	}
+	blocks = append(blocks, editedBlocks(rec)...)
 	if len(o.inTime) > 0 {
 		// The votes given in time, beside what was assumed: not enough to decide.
 		l := &line{}

@@ -110,20 +110,8 @@ func proposalBlocks(rec *inquiry.Record, rev string, controls bool) []slack.Bloc
 		head.theirs("“"+inquiry.OneLine(p.Title, inquiry.MaxProposalTitleChars)+"”", 0)
 	}
 	blocks := []slack.Block{head.block(blockID(key, rev, "pl"))}
-	sh := ShowProposal(p.Content, maxProposalLines, maxProposalChars)
-	blocks = append(blocks, slack.NewRichTextBlock(blockID(key, rev, "p"),
-		&slack.RichTextPreformatted{Type: slack.RTEPreformatted, Elements: []slack.RichTextSectionElement{
-			slack.NewRichTextSectionTextElement(sh.Text, nil),
-		}}))
 	page := browserLink(rec)
-	if s := sh.Sentence(); s != "" {
-		sec := section(blockID(key, rev, "pcut"), s)
-		if page != "" {
-			sec.Accessory = slack.NewAccessory(&slack.ButtonBlockElement{Type: slack.METButton,
-				ActionID: ActionOpenPage, Text: plain("View all"), URL: page})
-		}
-		blocks = append(blocks, sec)
-	}
+	blocks = append(blocks, preformatted(key, rev, "p", p.Content, page)...)
 	if !controls || !p.Editable {
 		return blocks
 	}
@@ -140,6 +128,38 @@ func proposalBlocks(rec *inquiry.Record, rev string, controls bool) []slack.Bloc
 			thousands(runes(p.Content)), thousands(maxEditChars)))))
 	}
 	return blocks
+}
+
+// preformatted shows content's first lines in a preformatted rich text block with block_id part
+// part, and wherever it is shortened a sentence saying how much is shown, with a "View all"
+// button to page when there is one.
+func preformatted(key, rev, part, content, page string) []slack.Block {
+	sh := ShowProposal(content, maxProposalLines, maxProposalChars)
+	blocks := []slack.Block{slack.NewRichTextBlock(blockID(key, rev, part),
+		&slack.RichTextPreformatted{Type: slack.RTEPreformatted, Elements: []slack.RichTextSectionElement{
+			slack.NewRichTextSectionTextElement(sh.Text, nil),
+		}})}
+	if s := sh.Sentence(); s != "" {
+		sec := section(blockID(key, rev, part+"cut"), s)
+		if page != "" {
+			sec.Accessory = slack.NewAccessory(&slack.ButtonBlockElement{Type: slack.METButton,
+				ActionID: ActionOpenPage, Text: plain("View all"), URL: page})
+		}
+		blocks = append(blocks, sec)
+	}
+	return blocks
+}
+
+// editedBlocks show the version a person approved when they edited the proposal: the proposal
+// stays above it, so both read side by side.
+func editedBlocks(rec *inquiry.Record) []slack.Block {
+	a := rec.Answer
+	if rec.Proposal == nil || a == nil || !a.Edited || a.Content == "" {
+		return nil
+	}
+	blocks := []slack.Block{slack.NewContextBlock(blockID(rec.Key, revResolved, "el"),
+		mrkdwn("*Approved with an edit*; whoever asked gets this version:"))}
+	return append(blocks, preformatted(rec.Key, revResolved, "e", a.Content, browserLink(rec))...)
 }
 
 // EditModal is the modal behind "Edit and approve" of an editable proposal: the question, for a
