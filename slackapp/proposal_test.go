@@ -22,6 +22,9 @@ func TestProposalEditedThroughModal(t *testing.T) {
 	b := setup(t)
 	proposed := "{\n\t\"replicas\": 3,\n\t\"note\": \"<!here> *bold* & `code` é\"\n}"
 	rec := b.ask(editableQuestion("cfg-edit", proposed), inquiry.SlackRef{})
+	posted, ok := b.fake.Message(rec.Slack.Channel, rec.Slack.TS)
+	require.True(t, ok)
+	require.Contains(t, posted.AllText(), proposed, "the question message shows the proposal as it is")
 
 	b.click("U0ALICE01", rec, blockkit.ActionOpenEdit)
 	view, ok := b.fake.OpenView("U0ALICE01")
@@ -38,6 +41,9 @@ func TestProposalEditedThroughModal(t *testing.T) {
 	require.True(t, got.Answer.Edited)
 	require.Equal(t, proposed, got.Proposal.Content, "the proposal is kept as it was")
 	require.Equal(t, "U0ALICE01", got.Answer.AnsweredBy)
+	after := b.updated(got)
+	require.False(t, after.HasControls())
+	require.Contains(t, after.AllText(), strings.TrimSuffix(edited, "\n"), "the resolved message shows the approved edit")
 }
 
 // Approved unchanged through the modal: the content is the proposal's and not edited.
