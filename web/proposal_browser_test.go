@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -53,6 +54,7 @@ func TestBrowserProposal(t *testing.T) {
 	each(t, func(t *testing.T, dbURL string) {
 		b := setup(t, dbURL)
 		bctx := browser(t)
+		axe := axeScript(t)
 		db := "sqlite"
 		if strings.HasPrefix(dbURL, "postgres") {
 			db = "postgres"
@@ -63,7 +65,11 @@ func TestBrowserProposal(t *testing.T) {
 			require.Len(t, diff, inquiry.MaxProposalBytes)
 			q := b.askWith(map[string]any{"kind": "confirm", "question": "Merge pull request #7?",
 				"proposal": map[string]any{"format": "diff", "title": "<b>PR #7</b>", "content": diff}})
-			ctx := tab(t, bctx)
+			// axe-core checks every one of the diff's 33,000 lines (their contrast above all): a
+			// tab of its own with room for that on a slow machine.
+			ctx, cancel := chromedp.NewContext(bctx)
+			ctx, cancelTime := context.WithTimeout(ctx, 5*time.Minute)
+			t.Cleanup(func() { cancelTime(); cancel() })
 			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(b.abs(q.Links.Answer)), chromedp.WaitVisible(chromedp.CSS("#proposal"))))
 			shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("proposal").textContent`))
 			require.NoError(t, err)
@@ -85,6 +91,12 @@ func TestBrowserProposal(t *testing.T) {
 			editable, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#content").length`))
 			require.NoError(t, err)
 			require.Zero(t, editable, "no textarea for a proposal that is not editable")
+			// The page is the same whatever the database: checked once, on the first.
+			if db == "sqlite" {
+				began := time.Now()
+				requireAxeClean(t, ctx, axe)
+				t.Logf("axe-core checked the page in %s", time.Since(began).Round(time.Second))
+			}
 			// The page is past what a full screenshot takes: the viewport at the diff's start.
 			require.NoError(t, chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS("#proposal-title"))))
 			viewport(t, ctx, db+"-9-proposal-diff")
@@ -106,6 +118,7 @@ func TestBrowserProposal(t *testing.T) {
 			prefilled, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#content")))
 			require.NoError(t, err)
 			require.Equal(t, proposed, prefilled, "the textarea holds the proposal whole")
+			requireAxeClean(t, ctx, axe)
 
 			// The person types at the end of the text, as a person does.
 			want := proposed + "Signed: the release team.\n"
@@ -124,6 +137,7 @@ func TestBrowserProposal(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, want, onConfirm, "the confirmation shows the edit")
 			require.Equal(t, "pending", b.get(q.Key).Status, "the confirmation sends nothing")
+			requireAxeClean(t, ctx, axe)
 			shot(t, ctx, db+"-11-proposal-confirm")
 
 			require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#send")), chromedp.WaitVisible(chromedp.CSS("#heading"))))
