@@ -350,11 +350,13 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	}
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // markup as written: a proposal's 256 KiB of it fits the body limit
+		if err := enc.Encode(body); err != nil {
 			return 0, fmt.Errorf("encode the request: %w", err)
 		}
-		rd = bytes.NewReader(b)
+		rd = &b
 	}
 	ctx, cancel := context.WithTimeout(ctx, min(wait, MaxWait)+requestSlack)
 	defer cancel()
@@ -447,11 +449,13 @@ func askBody(req AskRequest) (json.RawMessage, error) {
 		w := math.Ceil(min(*req.Wait, MaxWait.Seconds()))
 		req.Wait = &w
 	}
-	raw, err := json.Marshal(req)
-	if err != nil {
+	var raw bytes.Buffer
+	enc := json.NewEncoder(&raw)
+	enc.SetEscapeHTML(false) // markup as written, as call sends every body
+	if err := enc.Encode(req); err != nil {
 		return nil, fmt.Errorf("encode the ask: %w", err)
 	}
-	return raw, nil
+	return bytes.TrimSuffix(raw.Bytes(), []byte("\n")), nil
 }
 
 // waitOf is how long the server may hold an ask.

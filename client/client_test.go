@@ -318,6 +318,8 @@ func TestAnswerBody(t *testing.T) {
 		{client.Reply{Text: "after lunch"}, `{"text":"after lunch"}`},
 		{client.Reply{Declined: true}, `{"declined":true}`},
 		{client.Reply{Value: inquiry.One("yes"), Content: "--- a\n+++ b\n"}, `{"value":"yes","content":"--- a\n+++ b\n"}`},
+		// Sent as written, not as \u003c: a proposal of 256 KiB of markup must fit the body limit.
+		{client.Reply{Value: inquiry.One("yes"), Content: "<a href=\"x\">&</a>"}, `{"value":"yes","content":"<a href=\"x\">&</a>"}`},
 	}
 	for _, tt := range tests {
 		f, c := newFake(t, func(w http.ResponseWriter, r *http.Request) {
@@ -434,5 +436,23 @@ func TestRuns(t *testing.T) {
 	}
 	if _, err := c.GetRun(ctx, "nope"); !errors.Is(err, inquiry.ErrNotFound) {
 		t.Errorf("GetRun(nope) = %v, want not found", err)
+	}
+}
+
+// TestAskSendsMarkupAsWritten: a proposal's markup is sent as written, not as \u003c (six bytes
+// for one), so a proposal of 256 KiB of markup fits the API's body limit.
+func TestAskSendsMarkupAsWritten(t *testing.T) {
+	t.Parallel()
+	f, c := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusCreated, map[string]any{"key": "inq_1", "status": "pending"})
+	})
+	markup := strings.Repeat("<b>&</b>", 32<<10) // 256 KiB
+	_, _, err := c.Ask(context.Background(), client.AskRequest{Inquiry: inquiry.Inquiry{ID: "page", Kind: inquiry.KindConfirm, Question: "Publish <b>?",
+		Proposal: &inquiry.Proposal{Format: "text", Content: markup}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(f.body), markup) || !strings.Contains(string(f.body), "Publish <b>?") {
+		t.Errorf("the body escapes markup: %d bytes for a %d-byte proposal", len(f.body), len(markup))
 	}
 }

@@ -261,7 +261,7 @@ type Inquiry struct {
 // optional field, tagged omitempty, needs no change here.
 func (r AskRequest) MarshalJSON() ([]byte, error) {
 	type request AskRequest // the same members, without this method
-	return json.Marshal(struct {
+	return marshalAsWritten(struct {
 		ID        string     `json:"id,omitzero"`
 		RunID     string     `json:"run_id,omitzero"`
 		Kind      Kind       `json:"kind,omitzero"`
@@ -274,6 +274,18 @@ func (r AskRequest) MarshalJSON() ([]byte, error) {
 		ExpiresAt *time.Time `json:"expires_at,omitzero"`
 		request
 	}{r.ID, r.RunID, r.Kind, r.Question, r.Context, r.Options, r.Multiple, r.AllowText, r.Default, r.ExpiresAt, request(r)})
+}
+
+// marshalAsWritten is json.Marshal without its HTML escaping: a request's markup (a proposal of
+// 256 KiB of it) is sent as written, one byte for one, not as \u003c.
+func marshalAsWritten(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Source says who or what produced an answer. Labels are honest: only a human is SourcePerson.
