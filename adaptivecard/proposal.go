@@ -1,10 +1,7 @@
 package adaptivecard
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/inquiry-bot/bot/inquiry"
 )
@@ -49,7 +46,8 @@ func proposal(rec *inquiry.Record, pending bool) []Element {
 // it is shortened a sentence saying how much is shown with "View all" to page when there is
 // one; edit adds "Edit on the web".
 func monospace(content, page string, edit bool) []Element {
-	shown, sentence := firstLines(content, MaxProposalLines, MaxProposalChars)
+	e := inquiry.ExcerptOf(content, MaxProposalLines, MaxProposalChars)
+	shown, sentence := e.Text, e.Sentence()
 	out := []Element{{"type": "Container", "style": "emphasis", "items": []Element{
 		{"type": "RichTextBlock", "inlines": []Element{{"type": "TextRun", "text": shown, "fontType": "Monospace"}}},
 	}}}
@@ -79,48 +77,4 @@ func answerPage(rec *inquiry.Record) string {
 		return u
 	}
 	return ""
-}
-
-// firstLines is the part of content a card shows — at most maxLines whole lines and maxChars
-// characters, or the first maxChars characters of a longer first line — printed
-// (inquiry.Printed) with line endings as \n, and the sentence that says how much that is, ""
-// when it is all.
-func firstLines(content string, maxLines, maxChars int) (shown, sentence string) {
-	s := strings.TrimRight(inquiry.Printed(strings.ReplaceAll(content, "\r\n", "\n")), "\n")
-	lines := strings.Split(s, "\n")
-	var b strings.Builder
-	n, whole := 0, 0
-	for i, l := range lines {
-		add := utf8.RuneCountInString(l)
-		if i > 0 {
-			add++
-		}
-		if i == maxLines || n+add > maxChars {
-			break
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(l)
-		n += add
-		whole++
-	}
-	switch {
-	case whole == len(lines):
-		return b.String(), ""
-	case whole == 0:
-		r := []rune(lines[0])
-		return string(r[:maxChars]), fmt.Sprintf("Shortened: the first %s of %s characters are shown.",
-			thousands(maxChars), thousands(utf8.RuneCountInString(s)))
-	}
-	return b.String(), fmt.Sprintf("Shortened: the first %s of %s lines are shown.", thousands(whole), thousands(len(lines)))
-}
-
-// thousands writes n with a comma between thousands: 1,990.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

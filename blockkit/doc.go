@@ -8,7 +8,7 @@
 //     notice for an answer assumed by policy (Notice), and the four modals (TextModal,
 //     ConfirmModal, OwnWordsModal, and ReasonModal for an answer that must say why);
 //   - an inquiry's proposal in its message: its first lines, preformatted, never shortened
-//     without saying so and linking to the answer page (ShowProposal), and EditModal for an
+//     without saying so and linking to the answer page (inquiry.ExcerptOf), and EditModal for an
 //     editable one;
 //   - the routing scheme that maps a click or a submission back to an inquiry key (the
 //     constants below, ParseBlockID, BaseAction, ReadAction, ReadSubmission, ModalFor);

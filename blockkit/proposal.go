@@ -19,67 +19,6 @@ const (
 	maxEditChars = maxInputLength
 )
 
-// ProposalShown is how much of a proposal a message shows: its first lines, cut whole where
-// they fit, and whether that is all of it.
-type ProposalShown struct {
-	Text       string // what is shown, printed (inquiry.Printed) with line endings as \n
-	Lines      int    // whole lines shown
-	TotalLines int
-	Chars      int // characters shown (when a line had to be cut)
-	TotalChars int
-	Cut        bool // some of the proposal is not shown
-	CutInLine  bool // the cut falls inside a line, so Chars says how much is shown
-}
-
-// ShowProposal is the part of content a message shows: at most maxLines whole lines and
-// maxChars characters; when even the first line is longer, its first maxChars characters.
-func ShowProposal(content string, maxLines, maxChars int) ProposalShown {
-	s := printed(strings.ReplaceAll(content, "\r\n", "\n"))
-	s = strings.TrimRight(s, "\n")
-	lines := strings.Split(s, "\n")
-	sh := ProposalShown{TotalLines: len(lines), TotalChars: runes(s)}
-	var b strings.Builder
-	n := 0
-	for i, l := range lines {
-		add := runes(l)
-		if i > 0 {
-			add++ // the line break
-		}
-		if i == maxLines || n+add > maxChars {
-			break
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(l)
-		n += add
-		sh.Lines++
-	}
-	if sh.Lines == 0 {
-		r := []rune(lines[0])
-		b.WriteString(string(r[:min(len(r), maxChars)]))
-		n = min(len(r), maxChars)
-		sh.CutInLine = true
-	}
-	sh.Text, sh.Chars = b.String(), n
-	sh.Cut = sh.Lines < sh.TotalLines || sh.CutInLine
-	if strings.TrimSpace(sh.Text) == "" {
-		sh.Text = "(blank)" // Slack refuses an empty text
-	}
-	return sh
-}
-
-// Sentence says what a shortened proposal shows, "" when it is shown whole.
-func (sh ProposalShown) Sentence() string {
-	switch {
-	case !sh.Cut:
-		return ""
-	case sh.CutInLine:
-		return fmt.Sprintf("Shortened: the first %s of %s characters are shown.", thousands(sh.Chars), thousands(sh.TotalChars))
-	}
-	return fmt.Sprintf("Shortened: the first %s of %s lines are shown.", thousands(sh.Lines), thousands(sh.TotalLines))
-}
-
 // CanEditInSlack reports whether the edit modal can hold the proposal of in: an editable
 // proposal within a plain_text_input's 3,000 characters.
 func CanEditInSlack(in *inquiry.Inquiry) bool {
@@ -134,10 +73,14 @@ func proposalBlocks(rec *inquiry.Record, rev string, controls bool) []slack.Bloc
 // part, and wherever it is shortened a sentence saying how much is shown, with a "View all"
 // button to page when there is one.
 func preformatted(key, rev, part, content, page string) []slack.Block {
-	sh := ShowProposal(content, maxProposalLines, maxProposalChars)
+	sh := inquiry.ExcerptOf(content, maxProposalLines, maxProposalChars)
+	text := sh.Text
+	if strings.TrimSpace(text) == "" {
+		text = "(blank)" // Slack refuses an empty text
+	}
 	blocks := []slack.Block{slack.NewRichTextBlock(blockID(key, rev, part),
 		&slack.RichTextPreformatted{Type: slack.RTEPreformatted, Elements: []slack.RichTextSectionElement{
-			slack.NewRichTextSectionTextElement(sh.Text, nil),
+			slack.NewRichTextSectionTextElement(text, nil),
 		}})}
 	if s := sh.Sentence(); s != "" {
 		sec := section(blockID(key, rev, part+"cut"), s)

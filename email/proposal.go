@@ -2,18 +2,16 @@ package email
 
 import (
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// A message shows the first lines of a proposal, at most this many and this many bytes of its
-// content: enough to recognise it, short enough for any mail client. The answer page shows it
-// whole, and the message says so whenever it shows less.
+// A message shows the first lines of a proposal, at most this many lines and characters: enough
+// to recognise it, short enough for any mail client. The answer page shows it whole, and the
+// message says so whenever it shows less (inquiry.ExcerptOf, as every surface).
 const (
 	excerptLines = 40
-	excerptBytes = 4 << 10
+	excerptChars = 4 << 10
 )
 
 // shownProposal is a proposal as a message shows it. Every string is the asker's, as
@@ -35,40 +33,13 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 	if format == "" {
 		format = inquiry.FormatText
 	}
-	content := strings.ReplaceAll(p.Content, "\r\n", "\n")
-	shown, n := excerpt(content)
-	s := &shownProposal{Title: inquiry.Printed(p.Title), Format: string(format),
-		Excerpt: inquiry.Printed(strings.TrimSuffix(content[:len(shown)], "\n")), Cut: len(shown) < len(content)}
-	if s.Cut {
-		total := strings.Count(strings.TrimSuffix(content, "\n"), "\n") + 1
-		s.Of = fmt.Sprintf("the first %d of its %d lines", n, total)
-		if n == 0 { // one line longer than the excerpt: a part of it
-			s.Of = fmt.Sprintf("the first %d of its %d bytes", len(shown), len(content))
-		}
+	e := inquiry.ExcerptOf(p.Content, excerptLines, excerptChars)
+	s := &shownProposal{Title: inquiry.Printed(p.Title), Format: string(format), Excerpt: e.Text, Cut: e.Cut()}
+	switch {
+	case e.InLine: // one line longer than the excerpt: a part of it
+		s.Of = fmt.Sprintf("the first %d of its %d characters", e.Chars, e.TotalChars)
+	case s.Cut:
+		s.Of = fmt.Sprintf("the first %d of its %d lines", e.Lines, e.TotalLines)
 	}
 	return s
-}
-
-// excerpt is the longest prefix of s made of whole lines within excerptLines and excerptBytes,
-// and how many lines it holds; when even the first line is longer, its first excerptBytes at a
-// character's boundary, and 0.
-func excerpt(s string) (string, int) {
-	end, n := 0, 0
-	for n < excerptLines && end < len(s) {
-		next := len(s)
-		if i := strings.IndexByte(s[end:], '\n'); i >= 0 {
-			next = end + i + 1
-		}
-		if next > excerptBytes {
-			break
-		}
-		end, n = next, n+1
-	}
-	if n == 0 && len(s) > 0 {
-		end = excerptBytes
-		for end > 0 && !utf8.RuneStart(s[end]) {
-			end--
-		}
-	}
-	return s[:end], n
 }

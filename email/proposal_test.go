@@ -47,9 +47,9 @@ func TestProposalShownWhole(t *testing.T) {
 	require.Less(t, strings.Index(m.HTML, "<blockquote"), strings.Index(m.HTML, "What it asks you to approve"))
 }
 
-// TestProposalShortened: past 40 lines, or past 4 KB, the message shows the first lines, says
+// TestProposalShortened: past 40 lines, or past 4,096 characters, the message shows the first lines, says
 // how much of how much, and says in the bot's own words (outside the quote) that the whole is on
-// the answer page, with the link — one line over each bound, and one line longer than 4 KB.
+// the answer page, with the link — one line over each bound, and one line longer than that.
 func TestProposalShortened(t *testing.T) {
 	lines := func(n int) string {
 		var b strings.Builder
@@ -72,8 +72,8 @@ func TestProposalShortened(t *testing.T) {
 		require.NotContains(t, m.HTML, "line 41")
 		require.Contains(t, m.HTML, "line 40</pre>\n</blockquote>\n<p><strong>Shortened:</strong> the whole proposal is on the answer page: <a href=\""+link+"\">open the whole proposal</a>.</p>")
 	})
-	t.Run("past 4 KB: the lines within it", func(t *testing.T) {
-		long := strings.Repeat("x", 1023) + "\n" // four lines are 4 KB exactly
+	t.Run("past 4,096 characters: the lines within them", func(t *testing.T) {
+		long := strings.Repeat("x", 1023) + "\n" // four lines are 4,095 characters with their breaks
 		m := mailed(t, withProposal(inquiry.Proposal{Format: inquiry.FormatMarkdown, Content: strings.Repeat(long, 4)}))
 		require.NotContains(t, m.Text, "Shortened")
 		m = mailed(t, withProposal(inquiry.Proposal{Format: inquiry.FormatMarkdown, Content: strings.Repeat(long, 4) + "y\n"}))
@@ -81,9 +81,9 @@ func TestProposalShortened(t *testing.T) {
 		require.Contains(t, m.Text, "Shortened: the whole proposal is on the answer page: "+link)
 		require.NotContains(t, m.Text, "> y")
 	})
-	t.Run("one line past 4 KB: its first 4 KB", func(t *testing.T) {
-		m := mailed(t, withProposal(inquiry.Proposal{Format: inquiry.FormatJSON, Content: `"` + strings.Repeat("é", 3000) + `"`}))
-		require.Contains(t, m.Text, "(json, the first 4095 of its 6002 bytes):\n>\n> \""+strings.Repeat("é", 2047)+"\n\nShortened: the whole proposal is on the answer page: "+link)
+	t.Run("one line past 4,096 characters: its first 4,096", func(t *testing.T) {
+		m := mailed(t, withProposal(inquiry.Proposal{Format: inquiry.FormatJSON, Content: `"` + strings.Repeat("é", 5000) + `"`}))
+		require.Contains(t, m.Text, "(json, the first 4096 of its 5002 characters):\n>\n> \""+strings.Repeat("é", 4095)+"\n\nShortened: the whole proposal is on the answer page: "+link)
 		require.Contains(t, m.HTML, "<strong>Shortened:</strong>")
 	})
 }
