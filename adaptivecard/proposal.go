@@ -22,10 +22,7 @@ func proposal(rec *inquiry.Record, pending bool) []Element {
 	if p == nil {
 		return nil
 	}
-	format := p.Format
-	if format == "" {
-		format = inquiry.FormatText
-	}
+	format := p.FormatOrText()
 	inlines := []Element{{"type": "TextRun", "text": "Proposal (" + string(format) + ")", "weight": "Bolder"}}
 	if t := strings.TrimSpace(p.Title); t != "" {
 		inlines = append(inlines, Element{"type": "TextRun", "text": ": " + inquiry.Printed(inquiry.OneLine(t, inquiry.MaxProposalTitleChars))})

@@ -38,10 +38,7 @@ func proposalBlocks(rec *inquiry.Record, rev string, controls bool) []slack.Bloc
 		return nil
 	}
 	key := rec.Key
-	format := p.Format
-	if format == "" {
-		format = inquiry.FormatText
-	}
+	format := p.FormatOrText()
 	head := &line{}
 	head.ours("*Proposal* (" + string(format) + ")")
 	if strings.TrimSpace(p.Title) != "" {

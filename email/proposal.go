@@ -29,10 +29,7 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 	if p == nil {
 		return nil
 	}
-	format := p.Format
-	if format == "" {
-		format = inquiry.FormatText
-	}
+	format := p.FormatOrText()
 	e := inquiry.ExcerptOf(p.Content, excerptLines, excerptChars)
 	s := &shownProposal{Title: inquiry.Printed(p.Title), Format: string(format), Excerpt: e.Text, Cut: e.Cut()}
 	switch {

@@ -40,6 +40,14 @@ const (
 	MaxProposalTitleChars = 200
 )
 
+// FormatOrText is p's format, text when none is given (as every surface names it).
+func (p *Proposal) FormatOrText() ProposalFormat {
+	if p.Format == "" {
+		return FormatText
+	}
+	return p.Format
+}
+
 // canonProposal is p with its format spelt out: none given is text, so that a proposal sent
 // with and without "format": "text" is one question.
 func canonProposal(p *Proposal) *Proposal {
@@ -47,7 +55,7 @@ func canonProposal(p *Proposal) *Proposal {
 		return p
 	}
 	c := *p
-	c.Format = FormatText
+	c.Format = p.FormatOrText()
 	return &c
 }
 

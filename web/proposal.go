@@ -25,10 +25,7 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 	if p == nil {
 		return nil
 	}
-	format := p.Format
-	if format == "" {
-		format = inquiry.FormatText
-	}
+	format := p.FormatOrText()
 	s := &shownProposal{Title: p.Title, Format: string(format), Editable: p.Editable}
 	lines := strings.Split(strings.TrimSuffix(p.Content, "\n"), "\n")
 	s.Lines = make([]shownLine, len(lines))
