@@ -1,5 +1,6 @@
 // Command bot is the inquiry bot: the service (serve), its operator commands (token, migrate,
-// render) and the command-line client that asks and answers (ask, questions, answer, runs, mcp).
+// render) and the command-line client that asks and answers (ask, questions, answer, runs, mcp,
+// hook).
 package main
 
 import (
