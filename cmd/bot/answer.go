@@ -34,6 +34,11 @@ An answer is the person's: in an agent harness's tool shell (CLAUDECODE=1, AI_AG
 Gemini CLI and Cursor agent markers, or BOT_AGENT_SHELL=1, which bot mcp sets) bot answer
 refuses and sends nothing. Answer in Slack, on the answer page, or from your own terminal.
 
+An editable proposal (bot questions marks it) may be approved edited: bot answer KEY yes --edit
+opens $VISUAL or $EDITOR (default vi) on it, and what the file holds when the editor exits is
+sent as the approved content; unchanged, it is a plain yes. An empty file, or an editor that
+exits with an error, sends nothing. --content-file FILE gives the edited content from a file.
+
 Flags:
 `
 
@@ -42,6 +47,8 @@ func runAnswer(ctx context.Context, e *env) error {
 	decline := fs.Bool("decline", false, "decline to decide (the words after it, if any, say why)")
 	reason := fs.String("reason", "", "why: the reason a question may ask for (with a no, a decline, or every answer)")
 	asJSON := fs.Bool("json", false, "print the answered inquiry as JSON")
+	edit := fs.Bool("edit", false, "approve an edited version of an editable proposal: opens $VISUAL or $EDITOR (default vi) on it")
+	contentFile := fs.String("content-file", "", "approve the content of this `file` as the edited version of an editable proposal (for scripts)")
 	pos, err := parseInterspersed(fs, e.args, e.stdout)
 	if err != nil {
 		if err == errHelpShown {
@@ -70,6 +77,11 @@ func runAnswer(ctx context.Context, e *env) error {
 	reply, note, err := readReply(&rec.Inquiry, words, *decline)
 	if err != nil {
 		return err
+	}
+	if *edit || *contentFile != "" {
+		if err := withEdit(e, rec, &reply, *edit, *contentFile); err != nil {
+			return err
+		}
 	}
 	if why := strings.TrimSpace(*reason); why != "" {
 		if reply.Text != "" {

@@ -16,6 +16,7 @@ import (
 )
 
 const questionsHelp = `usage: bot questions [--context] [--all] [--json]
+       bot questions --show <key | number>
        bot questions -i [--context]
 
 Lists the questions waiting for an answer that your token may answer, numbered oldest first
@@ -27,6 +28,10 @@ What its asker wrote — the question, the context, the answers' words — stand
 (│), so that words which imitate the bot's own lines read as quoted; a control or an invisible
 character in it shows as a code such as ⟨U+000D⟩. The context is shown with --context; without
 it a line says the question has one.
+
+A question's proposal (what it asks to approve) is listed by its title and format with its first
+lines behind the bar; a line says when they are not all of it. --show KEY shows the proposal
+whole: through $PAGER (default less -R) on a terminal, plainly to a pipe or a file.
 
 -i, on a terminal, is the interactive picker: the questions numbered, the selected one with its
 answers. A digit picks an answer of the selected question and the bottom line asks whether to
@@ -49,8 +54,15 @@ func runQuestions(ctx context.Context, e *env) error {
 	asJSON := fs.Bool("json", false, "print the questions as JSON (pending ones in the order of their numbers)")
 	interactive := fs.Bool("i", false, "on a terminal, pick and send answers interactively (see above)")
 	withContext := fs.Bool("context", false, "show each question's context, the background its asker gave (without it, a line says there is one)")
+	show := fs.String("show", "", "show the proposal of the question with this `key` (or number) whole, paged on a terminal")
 	if done, err := parseCommand(fs, e.args, e.stdout); done {
 		return err
+	}
+	if *show != "" {
+		if fs.NArg() > 0 || *all || *asJSON || *interactive {
+			return exitf(exitUsage, "--show shows one proposal: give only its key, as in bot questions --show KEY")
+		}
+		return runShowProposal(ctx, e, *show)
 	}
 	if fs.NArg() > 0 {
 		return exitf(exitUsage, "bot questions takes no arguments: use bot answer to answer one")
@@ -176,6 +188,7 @@ func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time, how sho
 			writeWrapped(w, indent, fmt.Sprintf("context: %d %s, not shown (%s shows it)", lines, plural(lines, "line", "lines"), how.hint), how.width)
 		}
 	}
+	writeProposalExcerpt(w, indent, r, how.width)
 	offered := inquiry.Offered(in)
 	opt := indent + "  "
 	for i, o := range offered {
