@@ -281,22 +281,27 @@ func python3(t *testing.T) string {
 type gateRun struct {
 	url, token, title, author, sha string
 	number                         int
-	reason                         string // INQUIRY_REASON
+	reason                         string   // INQUIRY_REASON
+	base                           string   // the pull request's base commit, when it has one
+	dir                            string   // where gate.py runs (the checkout); the test's own when empty
+	env                            []string // more of the runner's environment, such as PATH
+	python                         string   // the interpreter; python3 on PATH when empty
 }
 
 func (g gateRun) summary(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	event, err := json.Marshal(map[string]any{
-		"number": g.number,
-		"pull_request": map[string]any{
-			"number":   g.number,
-			"title":    g.title,
-			"html_url": fmt.Sprintf("https://github.example/acme/shop/pull/%d", g.number),
-			"user":     map[string]any{"login": g.author},
-			"head":     map[string]any{"sha": g.sha},
-		},
-	})
+	pr := map[string]any{
+		"number":   g.number,
+		"title":    g.title,
+		"html_url": fmt.Sprintf("https://github.example/acme/shop/pull/%d", g.number),
+		"user":     map[string]any{"login": g.author},
+		"head":     map[string]any{"sha": g.sha},
+	}
+	if g.base != "" {
+		pr["base"] = map[string]any{"sha": g.base}
+	}
+	event, err := json.Marshal(map[string]any{"number": g.number, "pull_request": pr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +313,15 @@ func (g gateRun) summary(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(python3(t), deployPath("github-action", "gate.py"))
+	script, err := filepath.Abs(deployPath("github-action", "gate.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	py := g.python
+	if py == "" {
+		py = python3(t)
+	}
+	cmd := exec.Command(py, script)
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + dir,
@@ -326,6 +339,8 @@ func (g gateRun) summary(t *testing.T) string {
 		"INQUIRY_TIMEOUT=0",
 		"INQUIRY_REASON=" + g.reason,
 	}
+	cmd.Env = append(cmd.Env, g.env...)
+	cmd.Dir = g.dir
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {

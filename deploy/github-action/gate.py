@@ -14,11 +14,17 @@ and exits:
 
 Its inputs are environment variables (the action maps its inputs onto them): INQUIRY_URL,
 INQUIRY_TOKEN, INQUIRY_QUESTION, INQUIRY_APPROVALS, INQUIRY_REQUESTED_BY, INQUIRY_TIMEOUT, and
-optionally INQUIRY_CHANNEL (a Slack channel) and INQUIRY_REASON (``on_no``: a no must say why). The pull request is read from what the runner
+optionally INQUIRY_CHANNEL (a Slack channel), INQUIRY_REASON (``on_no``: a no must say why) and
+INQUIRY_PROPOSAL (``false``: ask without the diff as the proposal). The pull request is read from what the runner
 gives: GITHUB_REPOSITORY and the event payload at GITHUB_EVENT_PATH on GitHub; CI_PROJECT_PATH,
 CI_MERGE_REQUEST_IID, CI_MERGE_REQUEST_TITLE, GITLAB_USER_LOGIN, … on GitLab. The outcome is one
 line on stdout, a job summary (GITHUB_STEP_SUMMARY) and step outputs (GITHUB_OUTPUT) when set.
 The token is never printed.
+
+The question carries the change's diff as its proposal, computed with git in the checked-out
+repository (``git diff BASE...HEAD``), so that the person sees what they approve. A diff that
+cannot be computed (no git, a shallow clone without the base) is not a reason to fail the gate:
+it asks without one and the job summary says why.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import json
 import os
 import re
 import string
+import subprocess
 import sys
 import unicodedata
 from typing import Dict, Mapping, Optional, Tuple
@@ -43,6 +50,9 @@ EXIT_YES, EXIT_NO, EXIT_ERROR = 0, 1, 2
 MAX_ID = 200  # inquiry.MaxIDChars
 MAX_CONTEXT = 2000  # inquiry.MaxContextChars
 MAX_TITLE = 200  # of the context, so that a long title leaves room for the link
+MAX_PROPOSAL = 256 << 10  # inquiry.MaxProposalBytes, in bytes of UTF-8
+MAX_PROPOSAL_TITLE = 200  # inquiry.MaxProposalTitleChars
+GIT_TIMEOUT = 120.0  # seconds for git diff: a runner's checkout is local, so this is a hang
 
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)(h|m|s|ms))+$")
 _PART = re.compile(r"(\d+(?:\.\d+)?)(h|m|s|ms)")
@@ -89,6 +99,8 @@ def pull_request(env: Mapping[str, str]) -> Dict[str, str]:
             "url": project_url + "/-/merge_requests/" + iid if project_url and iid else env.get("CI_PIPELINE_URL", ""),
             "author": env.get("GITLAB_USER_LOGIN", ""),
             "sha": env.get("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA") or env.get("CI_COMMIT_SHA", ""),
+            "base": env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA", ""),
+            "files_url": project_url + "/-/merge_requests/" + iid + "/diffs" if project_url and iid else "",
             "noun": "merge request",
             "sign": "!",
         }
@@ -96,6 +108,7 @@ def pull_request(env: Mapping[str, str]) -> Dict[str, str]:
     pr = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else {}
     user = pr.get("user") if isinstance(pr.get("user"), dict) else {}
     head = pr.get("head") if isinstance(pr.get("head"), dict) else {}
+    base = pr.get("base") if isinstance(pr.get("base"), dict) else {}
     run_url = ""
     if env.get("GITHUB_SERVER_URL") and env.get("GITHUB_REPOSITORY") and env.get("GITHUB_RUN_ID"):
         run_url = "%s/%s/actions/runs/%s" % (env["GITHUB_SERVER_URL"], env["GITHUB_REPOSITORY"], env["GITHUB_RUN_ID"])
@@ -108,6 +121,9 @@ def pull_request(env: Mapping[str, str]) -> Dict[str, str]:
         "author": str(user.get("login") or env.get("GITHUB_ACTOR", "")),
         # The head commit, not GITHUB_SHA (a pull request's merge commit, which changes with the base).
         "sha": str(head.get("sha") or env.get("GITHUB_SHA", "")),
+        # The base the pull request was opened against; a push has none, and so no diff.
+        "base": str(base.get("sha") or ""),
+        "files_url": str(pr["html_url"]) + "/files" if pr.get("html_url") else "",
         "noun": "pull request",
         "sign": "#",
     }
@@ -124,6 +140,66 @@ def stable_id(pr: Mapping[str, str]) -> str:
         digest = hashlib.sha256(ident.encode("utf-8")).hexdigest()[:16]
         ident = ident[: MAX_ID - len(digest) - 1] + "~" + digest
     return ident
+
+
+def _git_diff(base: str, head: str) -> Tuple[Optional[str], str]:
+    """The diff of head against its merge base with base, in the current directory's repository,
+    or None and why not, as a phrase."""
+    try:
+        p = subprocess.run(
+            ["git", "diff", "--no-color", "--no-ext-diff", "--no-textconv", base + "..." + head, "--"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=GIT_TIMEOUT,
+        )
+    except FileNotFoundError:
+        return None, "there is no git on this runner"
+    except subprocess.TimeoutExpired:
+        return None, "git diff took more than %s" % _human(GIT_TIMEOUT)
+    except OSError as e:
+        return None, "git could not run (%s)" % e.strerror
+    if p.returncode != 0:
+        err = p.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        why = err[0] if err else "exit status %d" % p.returncode
+        return None, "git diff failed (%s); check out the repository with fetch-depth: 0 so that both commits are there" % why
+    return p.stdout.decode("utf-8", errors="replace"), ""
+
+
+def cut_diff(diff: str, files_url: str) -> Tuple[str, bool]:
+    """diff within MAX_PROPOSAL bytes: whole, or its first whole lines and a last line that says it
+    was cut and where the whole is, since the bot refuses a longer proposal."""
+    # A NUL, which the bot refuses, shows as U+FFFD, as undecodable bytes do.
+    diff = diff.replace("\x00", "\ufffd")
+    raw = diff.encode("utf-8")
+    if len(raw) <= MAX_PROPOSAL:
+        return diff, False
+    where = files_url or "the pull request's files"
+    tail = "… cut here: the diff is %d bytes, more than the %d (256 KiB) a proposal holds; the whole diff is at %s\n" % (
+        len(raw), MAX_PROPOSAL, where)
+    room = MAX_PROPOSAL - len(tail.encode("utf-8"))
+    end = raw.rfind(b"\n", 0, room + 1)
+    return raw[: end + 1].decode("utf-8") + tail, True
+
+
+def proposal(env: Mapping[str, str], pr: Mapping[str, str]) -> Tuple[Optional[Dict[str, object]], str]:
+    """The change's diff as the question's proposal and what it is, or None and why there is none."""
+    if (env.get("INQUIRY_PROPOSAL") or "").strip().lower() in ("false", "no", "0", "off"):
+        return None, "turned off (proposal: false)"
+    if not pr.get("base") or not pr.get("sha"):
+        return None, "the event names no base and head commit to diff"
+    diff, why = _git_diff(pr["base"], pr["sha"])
+    if diff is None:
+        return None, why
+    if not diff.strip():
+        return None, "the diff is empty"
+    # One line: the bot refuses a title with a line break.
+    title = re.sub(r"\s+", " ", pr.get("title") or "").strip()
+    if pr.get("number"):
+        title = pr["sign"] + pr["number"] + (": " + title if title else "")
+    title = title or "the change"
+    if len(title) > MAX_PROPOSAL_TITLE:
+        title = title[: MAX_PROPOSAL_TITLE - 1] + "…"
+    content, cut = cut_diff(diff, pr.get("files_url", ""))
+    why = "the diff, %d bytes%s" % (len(content.encode("utf-8")), ", cut to the limit" if cut else "")
+    return {"format": "diff", "content": content, "title": title, "editable": False}, why
 
 
 def build_request(env: Mapping[str, str]) -> Tuple[dict, Dict[str, str]]:
@@ -169,6 +245,13 @@ def build_request(env: Mapping[str, str]) -> Tuple[dict, Dict[str, str]]:
     if channel:
         req["config"]["transport"] = "slack"
         req["slack"] = {"channel": channel}
+    # The id stays the commit's: the same commit gives the same diff, and so the same question.
+    prop, what = proposal(env, pr)
+    if prop is not None:
+        req["proposal"] = prop
+        pr["proposal"] = what
+    else:
+        pr["proposal"] = "none: " + what
     return req, pr
 
 
@@ -300,7 +383,8 @@ def _code(s: str) -> str:
     return fence + pad + s + pad + fence
 
 
-def report(env: Mapping[str, str], code: int, line: str, rec: Optional[Mapping], req: Optional[Mapping]) -> None:
+def report(env: Mapping[str, str], code: int, line: str, rec: Optional[Mapping], req: Optional[Mapping],
+           proposal_note: str = "") -> None:
     """The one line, and the job summary and step outputs when the runner offers them."""
     github = env.get("GITHUB_ACTIONS") == "true"
     # Line breaks are folded or escaped below; any other character that would rewrite the line
@@ -325,6 +409,8 @@ def report(env: Mapping[str, str], code: int, line: str, rec: Optional[Mapping],
             summary += "| approvals needed | %d |\n" % req["approvals"]
         if req.get("requested_by"):
             summary += "| may not approve | %s |\n" % _md(", ".join(req["requested_by"]))
+        if proposal_note:
+            summary += "| proposal | %s |\n" % _md(proposal_note)
     _append(env.get("GITHUB_STEP_SUMMARY"), summary + "\n")
     if rec is not None:
         a = rec.get("answer") or {}
@@ -338,13 +424,15 @@ def run(env: Mapping[str, str]) -> int:
     token = (env.get("INQUIRY_TOKEN") or env.get("BOT_TOKEN") or "").strip()
     req: Optional[dict] = None
     rec: Optional[dict] = None
+    note = ""
     try:
         if not url:
             raise GateError("no bot URL: set the url input (INQUIRY_URL) to the bot's address, such as https://bot.example.com")
         if not token:
             raise GateError("no token: set the token input (INQUIRY_TOKEN) to an ask token from a secret (bot token create --scope ask)")
         timeout = parse_timeout(env.get("INQUIRY_TIMEOUT", ""))
-        req, _ = build_request(env)
+        req, pr = build_request(env)
+        note = pr.get("proposal", "")
         client = inquiry_bot.Client(url, token, user_agent="inquiry-bot-merge-gate/" + inquiry_bot.__version__)
         try:
             rec = client.ask(req, timeout=timeout)
@@ -357,14 +445,14 @@ def run(env: Mapping[str, str]) -> int:
             req["id"] = req["id"][: MAX_ID - 17] + "~" + digest
             rec = client.ask(req, timeout=timeout)
     except GateError as e:
-        report(env, EXIT_ERROR, str(e), None, req)
+        report(env, EXIT_ERROR, str(e), None, req, note)
         return EXIT_ERROR
     except inquiry_bot.InquiryError as e:
         fix = " (nobody can be asked: the gate fails closed)" if e.fatal else ""
-        report(env, EXIT_ERROR, "the bot refused the question: %s%s" % (e.message, fix), e.record, req)
+        report(env, EXIT_ERROR, "the bot refused the question: %s%s" % (e.message, fix), e.record, req, note)
         return EXIT_ERROR
     code, line = outcome(rec, timeout)
-    report(env, code, line, rec, req)
+    report(env, code, line, rec, req, note)
     return code
 
 
