@@ -447,7 +447,7 @@ func (p *picker) view(now time.Time, width, height int) []string {
 			continue
 		}
 		selStart = len(body)
-		writeQuestion(&b, i+1, r, now, shown{width: width - 2, context: p.context, hint: "c"})
+		writeQuestion(&b, i+1, r, now, shown{width: width - 2, context: p.context, hint: "c", proposalLines: pickedProposalLines})
 		for j, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 			if j == 0 {
 				line = "> " + line

@@ -6,7 +6,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -24,6 +23,7 @@ import (
 const (
 	listedProposalLines = 20
 	listedProposalChars = 2000
+	pickedProposalLines = 6 // in the picker, whose window must hold the whole question
 )
 
 // proposalHeading is the bot's line naming a proposal: its title (printed: the asker wrote it),
@@ -31,7 +31,7 @@ const (
 func proposalHeading(p *inquiry.Proposal) string {
 	h := "proposal"
 	if t := strings.TrimSpace(p.Title); t != "" {
-		h += " " + inquiry.Printed(fmt.Sprintf("%q", t))
+		h += ` "` + inquiry.Printed(t) + `"` // printed, not %q: a control shows as its code
 	}
 	h += " (" + string(p.FormatOrText())
 	if p.Editable {
@@ -42,13 +42,17 @@ func proposalHeading(p *inquiry.Proposal) string {
 
 // writeProposalExcerpt writes the first lines of r's proposal behind the gutter and, when they
 // are not all of it, the sentence saying how much is shown and how to see it whole.
-func writeProposalExcerpt(w io.Writer, indent string, r *inquiry.Record, width int) {
-	p := r.Proposal
+func writeProposalExcerpt(w io.Writer, indent string, r *inquiry.Record, how shown) {
+	p, width := r.Proposal, how.width
 	if p == nil {
 		return
 	}
+	lines := how.proposalLines
+	if lines == 0 {
+		lines = listedProposalLines
+	}
 	writeWrapped(w, indent, strings.ReplaceAll(proposalHeading(p), "KEY", r.Key), width)
-	ex := inquiry.ExcerptOf(p.Content, listedProposalLines, listedProposalChars)
+	ex := inquiry.ExcerptOf(p.Content, lines, listedProposalChars)
 	writeProposalText(w, indent, ex.Text, width)
 	if s := ex.Sentence(); s != "" {
 		writeWrapped(w, indent, s+" bot questions --show "+r.Key+" shows it whole.", width)

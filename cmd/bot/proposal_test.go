@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/inquiry-bot/bot/inquiry"
 )
@@ -148,5 +149,26 @@ func TestAnswerEditProposal(t *testing.T) {
 	}
 	if q := b.resolved(t, key); q.Status != inquiry.StatusPending {
 		t.Errorf("after a refused --edit the question is %s", q.Status)
+	}
+}
+
+// TestPickerShowsProposalExcerpt: the picker shows the first lines of the selected question's
+// proposal, fewer than the listing, and says it is shortened and how to see it whole.
+func TestPickerShowsProposalExcerpt(t *testing.T) {
+	t.Parallel()
+	r := pickRecord("inq_p", "Merge #42?", inquiry.KindConfirm)
+	var lines []string
+	for i := 1; i <= 30; i++ {
+		lines = append(lines, fmt.Sprintf("+line %d", i))
+	}
+	r.Inquiry.Proposal = &inquiry.Proposal{Format: inquiry.FormatDiff, Content: strings.Join(lines, "\n"), Title: "PR \x1b[2J#42"}
+	got := strings.Join(newPicker(r).view(time.Time{}, 100, 40), "\n")
+	for _, want := range []string{`proposal "PR ⟨U+001B⟩[2J#42" (diff):`, "│ +line 6", "Shortened: the first 6 of 30 lines are shown. bot questions --show inq_p shows it whole."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("picker lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "+line 7") || strings.Contains(got, "\x1b") {
+		t.Errorf("picker shows more than 6 lines, or a control character:\n%s", got)
 	}
 }

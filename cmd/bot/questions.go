@@ -168,6 +168,9 @@ type shown struct {
 	width   int
 	context bool
 	hint    string // how to show a context that is not shown
+	// proposalLines is how many lines of a proposal are shown (0: listedProposalLines); the
+	// picker shows fewer, so that a question with one still fits its window.
+	proposalLines int
 }
 
 // writeQuestion prints one pending question with what a person needs to decide: the question
@@ -188,7 +191,7 @@ func writeQuestion(w io.Writer, n int, r *inquiry.Record, now time.Time, how sho
 			writeWrapped(w, indent, fmt.Sprintf("context: %d %s, not shown (%s shows it)", lines, plural(lines, "line", "lines"), how.hint), how.width)
 		}
 	}
-	writeProposalExcerpt(w, indent, r, how.width)
+	writeProposalExcerpt(w, indent, r, how)
 	offered := inquiry.Offered(in)
 	opt := indent + "  "
 	for i, o := range offered {
