@@ -130,6 +130,9 @@ func recorded(rec *inquiry.Record, reply client.Reply) string {
 func writeRecorded(w io.Writer, rec *inquiry.Record, reply client.Reply, width int) {
 	writeWrapped(w, "", recorded(rec, reply), width)
 	writeQuoted(w, "   ", "   ", rec.Question, width)
+	if note := editedNote(rec); note != "" {
+		writeWrapped(w, "   ", note, width)
+	}
 }
 
 // answerWords is how the answer was typed, to repeat it in a hint.

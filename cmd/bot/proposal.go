@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -196,4 +197,14 @@ func withEdit(e *env, rec *inquiry.Record, reply *client.Reply, edit bool, file 
 		reply.Content = content
 	}
 	return nil
+}
+
+// editedNote says that an answer approved an edited proposal, and where its content is: the
+// echo of bot answer names what was approved.
+func editedNote(rec *inquiry.Record) string {
+	if rec.Answer == nil || !rec.Answer.Edited {
+		return ""
+	}
+	n := strings.Count(strings.TrimRight(inquiry.NormalizeNewlines(rec.Answer.Content), "\n"), "\n") + 1
+	return fmt.Sprintf("The proposal was approved as edited (%d %s): bot questions --all --json shows the approved content as .answer.content.", n, plural(n, "line", "lines"))
 }

@@ -103,7 +103,7 @@ func TestAnswerEditProposal(t *testing.T) {
 	}
 
 	r := runIn(t, b.dir, append(b.env(), "VISUAL=", "EDITOR=cp "+newFile), "answer", key, "yes", "--edit")
-	if r.code != 0 {
+	if r.code != 0 || !strings.Contains(flat(r.stdout), "The proposal was approved as edited (3 lines)") {
 		t.Fatalf("bot answer --edit:\n%s", r)
 	}
 	if res := p.wait(t); res.code != exitOK {
@@ -117,7 +117,7 @@ func TestAnswerEditProposal(t *testing.T) {
 	// The proposal unchanged (an editor that only exits) is a plain yes.
 	p = b.ask(t, "--confirm", "--question", "Apply the config again?", "--proposal", proposal, "--editable", "--id", "cfg-2")
 	key = b.waitPending(t, 1, p)[0].Key
-	if r := runIn(t, b.dir, append(b.env(), "VISUAL=true"), "answer", key, "yes", "--edit"); r.code != 0 {
+	if r := runIn(t, b.dir, append(b.env(), "VISUAL=true"), "answer", key, "yes", "--edit"); r.code != 0 || strings.Contains(r.stdout, "edited") {
 		t.Fatalf("bot answer --edit with the proposal unchanged:\n%s", r)
 	}
 	p.wait(t)
