@@ -67,6 +67,15 @@ func TestQuestionsShowProposal(t *testing.T) {
 	if strings.Contains(r.stdout, "Shortened") {
 		t.Errorf("bot questions --show says it is shortened:\n%s", r.stdout)
 	}
+
+	// On a terminal it goes through $PAGER, here one that marks every line it is given.
+	pt := b.startPTYEnv(t, []string{"PAGER=sed 's/^/PAGED /'"}, "questions", "--show", key)
+	pt.waitFor(t, "PAGED │ +line 1\r\n")
+	pt.waitFor(t, "PAGED │ +line 60\r\n")
+	<-pt.done
+	if pt.err != nil {
+		t.Errorf("bot questions --show on a terminal: %v\n%s", pt.err, pt.screen)
+	}
 }
 
 // TestAnswerEditProposal: --edit sends what the editor left, byte for byte, recorded as
