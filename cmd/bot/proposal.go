@@ -29,14 +29,19 @@ const (
 
 // proposalHeading is the bot's line naming a proposal: its title (printed: the asker wrote it),
 // its format, and whether it may be edited.
-func proposalHeading(p *inquiry.Proposal) string {
+func proposalHeading(r *inquiry.Record) string {
+	p := r.Proposal
 	h := "proposal"
 	if t := strings.TrimSpace(p.Title); t != "" {
 		h += ` "` + inquiry.Printed(t) + `"` // printed, not %q: a control shows as its code
 	}
 	h += " (" + string(p.FormatOrText())
 	if p.Editable {
-		h += ", editable: bot answer KEY yes --edit"
+		answer := "yes"
+		if r.Kind != inquiry.KindConfirm {
+			answer = "<answer>"
+		}
+		h += ", editable: bot answer " + r.Key + " " + answer + " --edit"
 	}
 	return h + "):"
 }
@@ -52,7 +57,7 @@ func writeProposalExcerpt(w io.Writer, indent string, r *inquiry.Record, how sho
 	if lines == 0 {
 		lines = listedProposalLines
 	}
-	writeWrapped(w, indent, strings.ReplaceAll(proposalHeading(p), "KEY", r.Key), width)
+	writeWrapped(w, indent, proposalHeading(r), width)
 	ex := inquiry.ExcerptOf(p.Content, lines, listedProposalChars)
 	writeProposalText(w, indent, ex.Text, width)
 	if s := ex.Sentence(); s != "" {
@@ -82,7 +87,7 @@ func runShowProposal(ctx context.Context, e *env, ref string) error {
 	var buf bytes.Buffer
 	width := outputWidth(e.stdout)
 	writeQuoted(&buf, "", "", rec.Question, width)
-	writeWrapped(&buf, "", strings.ReplaceAll(proposalHeading(rec.Proposal), "KEY", rec.Key), width)
+	writeWrapped(&buf, "", proposalHeading(rec), width)
 	writeProposalText(&buf, "", rec.Proposal.Content, width)
 	out, ok := e.stdout.(*os.File)
 	if !ok || !term.IsTerminal(int(out.Fd())) {

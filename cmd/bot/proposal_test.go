@@ -170,9 +170,9 @@ func TestPickerShowsProposalExcerpt(t *testing.T) {
 	for i := 1; i <= 30; i++ {
 		lines = append(lines, fmt.Sprintf("+line %d", i))
 	}
-	r.Inquiry.Proposal = &inquiry.Proposal{Format: inquiry.FormatDiff, Content: strings.Join(lines, "\n"), Title: "PR \x1b[2J#42"}
+	r.Inquiry.Proposal = &inquiry.Proposal{Format: inquiry.FormatDiff, Content: strings.Join(lines, "\n"), Title: "PR \x1b[2J#42 KEY", Editable: true}
 	got := strings.Join(newPicker(r).view(time.Time{}, 100, 40), "\n")
-	for _, want := range []string{`proposal "PR ⟨U+001B⟩[2J#42" (diff):`, "│ +line 6", "Shortened: the first 6 of 30 lines are shown. bot questions --show inq_p shows it whole."} {
+	for _, want := range []string{`proposal "PR ⟨U+001B⟩[2J#42 KEY" (diff, editable: bot answer inq_p yes --edit):`, "│ +line 6", "Shortened: the first 6 of 30 lines are shown. bot questions --show inq_p shows it whole."} {
 		if !strings.Contains(got, want) {
 			t.Errorf("picker lacks %q:\n%s", want, got)
 		}
