@@ -332,12 +332,15 @@ class Client:
         query = {"status": status, "run_id": run_id, "limit": limit, "cursor": cursor}
         return cast(InquiryList, self.request("GET", "/v1/inquiries", query=query)[1])
 
-    def answer(self, key: str, value: Value = None, *, text: Optional[str] = None, declined: bool = False) -> Inquiry:
+    def answer(
+        self, key: str, value: Value = None, *, text: Optional[str] = None, declined: bool = False, content: Optional[str] = None
+    ) -> Inquiry:
         """POST /v1/inquiries/{key}/answer with an option's value (a list for a multiple choice;
-        ``"yes"``/``"no"`` for a confirm), text (own words; with a value, the reason), or a decline.
-        Returns the inquiry: resolved, or still pending with the votes so far when it needs several
-        people. Not retried: an answer is a person's act, and a token that asked may not answer."""
-        body: Dict[str, Any] = {"value": value, "text": text or None, "declined": declined or None}
+        ``"yes"``/``"no"`` for a confirm), text (own words; with a value, the reason), or a decline;
+        content is the approved version of an editable proposal. Returns the inquiry: resolved, or
+        still pending with the votes so far when it needs several people. Not retried: an answer is
+        a person's act, and a token that asked may not answer."""
+        body: Dict[str, Any] = {"value": value, "text": text or None, "declined": declined or None, "content": content}
         return cast(Inquiry, self.request("POST", "/v1/inquiries/" + _path(key) + "/answer", _unset(body))[1])
 
     def cancel(self, key: str) -> Inquiry:

@@ -27,6 +27,8 @@ __all__ = [
     "SlackTarget",
     "EmailTarget",
     "TeamsTarget",
+    "ProposalFormat",
+    "Proposal",
     "EscalationStep",
     "Extension",
     "Placement",
@@ -48,6 +50,7 @@ Status = Literal["pending", "answered", "expired", "cancelled", "failed"]
 RunStatus = Literal["running", "waiting", "completed", "failed", "abandoned"]
 #: Who or what decided an answer.
 Source = Literal["person", "default", "expired", "caller"]
+ProposalFormat = Literal["text", "markdown", "diff", "json"]
 #: A decision: an option's value, the values of a multiple choice, or None for none.
 Value = Union[str, List[str], None]
 
@@ -109,6 +112,8 @@ class _Answer(TypedDict):
 class Answer(_Answer, total=False):
     votes: List[Vote]
     via: str
+    content: str
+    edited: bool
 
 
 class AnswerInput(TypedDict, total=False):
@@ -117,6 +122,20 @@ class AnswerInput(TypedDict, total=False):
     value: Value
     text: str
     declined: bool
+    content: str
+
+
+class _Proposal(TypedDict):
+    content: str
+
+
+class Proposal(_Proposal, total=False):
+    """What the person approves, shown whole (at most 256 KiB); editable lets them approve an
+    edited version, which the answer carries as ``content`` (``edited`` when it differs)."""
+
+    format: ProposalFormat
+    title: str
+    editable: bool
 
 
 class SlackRef(TypedDict):
@@ -226,6 +245,7 @@ class Inquiry(_Inquiry, total=False):
     placements: List[Placement]
     email: EmailTarget
     teams: TeamsTarget
+    proposal: Proposal
     callback_url: str
     links: Links
 
@@ -264,6 +284,7 @@ class AskRequest(TypedDict, total=False):
     slack: Optional[SlackTarget]
     email: EmailTarget
     teams: TeamsTarget
+    proposal: Proposal
     callback_url: str
     wait: Optional[float]
 

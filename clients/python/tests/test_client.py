@@ -195,6 +195,23 @@ class AskTest(unittest.TestCase):
         self.assertFalse(e.fatal)
         self.assertTrue(e.message)
 
+    def test_an_edited_proposal_is_recorded_whole(self) -> None:
+        diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new <b>&</b>\n"
+        rec = self.agent.ask(
+            id=unique("proposal"),
+            kind="confirm",
+            question="Apply this?",
+            proposal={"format": "diff", "content": diff, "title": "x", "editable": True},
+            config=INBOX,
+            timeout=0,
+        )
+        self.assertEqual(rec["proposal"]["content"], diff)
+        edit = diff.replace("new", "newer")
+        answered = self.person.answer(rec["key"], "yes", content=edit)
+        self.assertTrue(answered["answer"]["edited"])
+        self.assertEqual(answered["answer"]["content"], edit)
+        self.assertEqual(answered["proposal"]["content"], diff, "both versions are on the record")
+
     def test_an_asker_cannot_answer_its_own_question(self) -> None:
         rec = self.agent.ask(id=unique("self"), kind="confirm", question="Approve myself?", config=INBOX, timeout=0)
         with self.assertRaises(InquiryError) as cm:
