@@ -113,13 +113,47 @@ type Progress struct {
 	Next       *time.Time `json:"-"`
 }
 
-// Placement is one more place an inquiry is shown (an escalation's channel), beside its slack
-// fields: every message that shows it is updated when it resolves.
+// Placement is one more message that shows an inquiry, beside its slack fields: the question
+// posted on another of its channels (step 0), or an escalation step's (1-based). Every message
+// that shows it is updated when it resolves. Via is the channel that posted it; "" is Slack,
+// which every placement was before an inquiry could go to several channels.
 type Placement struct {
-	Step      int    `json:"step"` // the escalation step (1-based) that posted it
+	Step      int    `json:"step"`
+	Via       string `json:"via,omitempty"`
 	Channel   string `json:"channel"`
 	TS        string `json:"ts"`
 	Permalink string `json:"permalink,omitempty"`
+}
+
+// On reports whether p was posted by channel ch.
+func (p Placement) On(ch string) bool {
+	return p.Via == ch || p.Via == "" && ch == TransportSlack
+}
+
+// PostedOn is where channel ch showed rec's question, found false when it has not (yet). Slack's
+// post is kept in the slack fields; every other channel's is a step-0 placement. A record posted
+// before that, on a channel other than Slack, kept its one post in the slack fields too.
+func (r *Record) PostedOn(ch string) (where Posted, found bool) {
+	for _, p := range r.Placements {
+		if p.Step == 0 && p.On(ch) {
+			return Posted{Place: p.Channel, ID: p.TS, Link: p.Permalink}, true
+		}
+	}
+	if r.Slack.TS != "" && (ch == TransportSlack || ch == r.Config.Transport && r.Channels == nil) {
+		return Posted{Place: r.Slack.Channel, Thread: r.Slack.ThreadTS, ID: r.Slack.TS, Link: r.Slack.Permalink}, true
+	}
+	return Posted{}, false
+}
+
+// Escalations are the escalation steps channel ch posted of rec, in the order they were.
+func (r *Record) Escalations(ch string) []Placement {
+	var out []Placement
+	for _, p := range r.Placements {
+		if p.Step > 0 && p.On(ch) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // checkDeadlines is Validate's part for Deadlines. now is the time of the ask: a reminder or an

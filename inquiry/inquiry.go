@@ -408,8 +408,24 @@ type Record struct {
 	Links *Links `json:"links,omitempty"`
 	// Progress is what was done of the deadlines: reminders sent, the escalation step, time added.
 	Progress
-	// Placements are the other messages that show the inquiry (escalation steps' channels).
+	// Placements are the other messages that show the inquiry: its question on each channel
+	// but Slack, and escalation steps'.
 	Placements []Placement `json:"placements,omitempty"`
+	// Channels are the channels it is posted to, its transport first (nil: stored before an
+	// inquiry could name several; see PostsTo).
+	Channels []string `json:"channels,omitempty"`
+}
+
+// PostsTo lists the channels rec's question is posted to, its transport first: none for the
+// inbox, and for a record stored before Channels, its transport alone.
+func (r *Record) PostsTo() []string {
+	if r.Channels != nil {
+		return r.Channels
+	}
+	if r.Config.Transport == "" || r.Config.Transport == TransportInbox {
+		return nil
+	}
+	return []string{r.Config.Transport}
 }
 
 // DueAt reports whether the inquiry is pending past its expiry at now: from that instant it is

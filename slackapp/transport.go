@@ -248,7 +248,7 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	}
 	// Every other message that shows it too: an answer in either place resolves the one inquiry.
 	// A retry after one of them failed updates the first again, which chat.update allows.
-	for _, p := range rec.Placements {
+	for _, p := range rec.Escalations(inquiry.TransportSlack) {
 		text, blocks := blockkit.Resolved(rec, a.now())
 		if rec.Status == inquiry.StatusPending {
 			text, blocks = blockkit.Escalated(rec, p.Step, a.now())
