@@ -200,15 +200,15 @@ func checkDeadlines(in *Inquiry, now time.Time) error {
 		case st.Channel == "" && len(st.Answerers) == 0:
 			return invalid(field, "%s widens nothing: give a channel to post the question in too, answerers who may answer too, or both", field)
 		}
-		if st.Channel != "" && !channelID(st.Channel) {
-			return invalid(field+".channel", "%s.channel %q is not a Slack channel id: give one such as \"C0123456789\" (the channel's details show it)", field, OneLine(st.Channel, 40))
+		if st.Channel != "" && !channelID(st.Channel) && !TeamsConversationID(st.Channel) {
+			return invalid(field+".channel", "%s.channel %q is not a Slack channel id nor a Teams conversation id: give one such as \"C0123456789\" (the channel's details show it) or \"19:…@thread.tacv2\" (the bot says it when mentioned in Teams)", field, OneLine(st.Channel, 40))
 		}
 		if len(st.Answerers) > MaxRequestedBy {
 			return invalid(field+".answerers", "%s.answerers names %d but may name at most %d: name a user group (S…) instead", field, len(st.Answerers), MaxRequestedBy)
 		}
 		for j, a := range st.Answerers {
-			if !answererID(a) {
-				return invalid(fmt.Sprintf("%s.answerers[%d]", field, j), "%s.answerers[%d] %q is not a Slack user (U…, W…) or user group (S…) id: give one such as \"U0123456789\"", field, j, OneLine(a, 40))
+			if !answererID(a) && !EntraID(a) {
+				return invalid(fmt.Sprintf("%s.answerers[%d]", field, j), "%s.answerers[%d] %q is not a Slack user (U…, W…) or user group (S…) id nor a Teams user's Entra object id: give one such as \"U0123456789\" or \"b15a9416-0ad3-4172-9210-7beb711d3f70\"", field, j, OneLine(a, 40))
 			}
 		}
 		if st.Mention && len(st.Answerers) == 0 {
@@ -351,7 +351,7 @@ func (s *Service) PlanDeadlines(rec *Record, now time.Time) (w DeadlineWork) {
 		w.Events = append(w.Events, event(rec, EventEscalated, now, "", escalatedData{
 			Step: p.Escalation, Channel: st.Channel, Answerers: st.Answerers,
 		}))
-		if shown && (st.Channel != "" || st.Mention) && rec.Config.Transport == TransportSlack {
+		if shown && (st.Channel != "" || st.Mention) && (rec.Config.Transport == TransportSlack || rec.Config.Transport == TransportTeams) {
 			// A step with a channel posts the question there; one without, that mentions its
 			// answerers, calls on them in the question's thread (its lane).
 			d := s.delivery(rec, DeliverEscalate, rec.Config.Transport, now)

@@ -2,7 +2,10 @@ package inquiry
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 )
 
 // TransportTeams is the key of the Microsoft Teams transport: the question is posted as an
@@ -22,12 +25,22 @@ type TeamsTarget struct {
 	Answerers    []string `json:"answerers,omitempty"`
 }
 
-// TeamsAnswerers are the answerers rec names in Teams (none for no teams object).
+// TeamsAnswerers are who may answer rec in Teams once its escalation steps so far are taken:
+// teams.answerers and the Entra object ids each step taken adds (a step's Slack ids are Slack's).
+// An empty list means anybody in the conversation, and a step cannot narrow that.
 func TeamsAnswerers(rec *Record) []string {
-	if rec.Teams == nil {
+	if rec.Teams == nil || len(rec.Teams.Answerers) == 0 {
 		return nil
 	}
-	return rec.Teams.Answerers
+	out := slices.Clone(rec.Teams.Answerers)
+	for i := 0; i < rec.Escalation && i < len(rec.Escalate); i++ {
+		for _, a := range rec.Escalate[i].Answerers {
+			if EntraID(a) && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // ValidateTeams checks an inquiry's teams object against the transport that asks it: the teams
@@ -59,3 +72,19 @@ func ValidateTeams(t *TeamsTarget, transport string) error {
 	}
 	return nil
 }
+
+// TeamsConversationID reports whether s looks like a Teams conversation id, as an escalation
+// step names one: a channel or a group chat ("19:…@thread.tacv2", "…@thread.skype",
+// "…@thread.v2") or a personal chat ("a:…").
+func TeamsConversationID(s string) bool {
+	if len(s) < 3 || len(s) > 512 || strings.ContainsFunc(s, unicode.IsSpace) {
+		return false
+	}
+	return strings.HasPrefix(s, "19:") && strings.Contains(s, "@thread.") || strings.HasPrefix(s, "a:")
+}
+
+// entraID matches an Entra (AAD) object id: a GUID, which is what Teams gives as aadObjectId.
+var entraID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// EntraID reports whether s is an Entra object id, as an escalation step names a Teams answerer.
+func EntraID(s string) bool { return entraID.MatchString(strings.TrimSpace(s)) }

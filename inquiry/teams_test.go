@@ -3,6 +3,7 @@ package inquiry_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/inquiry-bot/bot/inquiry"
 )
@@ -52,5 +53,58 @@ func TestMayAnswerInTeams(t *testing.T) {
 	}
 	if p := inquiry.MayAnswer(open, inquiry.Identity{Channel: inquiry.ChannelTeams}); p.Allowed {
 		t.Fatal("a Teams click without an object id names nobody and must not answer")
+	}
+}
+
+// A Teams escalation step names a Teams conversation and Entra object ids: they pass where a
+// Slack step's ids do, and anything else is refused with what to give.
+func TestTeamsEscalationStepValidates(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	exp := now.Add(2 * time.Hour)
+	in := func(st inquiry.Step) *inquiry.Inquiry {
+		st.After = inquiry.Duration(30 * time.Minute)
+		return &inquiry.Inquiry{ID: "q", Kind: inquiry.KindConfirm, Question: "Ship?", ExpiresAt: &exp,
+			Deadlines: inquiry.Deadlines{Escalate: []inquiry.Step{st}}}
+	}
+	for _, st := range []inquiry.Step{
+		{Channel: "19:0c5a2b3c4d5e6f@thread.tacv2", Answerers: []string{"b15a9416-0ad3-4172-9210-7beb711d3f70"}, Mention: true},
+		{Channel: "a:1xYz-personal"},
+		{Answerers: []string{"B15A9416-0AD3-4172-9210-7BEB711D3F70"}, Mention: true},
+	} {
+		if err := inquiry.Validate(in(st), now); err != nil {
+			t.Errorf("step %+v: %v", st, err)
+		}
+	}
+	for _, c := range []struct {
+		st   inquiry.Step
+		says string
+	}{
+		{inquiry.Step{Channel: "19:no-thread-suffix"}, "nor a Teams conversation id"},
+		{inquiry.Step{Channel: "general"}, "nor a Teams conversation id"},
+		{inquiry.Step{Answerers: []string{"b15a9416-0ad3-4172-9210"}}, "Entra object id"},
+	} {
+		err := inquiry.Validate(in(c.st), now)
+		if err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("step %+v: want a refusal saying %q, got %v", c.st, c.says, err)
+		}
+	}
+}
+
+// Whoever an escalation step taken adds may answer in Teams too; a step not yet taken adds
+// nobody, and a step's Slack ids are not Teams people.
+func TestTeamsAnswerersWidenWithEscalation(t *testing.T) {
+	const alice, carol = "11111111-1111-1111-1111-111111111111", "33333333-3333-3333-3333-333333333333"
+	rec := &inquiry.Record{Key: "k", Teams: &inquiry.TeamsTarget{Conversation: "c", Answerers: []string{alice}}}
+	rec.Escalate = []inquiry.Step{{After: inquiry.Duration(time.Minute), Answerers: []string{carol, "U0CAROL"}}}
+	carolIn := inquiry.Identity{Channel: inquiry.ChannelTeams, ID: carol}
+	if p := inquiry.MayAnswer(rec, carolIn); p.Allowed {
+		t.Fatal("a step not taken yet let its answerer answer")
+	}
+	rec.Escalation = 1
+	if p := inquiry.MayAnswer(rec, carolIn); !p.Allowed {
+		t.Fatalf("the step taken names carol, who is refused: %v", p.Err())
+	}
+	if got := inquiry.TeamsAnswerers(rec); len(got) != 2 {
+		t.Fatalf("Teams answerers after the step: want alice and carol, got %v", got)
 	}
 }
