@@ -41,6 +41,9 @@ type view struct {
 	Recipient         string
 	Outcome           string // what became of it (outcome messages)
 	Proposal          *shownProposal
+	// Approved is the edited version a person approved (outcome messages), nil when the answer
+	// approved no edit; Link then opens the page that shows it whole, set only when it is cut.
+	Approved *shownProposal
 }
 
 // question renders the question mailed to one recipient, with their link.
@@ -51,11 +54,13 @@ func question(rec *inquiry.Record, recipient, link string, now time.Time) parts 
 	return render("question", "Question: "+inquiry.OneLine(rec.Question, 78), v)
 }
 
-// outcome renders what became of the question, for every recipient alike.
-func outcome(rec *inquiry.Record) parts {
+// outcome renders what became of the question; link opens the page that shows an approved
+// edit whole, given when the message shortens it ("" otherwise: the message carries no link).
+func outcome(rec *inquiry.Record, link string) parts {
 	v := base(rec, time.Time{})
 	v.Deadline, v.Assumed = "", ""
 	v.Outcome = inquiry.Outcome(rec)
+	v.Approved, v.Link = approved(rec), link
 	return render("outcome", "Re: Question: "+inquiry.OneLine(rec.Question, 78), v)
 }
 

@@ -2,6 +2,7 @@ package email
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/inquiry-bot/bot/inquiry"
 )
@@ -19,6 +20,9 @@ const (
 type shownProposal struct {
 	Title, Format string
 	Excerpt       string // the first lines, without a final line break
+	// Lines are the excerpt's lines, each with its kind in a diff ("add", "del", "hunk", "file",
+	// "meta" or "ctx"; "" outside a diff), which the HTML part colours by line.
+	Lines []shownLine
 	// Cut says the excerpt is not the whole; Of says how much is shown of how much.
 	Cut bool
 	Of  string
@@ -32,6 +36,13 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 	format := p.FormatOrText()
 	e := inquiry.ExcerptOf(p.Content, excerptLines, excerptChars)
 	s := &shownProposal{Title: inquiry.Printed(p.Title), Format: string(format), Excerpt: e.Text, Cut: e.Cut()}
+	for _, l := range strings.Split(e.Text, "\n") {
+		sl := shownLine{Text: l}
+		if format == inquiry.FormatDiff {
+			sl.Kind = diffKind(l)
+		}
+		s.Lines = append(s.Lines, sl)
+	}
 	switch {
 	case e.InLine: // one line longer than the excerpt: a part of it
 		s.Of = fmt.Sprintf("the first %d of its %d characters", e.Chars, e.TotalChars)
@@ -39,4 +50,35 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 		s.Of = fmt.Sprintf("the first %d of its %d lines", e.Lines, e.TotalLines)
 	}
 	return s
+}
+
+// shownLine is one line of an excerpt and its kind in a diff.
+type shownLine struct{ Kind, Text string }
+
+// diffKind names the kind of a unified diff's line, as the answer page colours it: a file's
+// header, a hunk's header, an added or removed line, git's other headers, or context.
+func diffKind(l string) string {
+	switch {
+	case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+		return "file"
+	case strings.HasPrefix(l, "@@"):
+		return "hunk"
+	case strings.HasPrefix(l, "+"):
+		return "add"
+	case strings.HasPrefix(l, "-"):
+		return "del"
+	case strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "), strings.HasPrefix(l, `\`):
+		return "meta"
+	}
+	return "ctx"
+}
+
+// approved is the version a person approved of rec's editable proposal when it differs from
+// what was proposed, as a message shows it; nil when there is none.
+func approved(rec *inquiry.Record) *shownProposal {
+	a := rec.Answer
+	if rec.Proposal == nil || a == nil || !a.Edited || a.Content == "" {
+		return nil
+	}
+	return showProposal(&inquiry.Proposal{Format: rec.Proposal.FormatOrText(), Content: a.Content})
 }

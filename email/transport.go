@@ -37,10 +37,12 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// Links mints the answer link of one recipient of an inquiry: a URL whose answer is recorded as
-// that recipient's (answered_by "link:<address>").
+// Links mints the links of one recipient of an inquiry: RecipientLink a URL whose answer is
+// recorded as that recipient's (answered_by "link:<address>"), PageLink one that opens the page
+// of an inquiry already resolved, which shows what was decided.
 type Links interface {
 	RecipientLink(ctx context.Context, rec *inquiry.Record, recipient string) (string, error)
+	PageLink(ctx context.Context, rec *inquiry.Record, recipient string) (string, error)
 }
 
 // Transport mails inquiries. It is an inquiry.Transport, seated under inquiry.TransportEmail.
@@ -106,9 +108,20 @@ func (t *Transport) Update(ctx context.Context, rec *inquiry.Record) error {
 	}
 	now := t.now()
 	msgs := make([]outgoing, 0, len(to))
+	// An approved edit longer than a message shows links each recipient to the page that shows
+	// it whole; a link of a resolved inquiry answers nothing.
+	shown := approved(rec)
+	cut := shown != nil && shown.Cut
 	for _, addr := range to {
+		link := ""
+		if cut {
+			var err error
+			if link, err = t.links.PageLink(ctx, rec, addr); err != nil {
+				return fmt.Errorf("mint the page link of %s for inquiry %s: %w", addr, rec.Key, err)
+			}
+		}
 		m, err := t.message(addr, messageID(rec.Key, "outcome", addr, t.cfg.From),
-			messageID(rec.Key, "question", addr, t.cfg.From), outcome(rec), now)
+			messageID(rec.Key, "question", addr, t.cfg.From), outcome(rec, link), now)
 		if err != nil {
 			return err
 		}

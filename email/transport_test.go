@@ -25,6 +25,10 @@ func (l *links) RecipientLink(_ context.Context, rec *inquiry.Record, recipient 
 	return "https://bot.example/a/" + rec.Key + "." + strings.ReplaceAll(recipient, "@", "-at-"), nil
 }
 
+func (l *links) PageLink(_ context.Context, rec *inquiry.Record, recipient string) (string, error) {
+	return "https://bot.example/a/" + rec.Key + ".page." + strings.ReplaceAll(recipient, "@", "-at-"), nil
+}
+
 var quiet = slog.New(slog.DiscardHandler)
 
 var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
