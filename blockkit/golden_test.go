@@ -703,6 +703,14 @@ func homeCases() map[string]blockkit.Home {
 		rec.Question = fmt.Sprintf("Question number %d?", i+1)
 		many = append(many, rec)
 	}
+	// A proposal in the Home tab: a diff one line past the message's 50, editable in Slack's
+	// modal, with the answer page to view it all; and one past the modal's 3,000 characters with
+	// no answer page, as a question that names its answerers has none.
+	diff := keyed(withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: proposalOf(inquiry.FormatDiff, 51),
+		Title: "Change for *build* 77 <!here>", Editable: true}), 31)
+	diff.Question = "Merge this change?"
+	long := keyed(withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: strings.Repeat("x", 3001), Editable: true}), 32)
+	long.Question, long.Links = "Send this note?", nil
 	escaped := keyed(hostile(record(inquiry.KindChoice)), 21)
 	escaped.Slack.Permalink = "https://evil.example/x|<!channel>"
 	return map[string]blockkit.Home{
@@ -711,6 +719,7 @@ func homeCases() map[string]blockkit.Home {
 		"home_waiting":  {User: "U0ALICE01", Waiting: waiting(), Answered: answered()},
 		"home_many":     {User: "U0ALICE01", Waiting: many, Unread: true},
 		"home_escaping": {User: "U0ALICE01", Waiting: []*inquiry.Record{escaped}},
+		"home_proposal": {User: "U0ALICE01", Waiting: []*inquiry.Record{diff, long}},
 	}
 }
 
@@ -835,36 +844,48 @@ func BenchmarkHomeView(b *testing.B) {
 }
 
 // The Home tab of the longest questions Validate lets through — every limit at its maximum,
-// text that escaping grows fivefold, 12 options at their limits — stays within every Home tab
+// text that escaping grows fivefold, 12 options at their limits, with and without a 256 KiB
+// proposal whose first 50 lines fill the 3,000 characters shown — stays within every Home tab
 // limit, 250 kB included.
 func TestHomeOfTheLongestQuestions(t *testing.T) {
+	line := strings.Repeat("&", 59) + "\n"
 	for _, n := range []int{5, 12} {
 		for _, multiple := range []bool{false, true} {
-			var h blockkit.Home
-			for i := range 60 {
-				rec := keyed(record(inquiry.KindChoice), i)
-				rec.Question = strings.Repeat("&<", inquiry.MaxQuestionChars/2)
-				rec.Context = strings.Repeat("&", inquiry.MaxContextChars)
-				rec.RunID = strings.Repeat("r", inquiry.MaxIDChars)
-				rec.Options, rec.Multiple, rec.AllowText = longOptions(n), multiple, true
-				rec.ExpiresAt = at(48 * time.Hour)
-				if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
-					t.Fatalf("fixture: %v", err)
+			for _, proposed := range []bool{false, true} {
+				var h blockkit.Home
+				for i := range 60 {
+					rec := keyed(record(inquiry.KindChoice), i)
+					rec.Question = strings.Repeat("&<", inquiry.MaxQuestionChars/2)
+					rec.Context = strings.Repeat("&", inquiry.MaxContextChars)
+					rec.RunID = strings.Repeat("r", inquiry.MaxIDChars)
+					rec.Options, rec.Multiple, rec.AllowText = longOptions(n), multiple, true
+					rec.ExpiresAt = at(48 * time.Hour)
+					if proposed {
+						rec.Proposal = &inquiry.Proposal{Format: inquiry.FormatText, Content: strings.Repeat(line, inquiry.MaxProposalBytes/len(line)),
+							Title: strings.Repeat("&", inquiry.MaxProposalTitleChars), Editable: true}
+						rec.Links = &inquiry.Links{Answer: answerPage}
+					}
+					if err := inquiry.Validate(&rec.Inquiry, validateAt); err != nil {
+						t.Fatalf("fixture: %v", err)
+					}
+					h.Waiting = append(h.Waiting, rec)
 				}
-				h.Waiting = append(h.Waiting, rec)
-			}
-			for i := range blockkit.HomeAnswered {
-				rec := keyed(resolved(record(inquiry.KindText), inquiry.StatusAnswered,
-					&inquiry.Answer{Text: strings.Repeat("<&>", 600), AnsweredBy: "U0ALICE01", Source: inquiry.SourcePerson}), 100+i)
-				rec.Question = strings.Repeat("&", inquiry.MaxQuestionChars)
-				h.Answered = append(h.Answered, rec)
-			}
-			raw, err := json.Marshal(blockkit.HomeView(h, now))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := blockkit.ValidateViewJSON(raw); err != nil {
-				t.Errorf("%d options, multiple %v: %v", n, multiple, err)
+				for i := range blockkit.HomeAnswered {
+					rec := keyed(resolved(record(inquiry.KindText), inquiry.StatusAnswered,
+						&inquiry.Answer{Text: strings.Repeat("<&>", 600), AnsweredBy: "U0ALICE01", Source: inquiry.SourcePerson}), 100+i)
+					rec.Question = strings.Repeat("&", inquiry.MaxQuestionChars)
+					h.Answered = append(h.Answered, rec)
+				}
+				raw, err := json.Marshal(blockkit.HomeView(h, now))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := blockkit.ValidateViewJSON(raw); err != nil {
+					t.Errorf("%d options, multiple %v, proposal %v: %v", n, multiple, proposed, err)
+				}
+				if proposed && !strings.Contains(string(raw), "Shortened: the first 50 of 4,369 lines are shown.") {
+					t.Errorf("%d options, multiple %v: no proposal shown with its sentence", n, multiple)
+				}
 			}
 		}
 	}

@@ -87,8 +87,8 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 
 // homeQuestion is one waiting question: a divider, the question whole (split across sections
 // where it is longer than one holds: a person answers it here, beside live buttons), where it
-// was asked with a link to its message, its context whole under its label, its controls, the
-// tally of a team approval, and when it expires.
+// was asked with a link to its message, its context whole under its label, its proposal as the
+// message shows it, its controls, the tally of a team approval, and when it expires.
 func homeQuestion(rec *inquiry.Record, now time.Time) []slack.Block {
 	in := &rec.Inquiry
 	blocks := []slack.Block{slack.NewDividerBlock()}
@@ -111,6 +111,9 @@ func homeQuestion(rec *inquiry.Record, now time.Time) []slack.Block {
 			blocks = append(blocks, literalSection(blockID(rec.Key, revHome, "c"+strconv.Itoa(i)), c))
 		}
 	}
+	// The proposal as its message shows it, by the same builder: the first lines, a sentence and
+	// "View all" wherever it is shortened, and the edit.
+	blocks = append(blocks, proposalBlocks(rec, revHome, true)...)
 	blocks = append(blocks, controls(rec, revHome)...)
 	if b := approvalLine(rec).block(blockID(rec.Key, revHome, "tally")); b != nil {
 		blocks = append(blocks, b)

@@ -85,6 +85,11 @@ func (a *App) publishHome(ctx context.Context, user string) error {
 	if err != nil {
 		return err
 	}
+	for i, rec := range h.Waiting {
+		// A proposal's "View all" and "Edit on the web" link to the answer page as in the
+		// message, where the question has one (withPage).
+		h.Waiting[i] = a.withPage(rec)
+	}
 	_, err = a.client.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: blockkit.HomeView(h, a.now())})
 	return err
 }

@@ -201,3 +201,35 @@ func TestHomeOpensTheAnswerModal(t *testing.T) {
 	require.Equal(t, "Fixes the login loop", got.Answer.Text)
 	require.Equal(t, alice, got.Answer.AnsweredBy)
 }
+
+// A question's proposal shows in the Home tab as in its message: its first 50 lines, the
+// sentence saying how much is shown, and "Edit and approve", whose modal records the edit as a
+// click in the message would.
+func TestHomeShowsTheProposal(t *testing.T) {
+	b := setup(t)
+	lines := make([]string, 51)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("+ replicas: %d # eu-west <!here>", i+1)
+	}
+	proposed := strings.Join(lines, "\n")
+	in, ref := questionOf("proposal", "Apply this change?", []string{alice})
+	in.Proposal = &inquiry.Proposal{Format: inquiry.FormatDiff, Content: proposed, Title: "eu-west", Editable: true}
+	rec := b.ask(in, ref)
+
+	b.ok(b.fake.OpenHome(alice))
+	text := b.home(alice, 1).Text()
+	require.Contains(t, text, strings.Join(lines[:50], "\n"), "the first 50 lines, as written")
+	require.NotContains(t, text, lines[50])
+	require.Contains(t, text, "Shortened: the first 50 of 51 lines are shown.")
+
+	b.ok(b.fake.ClickHome(alice, rec.Key, "Edit and approve"))
+	view, ok := b.fake.OpenView(alice)
+	require.True(t, ok, "Edit and approve in the Home tab opens the edit modal")
+	edited := strings.Replace(proposed, "replicas: 1 ", "replicas: 2 ", 1)
+	b.ok(b.fake.SubmitView(alice, view.ID, "Merge", edited))
+	got := b.resolved(rec.Key)
+	require.Equal(t, "merge", got.Answer.Value.First())
+	require.Equal(t, edited, got.Answer.Content)
+	require.True(t, got.Answer.Edited)
+	require.Equal(t, alice, got.Answer.AnsweredBy)
+}
