@@ -46,6 +46,8 @@ type Card struct {
 	Type    string    `json:"type"`
 	Version string    `json:"version"`
 	Body    []Element `json:"body"`
+	// MSTeams holds what only Teams reads of a card: the people its text mentions.
+	MSTeams *MSTeams `json:"msteams,omitempty"`
 }
 
 // Attachment is a card as a Bot Framework activity carries it.

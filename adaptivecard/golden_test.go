@@ -122,7 +122,7 @@ func goldenCases() []goldenCase {
 			return adaptivecard.Note("This question is not known to the bot any more; nothing was recorded.")
 		}},
 	)
-	return append(cases, proposalCases()...)
+	return append(append(cases, proposalCases()...), deadlineCases()...)
 }
 
 // TestGolden renders every case to testdata/NAME.json; -update rewrites them. The CI's oracle
