@@ -20,10 +20,31 @@ const (
 )
 
 // CanEditInSlack reports whether the edit modal can hold the proposal of in: an editable
-// proposal within a plain_text_input's 3,000 characters.
+// proposal within a plain_text_input's 3,000 characters, its lines ended by LF as the modal
+// holds them.
 func CanEditInSlack(in *inquiry.Inquiry) bool {
 	p := in.Proposal
-	return p != nil && p.Editable && runes(p.Content) <= maxEditChars
+	return p != nil && p.Editable && runes(inquiry.NormalizeNewlines(p.Content)) <= maxEditChars
+}
+
+// EditedContent is the content a submission of EditModal approves, posted being the input's
+// value. The modal holds the proposal with its lines ended by LF, and Slack's reference does
+// not say whether a submitted multi-line value ends them by LF or CRLF, so both read the same:
+// a value that differs from the proposal only in its line endings approves the proposal byte for
+// byte; an edit has its lines ended by CRLF when every line of the proposal is, else by LF (as
+// the answer page reads its textarea).
+func EditedContent(p *inquiry.Proposal, posted string) string {
+	if p == nil {
+		return posted
+	}
+	lf := inquiry.NormalizeNewlines(posted)
+	if lf == inquiry.NormalizeNewlines(p.Content) {
+		return p.Content
+	}
+	if n := strings.Count(p.Content, "\n"); n > 0 && strings.Count(p.Content, "\r\n") == n {
+		return strings.ReplaceAll(lf, "\n", "\r\n")
+	}
+	return lf
 }
 
 // proposalBlocks renders the proposal of rec, if any: a label naming its format and its title
@@ -61,7 +82,7 @@ func proposalBlocks(rec *inquiry.Record, rev string, controls bool) []slack.Bloc
 	default:
 		blocks = append(blocks, slack.NewContextBlock(blockID(key, rev, "edit"), mrkdwn(fmt.Sprintf(
 			"This proposal has %s characters, more than Slack's editor takes (%s): approve or reject it here as it is.",
-			thousands(runes(p.Content)), thousands(maxEditChars)))))
+			thousands(runes(inquiry.NormalizeNewlines(p.Content))), thousands(maxEditChars)))))
 	}
 	return blocks
 }
@@ -129,7 +150,8 @@ func EditModal(rec *inquiry.Record) slack.ModalViewRequest {
 	}
 	content := ""
 	if in.Proposal != nil {
-		content = in.Proposal.Content
+		// Lines ended by LF, as a text box holds them; EditedContent restores the proposal's.
+		content = inquiry.NormalizeNewlines(in.Proposal.Content)
 	}
 	el := slack.NewPlainTextInputBlockElement(nil, ActionContent).WithMultiline(true).WithMaxLength(maxEditChars)
 	el.InitialValue = content
@@ -140,8 +162,9 @@ func EditModal(rec *inquiry.Record) slack.ModalViewRequest {
 	return m
 }
 
-// readEdit reads the submission of EditModal: the content as edited, approved with a confirm's
-// yes, or with the choice when the modal asked for one.
+// readEdit reads the submission of EditModal: the content as edited (as Slack sent it: the
+// caller, who has the proposal, gives it its line endings with EditedContent), approved with a
+// confirm's yes, or with the choice when the modal asked for one.
 func readEdit(view slack.View, key string) (inquiry.Reply, error) {
 	content, found := view.State.Values[BlockContent][ActionContent]
 	if !found {

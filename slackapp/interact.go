@@ -223,6 +223,9 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		a.tell(whereOf(ic, rec), user, no)
 		return nil
 	}
+	if ic.View.CallbackID == blockkit.CallbackEdit {
+		reply.Content = blockkit.EditedContent(rec.Proposal, reply.Content) // the proposal's line endings
+	}
 	if ic.View.CallbackID == blockkit.CallbackOwnWords && reply.Value.IsZero() {
 		reply, _ = inquiry.ReplyOf(&rec.Inquiry, reply.Text, false) // typed words are read one way everywhere
 	}

@@ -1,6 +1,7 @@
 package slackapp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,4 +86,38 @@ func TestProposalEditedWithChoice(t *testing.T) {
 	require.Equal(t, "merge", got.Answer.Value.First())
 	require.Equal(t, "-a\n+c", got.Answer.Content)
 	require.True(t, got.Answer.Edited)
+}
+
+// A proposal whose lines end in CRLF keeps them through the modal, byte for byte, whether
+// Slack's submitted value ends lines with LF or CRLF (its docs do not say): approved as it
+// opened, the content is the proposal and not edited; edited, the edit's lines end in CRLF.
+func TestProposalCRLFThroughModal(t *testing.T) {
+	proposed := "[core]\r\n\tfilemode = true\r\n\tbare = false\r\n"
+	edit := "[core]\n\tfilemode = false\n\tbare = false\n"
+	cases := map[string]struct {
+		submitted, want string
+		edited          bool
+	}{
+		"left as it opened":             {"", proposed, false},
+		"the same, lines ended by LF":   {strings.ReplaceAll(proposed, "\r\n", "\n"), proposed, false},
+		"the same, lines ended by CRLF": {proposed, proposed, false},
+		"edited, lines ended by LF":     {edit, strings.ReplaceAll(edit, "\n", "\r\n"), true},
+		"edited, lines ended by CRLF":   {strings.ReplaceAll(edit, "\n", "\r\n"), strings.ReplaceAll(edit, "\n", "\r\n"), true},
+	}
+	b := setup(t)
+	i := 0
+	for name, tc := range cases {
+		i++
+		in := editableQuestion(fmt.Sprintf("crlf-%d", i), proposed)
+		in.Proposal.Format = inquiry.FormatText
+		rec := b.ask(in, inquiry.SlackRef{})
+		b.click("U0ALICE01", rec, blockkit.ActionOpenEdit)
+		view, ok := b.fake.OpenView("U0ALICE01")
+		require.True(t, ok, name)
+		b.ok(b.fake.SubmitView("U0ALICE01", view.ID, tc.submitted))
+		got := b.resolved(rec.Key)
+		require.Equal(t, tc.want, got.Answer.Content, name)
+		require.Equal(t, tc.edited, got.Answer.Edited, name)
+		require.Equal(t, proposed, got.Proposal.Content, name)
+	}
 }
