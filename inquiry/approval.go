@@ -91,16 +91,6 @@ func checkApproval(in *Inquiry) error {
 	return nil
 }
 
-// QuorumFits refuses a quorum larger than the people who may answer, when they are known: the
-// users slack.answerers lists (user groups are counted when the question is posted).
-func QuorumFits(in *Inquiry, answerers []string) error {
-	n := in.Quorum()
-	if people, groups := countAnswerers(in, answerers); n > 1 && !groups && len(people) > 0 && n > len(people) {
-		return invalid("approvals", "approvals %d is more than the %d people slack.answerers allows: ask for at most %d, or add answerers", n, len(people), len(people))
-	}
-	return nil
-}
-
 // countAnswerers splits slack.answerers into the people who may answer in (U…, W…; not those
 // requested_by names) and reports whether there are user groups (S…), whose members are known
 // only when the question is posted.

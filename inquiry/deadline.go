@@ -373,10 +373,12 @@ func (s *Service) PlanDeadlines(rec *Record, now time.Time) (w DeadlineWork) {
 			Number: p.Reminders, Mentions: Mentions(rec, p.Escalation),
 		}))
 		if shown {
-			// In the lane of the question's channel, behind its post: never before the question.
-			d := s.delivery(rec, DeliverRemind, rec.Config.Transport, now)
-			d.Step = p.Reminders
-			w.Deliveries = append(w.Deliveries, d)
+			// One on each channel it was posted to, each in the lane of the question's post
+			// there: never before the question.
+			for _, d := range s.toEach(rec, DeliverRemind, now) {
+				d.Step = p.Reminders
+				w.Deliveries = append(w.Deliveries, d)
+			}
 		}
 	}
 	p.Next = NextDue(rec, p)
@@ -561,9 +563,7 @@ func (s *Service) Extend(ctx context.Context, key string, by Duration, identity 
 		p := StartProgress(&cp, now)
 		p.ExtendedBy = cp.ExtendedBy
 		w := &DeadlineWork{Progress: p, Events: []Event{event(&cp, EventExtended, now, who, extendedData{By: n, ExtendedBy: p.ExtendedBy, ExpiresAt: exp})}}
-		if cur.Config.Policy == PolicyAsk && cur.Config.Transport != TransportInbox {
-			w.Deliveries = append(w.Deliveries, s.delivery(cur, DeliverRefresh, cur.Config.Transport, now))
-		}
+		w.Deliveries = append(w.Deliveries, s.toEach(cur, DeliverRefresh, now)...)
 		return &exp, w
 	})
 	if refused != nil {
@@ -648,8 +648,8 @@ func (s *Service) deliverRemind(ctx context.Context, d Delivery) error {
 	if err != nil {
 		return skipGone(err)
 	}
-	if rec.Status != StatusPending || rec.DueAt(s.Clock()) || rec.Slack.TS == "" && rec.Config.Transport == TransportSlack {
-		return nil // answered or expired meanwhile (its sweep may not have run yet), or never shown: no reminder of it
+	if _, shown := rec.PostedOn(d.Target); rec.Status != StatusPending || rec.DueAt(s.Clock()) || !shown {
+		return nil // answered or expired meanwhile (its sweep may not have run yet), or never shown there: no reminder of it
 	}
 	if remindBehind(rec, s.Clock()) == 0 {
 		// Extended after it was enqueued, past every reminder: it would come early, and the
@@ -682,7 +682,7 @@ func (s *Service) deliverEscalate(ctx context.Context, d Delivery) error {
 	if rec.Status != StatusPending || rec.DueAt(s.Clock()) || d.Step < 1 || d.Step > len(rec.Escalate) {
 		return nil // answered or expired meanwhile: its controls would show in one more place in vain
 	}
-	for _, p := range rec.Placements {
+	for _, p := range rec.Escalations(d.Target) {
 		if p.Step == d.Step {
 			return nil // shown by an earlier attempt
 		}

@@ -89,8 +89,8 @@ func (s *Service) deliverPost(ctx context.Context, d Delivery) error {
 	if err != nil {
 		return skipGone(err)
 	}
-	if rec.Status != StatusPending || rec.Slack.TS != "" {
-		return nil // resolved before it was shown, or shown already
+	if _, shown := rec.PostedOn(d.Target); rec.Status != StatusPending || shown {
+		return nil // resolved before it was shown, or shown there already
 	}
 	t, err := s.Transports.Lookup(d.Target)
 	if err == nil && d.Attempts > 1 {
@@ -100,7 +100,7 @@ func (s *Service) deliverPost(ctx context.Context, d Delivery) error {
 			where, found, ferr := f.FindPost(ctx, rec)
 			if found {
 				s.logger().InfoContext(ctx, "question found posted by an earlier attempt", "key", rec.Key, "id", where.ID, "attempts", d.Attempts)
-				return s.Store.SetPosted(ctx, rec.Key, where.ref())
+				return s.posted(ctx, rec.Key, d.Target, where)
 			}
 			if ferr := s.notFound(ctx, "a question", rec.Key, ferr); ferr != nil {
 				return ferr
@@ -111,15 +111,30 @@ func (s *Service) deliverPost(ctx context.Context, d Delivery) error {
 		var where Posted
 		where, err = t.Post(ctx, rec)
 		if err == nil {
-			return s.Store.SetPosted(ctx, rec.Key, where.ref())
+			return s.posted(ctx, rec.Key, d.Target, where)
 		}
 	}
 	if Fatal(err) {
-		if _, ferr := s.Fail(ctx, rec.Key, err); ferr != nil && ErrorCode(ferr) != CodeAlreadyResolved {
+		// Fail closed: part of its audience cannot be reached, and the asker hears it at once,
+		// with the channel named when it is one of several.
+		cause := err
+		if len(rec.PostsTo()) > 1 {
+			cause = Errorf(CodeUnavailable, "%s: %s", d.Target, ErrorMessage(err))
+		}
+		if _, ferr := s.Fail(ctx, rec.Key, cause); ferr != nil && ErrorCode(ferr) != CodeAlreadyResolved {
 			return ferr
 		}
 	}
 	return err
+}
+
+// posted records where channel ch showed the inquiry with key: Slack's post in the record's
+// slack fields, every other channel's as a step-0 placement that names it.
+func (s *Service) posted(ctx context.Context, key, ch string, where Posted) error {
+	if ch == TransportSlack {
+		return s.Store.SetPosted(ctx, key, where.ref())
+	}
+	return s.Store.AddPlacement(ctx, key, Placement{Step: 0, Via: ch, Channel: where.Place, TS: where.ID, Permalink: where.Link})
 }
 
 // notFound is what a finder's miss of an earlier attempt's post of what (a question, a reminder,
@@ -138,8 +153,8 @@ func (s *Service) deliverUpdate(ctx context.Context, d Delivery) error {
 	if err != nil {
 		return skipGone(err)
 	}
-	if rec.Slack.TS == "" {
-		return nil // never shown: nothing to update
+	if _, shown := rec.PostedOn(d.Target); !shown {
+		return nil // never shown there: nothing to update
 	}
 	if (d.Kind == DeliverTally || d.Kind == DeliverRefresh) && rec.Status != StatusPending {
 		return nil // resolved since the vote: the resolution's update shows it, once

@@ -34,16 +34,16 @@ func (t *EmailTarget) Recipients() []string {
 }
 
 // ValidateEmail checks an inquiry's email recipients against the transport that asks it: the
-// email transport needs at least one, every other transport none (they would be mailed nothing),
-// and each is one plain address (no display name, no list), at most MaxEmailAddressChars long,
-// named once.
+// email transport, or an email object, needs at least one (an inquiry that names them is mailed
+// to them beside its other channels); each is one plain address (no display name, no list), at
+// most MaxEmailAddressChars long, named once.
 func ValidateEmail(t *EmailTarget, transport string) error {
 	to := t.Recipients()
 	switch {
 	case transport == TransportEmail && len(to) == 0:
 		return invalid("email.to", "the email transport needs somebody to mail: name the recipients in email.to, such as [\"alice@example.com\"]")
-	case transport != TransportEmail && t != nil:
-		return invalid("email", "email names recipients but the inquiry is asked through the %s transport: set config.transport to \"email\", or leave email out", transport)
+	case t != nil && len(to) == 0:
+		return invalid("email.to", "email names nobody to mail: name the recipients in email.to, such as [\"alice@example.com\"], or leave email out")
 	case len(to) > MaxEmailRecipients:
 		return invalid("email.to", "email.to names %d recipients but may name at most %d: ask a smaller group, or ask through Slack", len(to), MaxEmailRecipients)
 	}

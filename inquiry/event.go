@@ -127,6 +127,7 @@ type (
 		Approvals int        `json:"approvals"`
 	}
 	postedData struct {
+		Via       string `json:"via,omitempty"` // the channel that posted it, when not Slack
 		Channel   string `json:"channel"`
 		ThreadTS  string `json:"thread_ts"`
 		TS        string `json:"ts"`
@@ -168,6 +169,12 @@ func PostedEvent(rec *Record, at time.Time) Event {
 	return event(rec, EventPosted, at, rec.Config.Transport, postedData{
 		Channel: rec.Slack.Channel, ThreadTS: rec.Slack.ThreadTS, TS: rec.Slack.TS, Permalink: rec.Slack.Permalink,
 	})
+}
+
+// PlacedEvent records where channel p.Via (any but Slack, whose post is in the slack fields)
+// showed rec's question, at at.
+func PlacedEvent(rec *Record, p Placement, at time.Time) Event {
+	return event(rec, EventPosted, at, p.Via, postedData{Via: p.Via, Channel: p.Channel, TS: p.TS, Permalink: p.Permalink})
 }
 
 // VotedEvent records v, given on rec (whose votes include v), and the tally it makes.
@@ -238,6 +245,9 @@ func (e Event) Summary() string {
 		var d postedData
 		_ = json.Unmarshal(e.Data, &d)
 		parts := []string{}
+		if d.Via != "" {
+			parts = append(parts, "on "+d.Via)
+		}
 		if d.Channel != "" {
 			parts = append(parts, "in "+d.Channel)
 		}

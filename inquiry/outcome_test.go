@@ -76,6 +76,7 @@ func TestValidateEmail(t *testing.T) {
 	to := func(addrs ...string) *inquiry.EmailTarget { return &inquiry.EmailTarget{To: addrs} }
 	require.NoError(t, inquiry.ValidateEmail(nil, inquiry.TransportSlack))
 	require.NoError(t, inquiry.ValidateEmail(to("alice@example.com", "bob@example.org"), inquiry.TransportEmail))
+	require.NoError(t, inquiry.ValidateEmail(to("alice@example.com"), inquiry.TransportSlack), "mailed beside Slack (fan-out)")
 
 	many := make([]string, inquiry.MaxEmailRecipients+1)
 	for i := range many {
@@ -90,7 +91,7 @@ func TestValidateEmail(t *testing.T) {
 	}{
 		{"nobody to mail", nil, inquiry.TransportEmail, "email.to", "name the recipients in email.to"},
 		{"empty list", to(), inquiry.TransportEmail, "email.to", "name the recipients in email.to"},
-		{"another transport", to("alice@example.com"), inquiry.TransportSlack, "email", `set config.transport to "email"`},
+		{"nobody beside another transport", to(), inquiry.TransportSlack, "email.to", "or leave email out"},
 		{"too many", to(many...), inquiry.TransportEmail, "email.to", "at most 20"},
 		{"a display name", to("Alice <alice@example.com>"), inquiry.TransportEmail, "email.to[0]", "one plain address"},
 		{"no domain", to("alice"), inquiry.TransportEmail, "email.to[0]", "is not an email address"},

@@ -173,9 +173,6 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 	if err := s.checkReach(&in, slack); err != nil {
 		return nil, false, err
 	}
-	if err := QuorumFits(&in, slack.Answerers); err != nil {
-		return nil, false, err
-	}
 	if err := CheckConfig(req.Config); err != nil {
 		return nil, false, err
 	}
@@ -189,10 +186,10 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 			return nil, false, err
 		}
 	}
-	own := req.Config
-	if req.Teams != nil && (own == nil || own.Transport == "") {
-		// The teams object names the transport when config.transport does not.
-		c := Config{Transport: TransportTeams}
+	own, named := req.Config, NamedChannels(&req)
+	if len(named) > 0 && (own == nil || own.Transport == "") && (runCfg == nil || runCfg.Transport == "") {
+		// The first channel named is the transport when neither the request nor its run names one.
+		c := Config{Transport: named[0]}
 		if own != nil {
 			c.Policy = own.Policy
 		}
@@ -218,12 +215,16 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 		CallbackURL: req.CallbackURL,
 		CreatedAt:   now,
 		AskedBy:     req.AskedBy,
+		Channels:    ChannelsFor(cfg.Transport, named),
 	}
 	if rec.Slack.Answerers == nil {
 		rec.Slack.Answerers = []string{}
 	}
 	if rec.Slack.Channel == "" && (cfg.Transport == TransportSlack || rec.Slack.ThreadTS != "") {
 		rec.Slack.Channel = s.DefaultChannel
+	}
+	if err := QuorumFits(rec); err != nil {
+		return nil, false, err
 	}
 
 	var deliveries []Delivery
@@ -243,14 +244,21 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 			deliveries = append(deliveries, s.delivery(rec, DeliverCallback, rec.CallbackURL, now))
 		}
 	case PolicyAsk:
+		if err := checkInbox(cfg.Transport, named); err != nil {
+			return nil, false, err
+		}
 		if _, err := s.Transports.Lookup(cfg.Transport); err != nil {
 			return nil, false, err
 		}
 		if cfg.Transport == TransportSlack && rec.Slack.Channel == "" {
 			return nil, false, FieldErrorf(CodeUnavailable, "slack.channel", "no Slack channel to ask in: name one in slack.channel, or set SLACK_DEFAULT_CHANNEL on the server; do not retry unchanged")
 		}
-		if cfg.Transport != TransportInbox {
-			deliveries = append(deliveries, s.delivery(rec, DeliverPost, cfg.Transport, now))
+		// Posted to each of its channels; each must be seated, or nobody there could be asked.
+		for _, ch := range rec.PostsTo() {
+			if _, err := s.Transports.Lookup(ch); err != nil {
+				return nil, false, err
+			}
+			deliveries = append(deliveries, s.delivery(rec, DeliverPost, ch, now))
 		}
 	}
 
@@ -292,7 +300,12 @@ func (s *Service) delivery(rec *Record, kind DeliveryKind, target string, now ti
 	}
 	if kind == DeliverPost || kind == DeliverUpdate || kind == DeliverTally || kind == DeliverNotice || kind == DeliverRemind || kind == DeliverRefresh {
 		d.Lane = rec.Slack.Channel // one channel's messages go out in order
-		if d.Lane == "" {
+		switch {
+		case target != TransportSlack && len(rec.PostsTo()) > 1:
+			// Another channel of one posted to several: its own lane, so that one channel's
+			// pacing (a 429) never holds another's messages, still behind its own post.
+			d.Lane = rec.Key + "/" + target
+		case d.Lane == "":
 			// No channel (email): the inquiry's own messages still go out in order, so that
 			// its outcome never runs before the question it updates has been recorded as sent.
 			d.Lane = rec.Key
@@ -516,10 +529,7 @@ func (s *Service) vote(ctx context.Context, rec *Record, v Vote) (*Record, error
 			r := s.withDeliveries(cur, Resolution{Status: StatusAnswered, Answer: a, At: v.At})
 			return &r, nil
 		}
-		if cur.Config.Policy == PolicyAsk && cur.Config.Transport != TransportInbox {
-			return nil, []Delivery{s.delivery(cur, DeliverTally, cur.Config.Transport, v.At)}
-		}
-		return nil, nil
+		return nil, s.toEach(cur, DeliverTally, v.At)
 	})
 	if err != nil {
 		if ErrorCode(err) == CodeAlreadyResolved && out != nil {
@@ -622,16 +632,27 @@ func (s *Service) resolve(ctx context.Context, rec *Record, r Resolution) (*Reco
 	return out, nil
 }
 
-// withDeliveries adds to r the follow-up deliveries of resolving rec: the transport shows the
+// withDeliveries adds to r the follow-up deliveries of resolving rec: each channel shows the
 // outcome where it asked; the asker's callback hears it.
 func (s *Service) withDeliveries(rec *Record, r Resolution) Resolution {
-	if rec.Config.Policy == PolicyAsk && rec.Config.Transport != TransportInbox {
-		r.Deliveries = append(r.Deliveries, s.delivery(rec, DeliverUpdate, rec.Config.Transport, r.At))
-	}
+	r.Deliveries = append(r.Deliveries, s.toEach(rec, DeliverUpdate, r.At)...)
 	if rec.CallbackURL != "" {
 		r.Deliveries = append(r.Deliveries, s.delivery(rec, DeliverCallback, rec.CallbackURL, r.At))
 	}
 	return r
+}
+
+// toEach is one delivery of kind to each channel rec is posted to (none unless it was asked:
+// policy ask, on a channel that shows it), due at.
+func (s *Service) toEach(rec *Record, kind DeliveryKind, at time.Time) []Delivery {
+	if rec.Config.Policy != PolicyAsk {
+		return nil
+	}
+	var out []Delivery
+	for _, ch := range rec.PostsTo() {
+		out = append(out, s.delivery(rec, kind, ch, at))
+	}
+	return out
 }
 
 // resolved wakes local waiters and tells whoever listens.

@@ -333,14 +333,14 @@ func TestDispatcherPostsInOrderThroughRateLimits(t *testing.T) {
 		}
 		return nil
 	}}
-	b.svc.Transports.Register("fake", ft)
+	b.svc.Transports.Register(inquiry.TransportSlack, ft)
 	d := &dispatch.Dispatcher{Store: b.store, Handlers: b.svc.TransportHandlers(), Now: b.clock.Now, Batch: 7}
 	var want []string
 	for i := 0; i < 40; i++ {
 		in := merge()
 		in.ID = fmt.Sprintf("q%02d", i)
 		req := ask(inquiry.PolicyAsk, in)
-		req.Config.Transport = "fake"
+		req.Config.Transport = inquiry.TransportSlack
 		req.Slack = &inquiry.SlackTarget{Channel: "C1"}
 		_, _, err := b.svc.Ask(b.ctx, req)
 		require.NoError(t, err)
@@ -359,10 +359,10 @@ func TestFatalPostFailsTheInquiry(t *testing.T) {
 	ft := &fakeTransport{fail: func(int) error {
 		return inquiry.Unavailable("channel_not_found: invite the bot to the channel or fix the channel id")
 	}}
-	b.svc.Transports.Register("fake", ft)
+	b.svc.Transports.Register(inquiry.TransportSlack, ft)
 	d := &dispatch.Dispatcher{Store: b.store, Handlers: b.svc.TransportHandlers(), Now: b.clock.Now}
 	req := ask(inquiry.PolicyAsk, merge())
-	req.Config.Transport = "fake"
+	req.Config.Transport = inquiry.TransportSlack
 	req.Slack = &inquiry.SlackTarget{Channel: "C404"}
 	rec, _, err := b.svc.Ask(b.ctx, req)
 	require.NoError(t, err)
@@ -688,12 +688,12 @@ func TestParkedAnswerNeverOverfillsARun(t *testing.T) {
 // resume of a run waiting on it, for every class.
 func TestTheServiceKicksForWhatItEnqueued(t *testing.T) {
 	b := setup(t)
-	b.svc.Transports.Register("fake", &fakeTransport{})
+	b.svc.Transports.Register(inquiry.TransportSlack, &fakeTransport{})
 	var kicks [][]inquiry.DeliveryKind
 	b.svc.Kick = func(kinds ...inquiry.DeliveryKind) { kicks = append(kicks, kinds) }
 
 	req := ask(inquiry.PolicyAsk, merge())
-	req.Config.Transport = "fake"
+	req.Config.Transport = inquiry.TransportSlack
 	req.Slack = &inquiry.SlackTarget{Channel: "C1"}
 	rec, _, err := b.svc.Ask(b.ctx, req)
 	require.NoError(t, err)
@@ -720,13 +720,13 @@ func TestTheServiceKicksForWhatItEnqueued(t *testing.T) {
 func TestTallyUpdateAfterResolutionIsSkipped(t *testing.T) {
 	b := setup(t)
 	ft := &fakeTransport{}
-	b.svc.Transports.Register("fake", ft)
+	b.svc.Transports.Register(inquiry.TransportSlack, ft)
 	d := &dispatch.Dispatcher{Store: b.store, Handlers: b.svc.TransportHandlers(), Now: b.clock.Now}
 	in := inquiry.Inquiry{ID: "deploy", Kind: inquiry.KindConfirm, Question: "Deploy?"}
 	two := 2
 	in.Approvals = &two
 	req := ask(inquiry.PolicyAsk, in)
-	req.Config.Transport = "fake"
+	req.Config.Transport = inquiry.TransportSlack
 	req.Slack = &inquiry.SlackTarget{Channel: "C1"}
 	rec, _, err := b.svc.Ask(b.ctx, req)
 	require.NoError(t, err)

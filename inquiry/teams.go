@@ -44,14 +44,12 @@ func TeamsAnswerers(rec *Record) []string {
 }
 
 // ValidateTeams checks an inquiry's teams object against the transport that asks it: the teams
-// transport needs a conversation, every other transport no teams object; the service URL, when
-// given, is an https URL; each answerer is named once.
+// transport, or a teams object (posted to beside the inquiry's other channels), needs a
+// conversation; the service URL, when given, is an https URL; each answerer is named once.
 func ValidateTeams(t *TeamsTarget, transport string) error {
 	switch {
-	case transport == TransportTeams && (t == nil || strings.TrimSpace(t.Conversation) == ""):
+	case (transport == TransportTeams || t != nil) && (t == nil || strings.TrimSpace(t.Conversation) == ""):
 		return invalid("teams.conversation", "the teams transport needs a conversation to post to: name it in teams.conversation (the id Teams gives the channel or chat the bot was added to)")
-	case transport != TransportTeams && t != nil:
-		return invalid("teams", "teams names a conversation but the inquiry is asked through the %s transport: set config.transport to \"teams\", or leave teams out", transport)
 	case t == nil:
 		return nil
 	}

@@ -16,17 +16,20 @@ func TestValidateTeams(t *testing.T) {
 	if err := inquiry.ValidateTeams(nil, inquiry.TransportSlack); err != nil {
 		t.Fatalf("no teams object for slack: %v", err)
 	}
+	if err := inquiry.ValidateTeams(ok, inquiry.TransportSlack); err != nil {
+		t.Fatalf("a teams object beside slack is posted to as well (fan-out): %v", err)
+	}
 	for name, c := range map[string]struct {
 		t         *inquiry.TeamsTarget
 		transport string
 		says      string
 	}{
-		"no object":       {nil, inquiry.TransportTeams, "teams.conversation"},
-		"no conversation": {&inquiry.TeamsTarget{}, inquiry.TransportTeams, "teams.conversation"},
-		"other transport": {ok, inquiry.TransportSlack, `set config.transport to "teams"`},
-		"service not URL": {&inquiry.TeamsTarget{Conversation: "c", ServiceURL: "smba"}, inquiry.TransportTeams, "not a URL"},
-		"answerer twice":  {&inquiry.TeamsTarget{Conversation: "c", Answerers: []string{"A", "a"}}, inquiry.TransportTeams, "again"},
-		"answerer blank":  {&inquiry.TeamsTarget{Conversation: "c", Answerers: []string{" "}}, inquiry.TransportTeams, "empty"},
+		"no object":                     {nil, inquiry.TransportTeams, "teams.conversation"},
+		"no conversation":               {&inquiry.TeamsTarget{}, inquiry.TransportTeams, "teams.conversation"},
+		"beside slack, no conversation": {&inquiry.TeamsTarget{}, inquiry.TransportSlack, "teams.conversation"},
+		"service not URL":               {&inquiry.TeamsTarget{Conversation: "c", ServiceURL: "smba"}, inquiry.TransportTeams, "not a URL"},
+		"answerer twice":                {&inquiry.TeamsTarget{Conversation: "c", Answerers: []string{"A", "a"}}, inquiry.TransportTeams, "again"},
+		"answerer blank":                {&inquiry.TeamsTarget{Conversation: "c", Answerers: []string{" "}}, inquiry.TransportTeams, "empty"},
 	} {
 		err := inquiry.ValidateTeams(c.t, c.transport)
 		if err == nil || !strings.Contains(err.Error(), c.says) {
