@@ -115,16 +115,19 @@ func (s *Store) UpdateDeadlines(ctx context.Context, key string, change func(rec
 	return out, lost
 }
 
-// AddPlacement records one more message that shows the inquiry, once per escalation step, under
-// the row's lock so that concurrent steps never lose one another's, and indexes the message by
-// (channel, ts) so that a reply in its thread answers the inquiry.
+// AddPlacement records one more message that shows the inquiry — the question on a channel other
+// than Slack (step 0), or an escalation step's — once per channel and step, under the row's lock so
+// that concurrent steps never lose one another's, and indexes the message by (channel, ts) so that
+// a reply in its thread answers the inquiry. A question's post is on the record (a posted event
+// naming the channel), as SetPosted's is.
 func (s *Store) AddPlacement(ctx context.Context, key string, p inquiry.Placement) error {
-	return s.inTx(ctx, "record where the inquiry was escalated to", func(tx *sqlx.Tx) error {
+	return s.inTx(ctx, "record where the inquiry was shown", func(tx *sqlx.Tx) error {
 		rec, err := s.inquiryWhere(ctx, tx, "key = ?"+s.forUpdate(), key)
 		if err != nil {
 			return err
 		}
-		if slices.ContainsFunc(rec.Placements, func(q inquiry.Placement) bool { return q.Step == p.Step }) {
+		// A retried post or escalation records nothing new.
+		if slices.ContainsFunc(rec.Placements, func(q inquiry.Placement) bool { return q.Step == p.Step && q.On(viaOf(p)) }) {
 			return nil
 		}
 		text, err := jsonText(append(rec.Placements, p))
@@ -134,13 +137,35 @@ func (s *Store) AddPlacement(ctx context.Context, key string, p inquiry.Placemen
 		if _, err = tx.ExecContext(ctx, s.q(`UPDATE inquiries SET placements = ? WHERE key = ?`), text, key); err != nil {
 			return err
 		}
-		if p.Channel == "" || p.TS == "" {
+		if p.Channel != "" && p.TS != "" {
+			// Found by a reply in its thread (PendingInThread); a message is one inquiry's, so a
+			// repeat of the same message is nothing new.
+			if _, err = tx.ExecContext(ctx, s.q(`INSERT INTO placements (channel, ts, inquiry_key) VALUES (?, ?, ?)
+				ON CONFLICT (channel, ts) DO NOTHING`), p.Channel, p.TS, key); err != nil {
+				return err
+			}
+		}
+		if p.Step != 0 {
 			return nil
 		}
-		// Found by a reply in its thread (PendingInThread); a message is one inquiry's, so a
-		// repeat of the same message is nothing new.
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO placements (channel, ts, inquiry_key) VALUES (?, ?, ?)
-			ON CONFLICT (channel, ts) DO NOTHING`), p.Channel, p.TS, key)
-		return err
+		// When its post was claimed, as SetPosted reads it: the time the channel took it.
+		var claimed nullTime
+		if err := tx.GetContext(ctx, &claimed, s.q(`SELECT max(updated_at) FROM deliveries WHERE inquiry_key = ? AND kind = ? AND target = ?`),
+			key, string(inquiry.DeliverPost), viaOf(p)); err != nil {
+			return err
+		}
+		when := rec.CreatedAt
+		if claimed.Valid {
+			when = claimed.T
+		}
+		return s.insertEvents(ctx, tx, []inquiry.Event{inquiry.PlacedEvent(rec, p, when)}) // last: see insertEvents
 	})
+}
+
+// viaOf is the channel that posted p: Slack when it names none.
+func viaOf(p inquiry.Placement) string {
+	if p.Via == "" {
+		return inquiry.TransportSlack
+	}
+	return p.Via
 }

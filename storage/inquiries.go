@@ -60,6 +60,7 @@ type inquiryRow struct {
 	Email          jsonCol  `db:"email"`
 	Teams          jsonCol  `db:"teams"`
 	Proposal       jsonCol  `db:"proposal"`
+	Channels       jsonCol  `db:"channels"`
 	Deadlines      jsonCol  `db:"deadlines"`
 	Reminders      int      `db:"reminders"`
 	RemindStep     int      `db:"remind_step"`
@@ -101,6 +102,7 @@ func encodeInquiry(rec *inquiry.Record) (*inquiryRow, error) {
 		Email:     col(rec.Email, rec.Email != nil),
 		Teams:     col(rec.Teams, rec.Teams != nil),
 		Proposal:  col(rec.Proposal, rec.Proposal != nil),
+		Channels:  col(rec.Channels, rec.Channels != nil),
 		Deadlines: col(rec.Deadlines, true), Reminders: rec.Reminders, RemindStep: rec.RemindStep,
 		Escalation: rec.Escalation, ExtendedBy: int64(rec.ExtendedBy), NextDeadlineAt: atPtr(rec.Next),
 		Placements: col(placementsOrEmpty(rec.Placements), true),
@@ -143,7 +145,7 @@ func (r *inquiryRow) record() (*inquiry.Record, error) {
 	if err := cmp.Or(fromJSON(r.Options, &rec.Options, "options"), fromJSON(r.Default, &rec.Default, "default"),
 		fromJSON(r.Approval, &rec.Approval, "approval"), fromJSON(r.Deadlines, &rec.Deadlines, "deadlines"),
 		fromJSON(r.Email, &rec.Email, "email"), fromJSON(r.Teams, &rec.Teams, "teams"),
-		fromJSON(r.Proposal, &rec.Proposal, "proposal")); err != nil {
+		fromJSON(r.Proposal, &rec.Proposal, "proposal"), fromJSON(r.Channels, &rec.Channels, "channels")); err != nil {
 		return nil, err
 	}
 	if err := r.changing(rec); err != nil {
