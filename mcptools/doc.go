@@ -15,6 +15,11 @@
 // clients' elicitation/create. `bot mcp` forwards such a call to the server's /mcp (forward.go),
 // where the answer is recorded via mcp.
 //
+// A client that declares MCP's tasks extension (io.modelcontextprotocol/tasks) in a tools/call
+// gets ask_human back as a task at once and polls tasks/get until it completes with the result
+// the blocking call would have returned (tasks.go); the inquiry is the task, nothing more is
+// stored, and the task's id is signed for the caller's namespace.
+//
 // The tools reach the bot through a Backend: the HTTP client of package client for `bot mcp` on
 // stdio (NewServer with a *client.Client), or the ask service in-process for the server's own
 // /mcp endpoint over streamable HTTP (HTTPHandler, behind the API's bearer tokens).

@@ -19,13 +19,24 @@ import (
 // The endpoint is stateless streamable HTTP: it takes POST only (GET and DELETE get 405), so it
 // has no stream to send a notification on, and initialize advertises no tools.listChanged.
 func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
-	srv := newStatelessServer(func(req *mcp.CallToolRequest) (Backend, error) {
-		tok := tokenOf(req)
+	var taskKey func(*mcp.RequestExtra) ([]byte, string)
+	if len(svc.LinkSecret) > 0 {
+		// Task ids are signed with the key material of answer links, bound to the caller's
+		// namespace: another namespace's id, or a forged one, names no task.
+		taskKey = func(extra *mcp.RequestExtra) ([]byte, string) {
+			if tok := tokenOf(extra); tok != nil {
+				return svc.LinkSecret, tok.Namespace
+			}
+			return nil, ""
+		}
+	}
+	srv := newStatelessServer(func(extra *mcp.RequestExtra) (Backend, error) {
+		tok := tokenOf(extra)
 		if tok == nil { // the handler below always sets it; a call without one is a wiring bug
 			return nil, inquiry.Errorf(inquiry.CodeUnauthenticated, "the bearer token is missing, unknown or revoked: send Authorization: Bearer <token> with a token from `bot token create`")
 		}
 		return ServiceBackend{Service: svc, Token: tok}, nil
-	}, opts)
+	}, taskKey, opts)
 	// Stateless: every POST is a session of its own. The tools keep no state between calls (a
 	// pending question lives in the store, found again by its key), so any replica serves any
 	// request, nothing is held per client, and no long-lived GET stream runs into the server's
@@ -63,10 +74,10 @@ func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 // tokenExtra is the key of the token in auth.TokenInfo.Extra.
 const tokenExtra = "inquiry.token"
 
-func tokenOf(req *mcp.CallToolRequest) *inquiry.Token {
-	if req == nil || req.Extra == nil || req.Extra.TokenInfo == nil {
+func tokenOf(extra *mcp.RequestExtra) *inquiry.Token {
+	if extra == nil || extra.TokenInfo == nil {
 		return nil
 	}
-	tok, _ := req.Extra.TokenInfo.Extra[tokenExtra].(*inquiry.Token)
+	tok, _ := extra.TokenInfo.Extra[tokenExtra].(*inquiry.Token)
 	return tok
 }

@@ -260,7 +260,7 @@ func permissionTool() *mcp.Tool {
 func (t *tools) permissionPrompt(ctx context.Context, req *mcp.CallToolRequest, in permissionInput) (*mcp.CallToolResult, any, error) {
 	p := Permission{Tool: strings.TrimSpace(in.ToolName), Input: in.Input, ToolUseID: strings.TrimSpace(in.ToolUseID), Asker: "Claude Code"}
 	var d Decision
-	b, err := t.backend(req)
+	b, err := t.backend(extraOf(req))
 	if err == nil {
 		d, err = AskPermission(ctx, b, p, t.opts.Policy, DefaultPermissionTimeout)
 	}

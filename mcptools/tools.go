@@ -42,18 +42,29 @@ type Options struct {
 	// of `bot mcp`), is the server's /mcp that answer_here is forwarded to, authenticated with
 	// HereToken (forward.go); "" leaves answer_here to ask people as usual there.
 	HereEndpoint, HereToken string
+	// TaskSecret, for NewServer, signs the ids of the tasks ask_human returns to a client that
+	// supports them (tasks.go): a secret of this server's asker, such as its token; nil offers
+	// no tasks. The server's /mcp (HTTPHandler) signs with the service's link secret instead.
+	TaskSecret []byte
 }
 
 // NewServer returns an MCP server offering ask_human and get_answer over b. Serve it with
 // Run(ctx, &mcp.StdioTransport{}) or any other transport of the SDK.
 func NewServer(b Backend, opts Options) *mcp.Server {
-	return newServer(func(*mcp.CallToolRequest) (Backend, error) { return b, nil }, opts)
+	t := &tools{backend: func(*mcp.RequestExtra) (Backend, error) { return b, nil }, opts: opts, log: opts.Logger, now: time.Now}
+	if len(opts.TaskSecret) > 0 {
+		t.taskKey = func(*mcp.RequestExtra) ([]byte, string) { return opts.TaskSecret, "" }
+	}
+	return serve(t)
 }
 
 // tools is the tools' state: where each call finds its backend, and the options.
 type tools struct {
-	backend func(*mcp.CallToolRequest) (Backend, error)
+	backend func(*mcp.RequestExtra) (Backend, error)
 	opts    Options
+	// taskKey is what task ids are signed with for a request's caller: a secret, and the
+	// namespace the id is bound to (tasks.go). nil, or a nil secret, offers no tasks.
+	taskKey func(*mcp.RequestExtra) (secret []byte, namespace string)
 	log     *slog.Logger
 	now     func() time.Time
 	// stateless: the server cannot send the client a request of its own (stateless HTTP), so a
@@ -61,13 +72,10 @@ type tools struct {
 	stateless bool
 }
 
-func newServer(backend func(*mcp.CallToolRequest) (Backend, error), opts Options) *mcp.Server {
-	return serve(&tools{backend: backend, opts: opts, log: opts.Logger, now: time.Now})
-}
-
-// newStatelessServer is newServer for stateless HTTP, which carries no request of the server's.
-func newStatelessServer(backend func(*mcp.CallToolRequest) (Backend, error), opts Options) *mcp.Server {
-	return serve(&tools{backend: backend, opts: opts, log: opts.Logger, now: time.Now, stateless: true})
+// newStatelessServer serves the tools over stateless HTTP, which carries no request of the
+// server's.
+func newStatelessServer(backend func(*mcp.RequestExtra) (Backend, error), taskKey func(*mcp.RequestExtra) ([]byte, string), opts Options) *mcp.Server {
+	return serve(&tools{backend: backend, taskKey: taskKey, opts: opts, log: opts.Logger, now: time.Now, stateless: true})
 }
 
 func serve(t *tools) *mcp.Server {
@@ -85,12 +93,25 @@ func serve(t *tools) *mcp.Server {
 		// Tools only: no logging capability is claimed that the server does not use. And no
 		// tools.listChanged (the SDK's default once a tool is added): the two tools are all there
 		// ever is, and over stateless HTTP (HTTPHandler) no stream exists to send the notice on.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Capabilities: capabilities(t.taskKey != nil),
 	})
 	mcp.AddTool(s, askHumanTool(), t.askHuman)
 	mcp.AddTool(s, getAnswerTool(), t.getAnswer)
 	mcp.AddTool(s, permissionTool(), t.permissionPrompt)
+	if t.taskKey != nil {
+		t.registerTasks(s)
+	}
 	return s
+}
+
+// capabilities are the server's: tools, and the tasks extension where ask_human can return
+// tasks (server/discover shows it to 2026-07-28 clients).
+func capabilities(tasks bool) *mcp.ServerCapabilities {
+	c := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+	if tasks {
+		c.AddExtension(TasksExtension, map[string]any{})
+	}
+	return c
 }
 
 // sdkLogger passes on the SDK's warnings and errors only: it logs every session's start and end
@@ -128,6 +149,8 @@ Use it only when the question is genuinely a person's to answer: a decision that
 When the person at this client is the one to decide and is watching, set answer_here: the client asks them directly, and the answer comes back in this call.
 
 Prefer kind "choice" with %d to %d short options, or "confirm" for yes or no: an answer you can act on at once. Use "text" only when the answer must be in words. Always give a default where one is defensible: it is assumed when nobody answers before the question expires, and when the server is set to answer by default without asking anybody.
+
+Where your client runs tool calls as tasks (MCP tasks), this call returns at once as a task, and the task completes with this same result once the question is settled, however long the person takes: wait for the task rather than asking again or calling get_answer. Without tasks, the call waits up to wait_seconds as below.
 
 The result's status says what happened:
 - answered: a person answered; act on the answer.
@@ -335,7 +358,7 @@ func wait(seconds *int) time.Duration {
 }
 
 func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askInput) (*mcp.CallToolResult, Result, error) {
-	b, err := t.backend(req)
+	b, err := t.backend(extraOf(req))
 	if err != nil {
 		return t.finish(ctx, AskHuman, t.failure(err, ""))
 	}
@@ -382,10 +405,17 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 			note = " (answer_here was not possible: this server records a client's own answer only at the bot's /mcp endpoint, so the question was put to people as usual.)"
 		}
 	}
+	slot := slotOf(ctx)
+	if slot != nil {
+		ask.Wait = inquiry.Seconds(0) // the task is the wait: tasks/get picks the answer up
+	}
 	start := t.now()
 	rec, created, err := b.Ask(ctx, ask)
 	if err != nil {
 		return t.finish(ctx, AskHuman, t.failure(err, ""))
+	}
+	if slot != nil && rec.Status == inquiry.StatusPending {
+		slot.rec, slot.note = rec, note
 	}
 	res := describe(rec)
 	if !created && rec.CreatedAt.Before(start.Add(-askedBeforeAfter)) {
@@ -401,7 +431,7 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 const askedBeforeAfter = 10 * time.Minute
 
 func (t *tools) getAnswer(ctx context.Context, req *mcp.CallToolRequest, in getInput) (*mcp.CallToolResult, Result, error) {
-	b, err := t.backend(req)
+	b, err := t.backend(extraOf(req))
 	if err != nil {
 		return t.finish(ctx, GetAnswer, t.failure(err, ""))
 	}
@@ -424,6 +454,13 @@ func (t *tools) finish(ctx context.Context, tool string, res Result) (*mcp.CallT
 	} else {
 		t.log.InfoContext(ctx, "mcp tool call", "tool", tool, "status", res.Status, "key", res.Key)
 	}
+	return toolResult(res, false), res, nil
+}
+
+// toolResult is res as a tool's result: the sentence as text content, IsError for the outcomes
+// that are errors, and res as structured content when structured (the SDK fills it in from a
+// handler's typed result; a task's result has no handler to fill it).
+func toolResult(res Result, structured bool) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: res.Message}},
 		IsError: res.Status.isError(),
@@ -432,7 +469,10 @@ func (t *tools) finish(ctx context.Context, tool string, res Result) (*mcp.CallT
 		// A model that reads only the text blocks must still get what was approved, whole.
 		out.Content = append(out.Content, &mcp.TextContent{Text: res.Content})
 	}
-	return out, res, nil
+	if structured {
+		out.StructuredContent = res
+	}
+	return out
 }
 
 // askRequest turns the tool's input into the API's request: the kind inferred from the

@@ -76,8 +76,10 @@ func runMCP(ctx context.Context, e *env) error {
 		return exitf(exitUsage, "%s", err.Error())
 	}
 	base := strings.TrimRight(cmp.Or(strings.TrimSpace(e.getenv("BOT_URL")), defaultBotURL), "/")
+	// ask_human's task ids are signed with this process's token (it is a secret, and it is the
+	// asker): another token's bot mcp cannot read them.
 	srv := mcptools.NewServer(c, mcptools.Options{Policy: policy, Version: version, Logger: log,
-		HereEndpoint: base + "/mcp", HereToken: token})
+		HereEndpoint: base + "/mcp", HereToken: token, TaskSecret: []byte(token)})
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 	switch {
 	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF):
