@@ -73,6 +73,9 @@ func QuorumFits(rec *Record) error {
 		total += people
 		fields = append(fields, answerersField(ch))
 	}
+	if n <= total {
+		return nil
+	}
 	verb := "allow"
 	if len(fields) == 1 {
 		verb = "allows"
