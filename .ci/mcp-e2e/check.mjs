@@ -2,7 +2,9 @@
 // harness does, over stdio, against a real `bot serve` on a SQLite file of its own, and asks
 // with answer_here: its user answers the form (elicitation/create, 2025-11-25: the newest
 // revision this SDK speaks) and the answer is recorded via mcp; a user who declines gives a
-// decline, never a tool error; a client without elicitation gets the bounded wait.
+// decline, never a tool error; a client without elicitation gets the bounded wait. Then, over
+// streamable HTTP against the same bot serve's /mcp (http.mjs): the bounded wait and get_answer,
+// and a task of the tasks extension completed by a person's answer.
 //
 // Usage: node check.mjs BOT_BINARY WORK_DIR. Exits 1 on the first check that fails.
 import { spawnSync } from "node:child_process";
@@ -10,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { botEnv, serve } from "../serve.mjs";
+import { httpChecks } from "./http.mjs";
 
 const [botBin, work] = process.argv.slice(2);
 if (!botBin || !work) {
@@ -19,7 +22,8 @@ if (!botBin || !work) {
 const baseEnv = botEnv(work);
 
 // --- the real bot.
-const served = serve(botBin, work);
+// Questions are put to people (the inbox) unless a policy says otherwise: /mcp sends none.
+const served = serve(botBin, work, { BOT_DEFAULT_POLICY: "ask" });
 const { bot } = served;
 const { url, token: admin } = await served.ready;
 
@@ -96,6 +100,8 @@ try {
     check(!res.isError && sc.status === "pending" && /answer_here was not possible/.test(sc.message ?? ""), "without elicitation the question waits for people", sc);
     await client.close();
   }
+
+  await httpChecks({ url, token, admin, check });
 } catch (e) {
   console.log(`FAIL ${e.stack ?? e}`);
   failed = true;
