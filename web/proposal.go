@@ -10,10 +10,12 @@ import (
 // diff with the class that colours it. Every line is text for html/template to escape.
 type shownProposal struct {
 	Title, Format string
-	// Editable offers the textarea; Edited says the lines are the person's edit, on the
-	// confirmation.
-	Editable, Edited bool
-	Lines            []shownLine
+	// Editable offers the textarea.
+	Editable bool
+	// ID names the section's elements ("proposal", or "approved" for the version approved
+	// under it); From is the line that says whose version it is.
+	ID, From string
+	Lines    []shownLine
 }
 
 // shownLine is one line of a proposal, without its line ending, and its class ("" outside a
@@ -26,7 +28,8 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 		return nil
 	}
 	format := p.FormatOrText()
-	s := &shownProposal{Title: p.Title, Format: string(format), Editable: p.Editable}
+	s := &shownProposal{Title: p.Title, Format: string(format), Editable: p.Editable, ID: "proposal",
+		From: "What you approve, whole, as its asker sent it (" + string(format) + "):"}
 	lines := strings.Split(strings.TrimSuffix(p.Content, "\n"), "\n")
 	s.Lines = make([]shownLine, len(lines))
 	for i, l := range lines {
@@ -38,6 +41,24 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 		}
 	}
 	return s
+}
+
+// settled is what the page of a resolved inquiry shows of its proposal: what was proposed and,
+// when the person approved an edit, the version approved under it, both whole, so that whoever
+// opens the link sees what changed. Nil, nil without a proposal.
+func settled(rec *inquiry.Record) (proposed, approved *shownProposal) {
+	if rec.Proposal == nil {
+		return nil, nil
+	}
+	proposed = showProposal(rec.Proposal)
+	proposed.Editable = false
+	proposed.From = "What was proposed, whole, as its asker sent it (" + proposed.Format + "):"
+	if a := rec.Answer; a != nil && a.Edited && a.Content != "" {
+		approved = showProposal(&inquiry.Proposal{Format: rec.Proposal.FormatOrText(), Content: a.Content, Title: "The version approved"})
+		approved.ID = "approved"
+		approved.From = "Approved with an edit: whoever asked gets this version, whole (" + approved.Format + "):"
+	}
+	return proposed, approved
 }
 
 // diffClass names the kind of a unified diff's line: a file's header, a hunk's header, an added

@@ -148,5 +148,51 @@ func TestBrowserProposal(t *testing.T) {
 			require.True(t, got.Answer.Edited)
 			require.Equal(t, want, got.Answer.Content, "the edit byte for byte: LF line endings as proposed, though the browser posts CRLF")
 		})
+
+		t.Run("a typed edit survives Take back; the settled page shows both versions", func(t *testing.T) {
+			proposed := "--- a/deploy.yaml\n+++ b/deploy.yaml\n@@ -1,2 +1,2 @@\n-replicas: 2\n+replicas: 3\n image: web:1.4\n"
+			q := b.askWith(map[string]any{"kind": "confirm", "question": "Apply this change?",
+				"proposal": map[string]any{"format": "diff", "title": "deploy.yaml", "content": proposed, "editable": true}})
+			ctx := tab(t, bctx)
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(b.abs(q.Links.Answer)), chromedp.WaitVisible(chromedp.CSS("#content"))))
+			// The person types a line at the end, reviews, and takes the answer back.
+			const added = "+timeout: 30s <b>&amp;</b>\n"
+			_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(t => { t.focus(); t.setSelectionRange(t.value.length, t.value.length); return true })(document.getElementById("content"))`))
+			require.NoError(t, err)
+			require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(added)))
+			want := proposed + added
+			require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#option-0")), chromedp.WaitVisible(chromedp.CSS("#take-back"))))
+			require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#take-back")), chromedp.WaitVisible(chromedp.CSS("#content"))))
+			back, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#content")))
+			require.NoError(t, err)
+			require.Equal(t, want, back, "the textarea holds the edit typed before Take back")
+			where, err := chromedp.Run(ctx, chromedp.Location())
+			require.NoError(t, err)
+			require.Equal(t, b.abs(q.Links.Answer), where, "the edit went in the form, not the URL")
+			require.Equal(t, "pending", b.get(q.Key).Status, "Take back sends nothing")
+			requireAxeClean(t, ctx, axe)
+			shot(t, ctx, db+"-12-proposal-taken-back")
+
+			// Sent this time: the link then shows the outcome, what was proposed and the version
+			// approved, each whole.
+			require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#option-0")), chromedp.WaitVisible(chromedp.CSS("#send")),
+				chromedp.Click(chromedp.CSS("#send")), chromedp.WaitVisible(chromedp.CSS("#heading"))))
+			got := b.get(q.Key)
+			require.True(t, got.Answer.Edited)
+			require.Equal(t, want, got.Answer.Content)
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(b.abs(q.Links.Answer)), chromedp.WaitVisible(chromedp.CSS("#approved"))))
+			require.Equal(t, "Already answered", text(t, ctx, "#heading"))
+			for id, content := range map[string]string{"proposal": proposed, "approved": want} {
+				shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("`+id+`").textContent`))
+				require.NoError(t, err)
+				require.Equal(t, content, shown, "#%s whole, as text", id)
+			}
+			require.Contains(t, text(t, ctx, "#approved-from"), "Approved with an edit")
+			elems, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("form, textarea, #approved b").length`))
+			require.NoError(t, err)
+			require.Zero(t, elems, "nothing left to fill in, and the edit's markup shown as text")
+			requireAxeClean(t, ctx, axe)
+			shot(t, ctx, db+"-13-proposal-settled")
+		})
 	})
 }

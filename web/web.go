@@ -133,6 +133,9 @@ type view struct {
 	// to send, "" for none.
 	Proposal *shownProposal
 	Edit     string
+	// Approved is, on a resolved inquiry's page, the edited version approved (under Proposal,
+	// what was proposed); nil when no edit was approved.
+	Approved *shownProposal
 
 	Heading, What string
 }
@@ -259,6 +262,15 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 			return
 		}
 		h.confirm(w, token, rec, values, typed, edit, a)
+	case "back":
+		// Take back: the question again, with what the person typed and edited in its boxes,
+		// carried in the form (never the URL, which a browser keeps and a proxy logs).
+		rec, l, err := h.svc.OpenLink(ctx, token)
+		if err != nil {
+			h.refuse(w, r, token, rec, l, err)
+			return
+		}
+		h.question(w, token, rec, l, "", typed, edit, http.StatusOK)
 	case "send":
 		rec, err := h.svc.AnswerByLink(ctx, token, reply)
 		if err != nil {
@@ -345,7 +357,7 @@ func (h *Handler) confirm(w http.ResponseWriter, token string, rec *inquiry.Reco
 	v := view{View: "confirm", State: "confirm", Values: values, Typed: typed, Edit: edit}
 	if edit != "" {
 		v.Proposal = showProposal(&inquiry.Proposal{Format: rec.Proposal.Format, Content: edit, Title: rec.Proposal.Title})
-		v.Proposal.Edited = true
+		v.Proposal.From = "Your edited version, which Send approves (" + v.Proposal.Format + "):"
 	}
 	h.base(&v, token, rec)
 	v.Title = "Send this answer?"
@@ -362,6 +374,7 @@ func (h *Handler) sent(w http.ResponseWriter, rec *inquiry.Record) {
 		v.What = "Your vote is counted; the question waits for more people: " + inquiry.ApprovalAsked(&rec.Inquiry) + "."
 	} else {
 		v.What = outcome(rec)
+		v.Proposal, v.Approved = settled(rec)
 	}
 	h.render(w, http.StatusOK, &v)
 }
@@ -420,6 +433,7 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, token string, r
 		v.Heading = map[inquiry.Status]string{inquiry.StatusAnswered: "Already answered", inquiry.StatusExpired: "Expired",
 			inquiry.StatusCancelled: "Cancelled", inquiry.StatusFailed: "Failed"}[rec.Status]
 		v.What = outcome(rec)
+		v.Proposal, v.Approved = settled(rec)
 		if r.Method == http.MethodGet {
 			status = http.StatusOK
 		}
