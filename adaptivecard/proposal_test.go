@@ -1,50 +1,29 @@
 package adaptivecard_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/inquiry-bot/bot/adaptivecard"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/proposaltest"
 )
 
-const answerPage = "https://bot.example.com/a/aW5xX2V4YW1wbGUAAAAGYZKL.1UgL15Y6kq1lK9V0rZLys6HdZXc"
+const answerPage = proposaltest.AnswerPage
+
+// teamsMarkup is the markup of a Teams card in a proposal's lines: a golden shows it printed as
+// it is.
+var teamsMarkup = proposaltest.Markup{JSON: "**check**", Markdown: "[run](https://evil.example) <at>Alice</at>"}
 
 // proposalOf is content of the format with n short lines: 50 of them fit the card's characters,
 // so its limit is its 50 lines.
 func proposalOf(format inquiry.ProposalFormat, n int) string {
-	var lines []string
-	switch format {
-	case inquiry.FormatDiff:
-		lines = append(lines, fmt.Sprintf("@@ -1,%d +1,%d @@", n-1, n-1))
-		for i := 1; i < n; i++ {
-			lines = append(lines, fmt.Sprintf("+ replicas: %d # eu-west", i))
-		}
-	case inquiry.FormatJSON:
-		lines = append(lines, "[")
-		for i := 1; i < n-1; i++ {
-			lines = append(lines, fmt.Sprintf(`  {"step": %d, "run": "migrate <db> & **check**"},`, i))
-		}
-		lines[len(lines)-1] = strings.TrimSuffix(lines[len(lines)-1], ",")
-		lines = append(lines, "]")
-	case inquiry.FormatMarkdown:
-		for i := range n {
-			lines = append(lines, fmt.Sprintf("- **step %d**: [run](https://evil.example) <at>Alice</at>", i+1))
-		}
-	default:
-		for i := range n {
-			lines = append(lines, fmt.Sprintf("Line %d of the release note, as it goes out.", i+1))
-		}
-	}
-	return strings.Join(lines, "\n")
+	return proposaltest.Content(format, n, teamsMarkup)
 }
 
+// withProposal is a pending confirm with the proposal and the answer page's link.
 func withProposal(p *inquiry.Proposal) *inquiry.Record {
-	rec := record(inquiry.KindConfirm)
-	rec.Proposal = p
-	rec.Links = &inquiry.Links{Answer: answerPage}
-	return rec
+	return proposaltest.With(record(inquiry.KindConfirm), p)
 }
 
 // proposalCases are the golden cards of proposals: each format at the card's limit (50 lines)
@@ -55,11 +34,8 @@ func proposalCases() []goldenCase {
 		return func() *adaptivecard.Card { return adaptivecard.Question(rec, now) }
 	}
 	var cases []goldenCase
-	for _, f := range []inquiry.ProposalFormat{inquiry.FormatText, inquiry.FormatMarkdown, inquiry.FormatDiff, inquiry.FormatJSON} {
-		for _, n := range []int{50, 51} {
-			cases = append(cases, goldenCase{fmt.Sprintf("proposal_%s_%d_lines", f, n),
-				q(withProposal(&inquiry.Proposal{Format: f, Content: proposalOf(f, n), Title: "Change for **build** 77"}))})
-		}
+	for _, g := range proposaltest.Goldens(teamsMarkup) {
+		cases = append(cases, goldenCase{g.Name, q(withProposal(&inquiry.Proposal{Format: g.Format, Content: g.Content, Title: "Change for **build** 77"}))})
 	}
 	noLink := withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: proposalOf(inquiry.FormatDiff, 51)})
 	noLink.Links = nil
@@ -107,33 +83,33 @@ func asElements(v any) []adaptivecard.Element {
 }
 
 // TestProposalNeverCutSilently: whole at 50 lines with no sentence; at 51 the first 50, a
-// sentence saying so and View all to the answer page; without a link the sentence alone.
+// sentence saying so and View all to the answer page; one character past 5,000 without a link,
+// the sentence alone.
 func TestProposalNeverCutSilently(t *testing.T) {
-	whole := proposalOf(inquiry.FormatDiff, 50)
-	mono, texts, urls := shownOf(t, adaptivecard.Question(withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: whole}), now))
-	if mono != whole || len(urls) != 0 {
-		t.Errorf("50 lines: shown %d of %d bytes, links %v; want all, no link", len(mono), len(whole), urls)
-	}
-	for _, s := range texts {
-		if strings.HasPrefix(s, "Shortened") {
-			t.Errorf("50 lines: %q", s)
+	for _, tc := range proposaltest.Cuts(50, 5000) {
+		rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: tc.Content})
+		if !tc.Link {
+			rec.Links = nil
 		}
-	}
-
-	past := proposalOf(inquiry.FormatDiff, 51)
-	mono, texts, urls = shownOf(t, adaptivecard.Question(withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: past}), now))
-	if mono != past[:strings.LastIndexByte(past, '\n')] {
-		t.Errorf("51 lines: not the first 50 shown")
-	}
-	if !containsString(texts, "Shortened: the first 50 of 51 lines are shown.") || urls["View all"] != answerPage {
-		t.Errorf("51 lines: texts %q, links %v; want the sentence and View all", texts, urls)
-	}
-
-	rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: strings.Repeat("é", 5001)})
-	rec.Links = nil
-	mono, texts, urls = shownOf(t, adaptivecard.Question(rec, now))
-	if len([]rune(mono)) != 5000 || len(urls) != 0 || !containsString(texts, "Shortened: the first 5,000 of 5,001 characters are shown.") {
-		t.Errorf("one line of 5,001 without a link: %d shown, texts %q, links %v", len([]rune(mono)), texts, urls)
+		mono, texts, urls := shownOf(t, adaptivecard.Question(rec, now))
+		if mono != tc.Shown {
+			t.Errorf("%s: shown %d characters, want %d", tc.Name, len([]rune(mono)), len([]rune(tc.Shown)))
+		}
+		var said []string
+		for _, s := range texts {
+			if strings.HasPrefix(s, "Shortened") {
+				said = append(said, s)
+			}
+		}
+		if tc.Sentence == "" && len(said) > 0 || tc.Sentence != "" && !containsString(said, tc.Sentence) {
+			t.Errorf("%s: %q, want %q", tc.Name, said, tc.Sentence)
+		}
+		if want := map[string]string{"View all": answerPage}; tc.ViewAll && (len(urls) != 1 || urls["View all"] != answerPage) {
+			t.Errorf("%s: links %v, want %v", tc.Name, urls, want)
+		}
+		if !tc.ViewAll && len(urls) != 0 {
+			t.Errorf("%s: links %v where nothing is left out or nothing links", tc.Name, urls)
+		}
 	}
 }
 

@@ -265,11 +265,14 @@ func goldenCases() []goldenCase {
 	return cases
 }
 
-// TestGolden renders every kind and state and compares it with testdata/<name>.golden; Render
-// validates the message and its modal, so every golden file is within Slack's limits.
+// TestGolden renders every kind and state, and a proposal of each format at the message's limit
+// (50 lines; 3,000 characters in one line) and one past it, editable within Slack's input limit
+// and one past it, with and without the answer page's link, and compares each with
+// testdata/<name>.golden; Render validates the message and its modal, so every golden file is
+// within Slack's limits (and, in CI, @slack/types checks them).
 func TestGolden(t *testing.T) {
 	t.Parallel()
-	for _, tc := range goldenCases() {
+	for _, tc := range append(goldenCases(), proposalCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := tc.rec()
@@ -279,6 +282,9 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("Render: %v", err)
 			}
 			checkModals(t, rec)
+			if strings.HasSuffix(tc.name, "_50_lines") && bytes.Contains(got, []byte("Shortened")) {
+				t.Error("a proposal of 50 lines is shortened: its lines are too long to test the limit of 50")
+			}
 			checkGolden(t, tc.name, got)
 		})
 	}

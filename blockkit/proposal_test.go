@@ -2,7 +2,6 @@ package blockkit_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -10,60 +9,34 @@ import (
 
 	"github.com/inquiry-bot/bot/blockkit"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/internal/proposaltest"
 )
 
-const answerPage = "https://bot.example.com/a/aW5xX2V4YW1wbGUAAAAGYZKL.1UgL15Y6kq1lK9V0rZLys6HdZXc"
+const answerPage = proposaltest.AnswerPage
 
-// proposalOf is content of the format with n lines, each short enough that 50 of them fit in
-// 3,000 characters: the limit of a message's proposal is then its 50 lines.
+// slackMarkup is Slack's own markup in a proposal's lines: a golden shows it printed as it is.
+var slackMarkup = proposaltest.Markup{JSON: "*check*", Markdown: "run `migrate` <!here>"}
+
+// proposalOf is content of the format with n lines, 50 of which fit in 3,000 characters: the
+// limit of a message's proposal is then its 50 lines.
 func proposalOf(format inquiry.ProposalFormat, n int) string {
-	var lines []string
-	switch format {
-	case inquiry.FormatDiff:
-		lines = append(lines, fmt.Sprintf("@@ -1,%d +1,%d @@", n-1, n-1))
-		for i := 1; i < n; i++ {
-			sign := "+"
-			if i%3 == 0 {
-				sign = "-"
-			}
-			lines = append(lines, fmt.Sprintf("%s replicas: %d # eu-west", sign, i))
-		}
-	case inquiry.FormatJSON:
-		lines = append(lines, "[")
-		for i := 1; i < n-1; i++ {
-			lines = append(lines, fmt.Sprintf(`  {"step": %d, "run": "migrate <db> & *check*"},`, i))
-		}
-		lines[len(lines)-1] = strings.TrimSuffix(lines[len(lines)-1], ",")
-		lines = append(lines, "]")
-	case inquiry.FormatMarkdown:
-		for i := range n {
-			lines = append(lines, fmt.Sprintf("- **step %d**: run `migrate` <!here>", i+1))
-		}
-	default:
-		for i := range n {
-			lines = append(lines, fmt.Sprintf("Line %d of the release note, as it goes out.", i+1))
-		}
-	}
-	return strings.Join(lines, "\n")
+	return proposaltest.Content(format, n, slackMarkup)
 }
 
 // withProposal is a pending confirm with the proposal and the answer page's link.
 func withProposal(p *inquiry.Proposal) *inquiry.Record {
-	rec := record(inquiry.KindConfirm)
-	rec.Proposal = p
-	rec.Links = &inquiry.Links{Answer: answerPage}
-	return rec
+	return proposaltest.With(record(inquiry.KindConfirm), p)
 }
 
+// proposalCases are the golden messages of proposals: each format at the message's limit (50
+// lines) and one past it, one line at 3,000 characters and one past it, without the answer
+// page's link, editable within Slack's input and one past it, and resolved.
 func proposalCases() []goldenCase {
 	var cases []goldenCase
-	for _, f := range []inquiry.ProposalFormat{inquiry.FormatText, inquiry.FormatMarkdown, inquiry.FormatDiff, inquiry.FormatJSON} {
-		for _, n := range []int{50, 51} {
-			name := fmt.Sprintf("proposal_%s_%d_lines", f, n)
-			cases = append(cases, goldenCase{name, func() *inquiry.Record {
-				return withProposal(&inquiry.Proposal{Format: f, Content: proposalOf(f, n), Title: "Change for *build* 77 <!here>"})
-			}})
-		}
+	for _, g := range proposaltest.Goldens(slackMarkup) {
+		cases = append(cases, goldenCase{g.Name, func() *inquiry.Record {
+			return withProposal(&inquiry.Proposal{Format: g.Format, Content: g.Content, Title: "Change for *build* 77 <!here>"})
+		}})
 	}
 	oneLine := func(n int) string { return strings.Repeat("x", n) }
 	cases = append(cases, []goldenCase{
@@ -103,27 +76,6 @@ func proposalCases() []goldenCase {
 	return cases
 }
 
-// TestGoldenProposal renders a proposal of each format at the message's limit (50 lines; 3,000
-// characters in one line) and one past it, editable within Slack's input limit and one past it,
-// with and without the answer page's link: every rendering passes the validator (and, in CI,
-// @slack/types through the golden files).
-func TestGoldenProposal(t *testing.T) {
-	t.Parallel()
-	for _, tc := range proposalCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			rec := tc.rec()
-			mustValid(t, rec)
-			got, err := blockkit.Render(rec, now)
-			if err != nil {
-				t.Fatalf("Render: %v", err)
-			}
-			checkModals(t, rec)
-			checkGolden(t, tc.name, got)
-		})
-	}
-}
-
 // shownProposal returns the preformatted text of the message and the mrkdwn of its
 // "Shortened" section and any edit control's kind.
 func shownProposal(t *testing.T, blocks []slack.Block) (pre, cut string, view *slack.ButtonBlockElement, edit slack.Block) {
@@ -157,37 +109,30 @@ func blockIDOf(b slack.Block) string {
 	return v.BlockID
 }
 
-// TestProposalNeverCutSilently: whole at the limit with no sentence; one past it, the first 50
-// lines, a sentence naming how much is shown and a View all button to the answer page; without
-// a link the sentence still says so.
+// TestProposalNeverCutSilently: whole at the limit with no sentence; one line past it, the first
+// 50 lines, a sentence naming how much is shown and a View all button to the answer page; one
+// character past without a link, the sentence alone.
 func TestProposalNeverCutSilently(t *testing.T) {
 	t.Parallel()
-	whole := proposalOf(inquiry.FormatDiff, 50)
-	_, blocks := blockkit.Message(withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: whole}), now)
-	pre, cut, view, _ := shownProposal(t, blocks)
-	if pre != whole || cut != "" || view != nil {
-		t.Errorf("50 lines: shown %d bytes of %d, sentence %q, view %v; want all, no sentence", len(pre), len(whole), cut, view)
-	}
-
-	past := proposalOf(inquiry.FormatDiff, 51)
-	_, blocks = blockkit.Message(withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: past}), now)
-	pre, cut, view, _ = shownProposal(t, blocks)
-	if want := past[:strings.LastIndexByte(past, '\n')]; pre != want {
-		t.Errorf("51 lines: shown %q…, want the first 50 lines", pre[:40])
-	}
-	if cut != "Shortened: the first 50 of 51 lines are shown." {
-		t.Errorf("51 lines: sentence %q", cut)
-	}
-	if view == nil || view.URL != answerPage || view.Text.Text != "View all" {
-		t.Errorf("51 lines: View all button %+v, want a link to %s", view, answerPage)
-	}
-
-	rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: strings.Repeat("é", 3001)})
-	rec.Links = nil
-	_, blocks = blockkit.Message(rec, now)
-	pre, cut, view, _ = shownProposal(t, blocks)
-	if len([]rune(pre)) != 3000 || view != nil || !strings.HasPrefix(cut, "Shortened: the first 3,000 of 3,001 characters are shown.") {
-		t.Errorf("one line of 3,001 without a link: shown %d characters, sentence %q, view %v", len([]rune(pre)), cut, view)
+	for _, tc := range proposaltest.Cuts(50, 3000) {
+		rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: tc.Content})
+		if !tc.Link {
+			rec.Links = nil
+		}
+		_, blocks := blockkit.Message(rec, now)
+		pre, cut, view, _ := shownProposal(t, blocks)
+		if pre != tc.Shown {
+			t.Errorf("%s: shown %d characters, want %d", tc.Name, len([]rune(pre)), len([]rune(tc.Shown)))
+		}
+		if cut != tc.Sentence {
+			t.Errorf("%s: sentence %q, want %q", tc.Name, cut, tc.Sentence)
+		}
+		switch {
+		case tc.ViewAll && (view == nil || view.URL != answerPage || view.Text.Text != "View all"):
+			t.Errorf("%s: View all button %+v, want a link to %s", tc.Name, view, answerPage)
+		case !tc.ViewAll && view != nil:
+			t.Errorf("%s: a button %+v where nothing is left out or nothing links", tc.Name, view)
+		}
 	}
 }
 
