@@ -222,9 +222,9 @@ func message(sentence string) invokeResponse {
 // action answers the inquiry a card's Action.Execute names, as the person who clicked, and says
 // what became of it: the card as it now stands, or why nothing was recorded.
 func (a *App) action(ctx context.Context, act *activity) invokeResponse {
-	data := act.Value.Action.Data
+	data, verb := act.Value.Action.Data, act.Value.Action.Verb
 	key := adaptivecard.Key(data)
-	if act.Value.Action.Verb != adaptivecard.Verb || key == "" {
+	if verb != adaptivecard.Verb && verb != adaptivecard.VerbExtend || key == "" {
 		return message("This card's button is not one of the bot's questions, so nothing was recorded.")
 	}
 	rec, err := a.svc.Get(ctx, key)
@@ -238,16 +238,19 @@ func (a *App) action(ctx context.Context, act *activity) invokeResponse {
 	if rec.Status.Resolved() || rec.DueAt(a.now()) {
 		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(rec), closed(rec, a.now())))
 	}
+	who := inquiry.Identity{Channel: inquiry.ChannelTeams, ID: act.From.AADObjectID}
+	if verb == adaptivecard.VerbExtend {
+		return a.extend(ctx, rec, who)
+	}
 	reply, err := adaptivecard.ReadReply(rec, data)
 	if err != nil {
 		return message(err.Error())
 	}
-	who := inquiry.Identity{Channel: inquiry.ChannelTeams, ID: act.From.AADObjectID}
 	got, err := a.svc.AnswerRead(ctx, rec, reply, who)
 	switch code := inquiry.ErrorCode(err); {
 	case err == nil:
 		a.log.InfoContext(ctx, "teams answer taken", "key", key, "by", who.ID)
-		return cardResponse(adaptivecard.Current(got, a.now()))
+		return cardResponse(a.card(got))
 	case code == inquiry.CodeAlreadyResolved:
 		if got == nil {
 			got, _ = a.svc.Get(ctx, key)
@@ -261,6 +264,28 @@ func (a *App) action(ctx context.Context, act *activity) invokeResponse {
 	default:
 		a.log.WarnContext(ctx, "teams click: answer", "key", key, "err", err)
 		return message("The bot could not record your answer just now: click again in a minute.")
+	}
+}
+
+// extend gives rec more time (its extend.by) as who, by the service's rule for it — the one
+// that decides who may answer — and answers with the card showing the new deadline; the
+// service then updates the card for everyone.
+func (a *App) extend(ctx context.Context, rec *inquiry.Record, who inquiry.Identity) invokeResponse {
+	got, err := a.svc.Extend(ctx, rec.Key, 0, who)
+	switch code := inquiry.ErrorCode(err); {
+	case err == nil:
+		a.log.InfoContext(ctx, "teams extension given", "key", rec.Key, "by", who.ID, "extended_by", got.ExtendedBy)
+		return cardResponse(a.card(got))
+	case code == inquiry.CodeAlreadyResolved:
+		if got == nil || got.Status == inquiry.StatusPending {
+			got = rec
+		}
+		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(got), closed(got, a.now())))
+	case code == inquiry.CodeForbidden, code == inquiry.CodeBadRequest:
+		return message(sentence(err))
+	default:
+		a.log.WarnContext(ctx, "teams click: extend", "key", rec.Key, "err", err)
+		return message("The bot could not give this question more time just now: click Extend again in a minute.")
 	}
 }
 

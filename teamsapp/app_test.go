@@ -92,7 +92,13 @@ type response struct {
 // click sends a signed invoke and returns the invoke response.
 func (b *bundle) click(who teamsfake.Person, data map[string]any) response {
 	b.t.Helper()
-	status, body, err := b.fake.Send(b.ctx, b.url, b.fake.Token(teamsfake.TokenOptions{}), b.fake.Action("19:chan@thread.tacv2", "1759881511856", who, "Merge", data))
+	return b.send(b.fake.Action("19:chan@thread.tacv2", "1759881511856", who, "Merge", data))
+}
+
+// send posts a signed invoke and returns the invoke response.
+func (b *bundle) send(act []byte) response {
+	b.t.Helper()
+	status, body, err := b.fake.Send(b.ctx, b.url, b.fake.Token(teamsfake.TokenOptions{}), act)
 	if err != nil || status != http.StatusOK {
 		b.t.Fatalf("invoke: %d %s %v", status, body, err)
 	}

@@ -99,7 +99,7 @@ func (h *teamsHarness) Ask(t *testing.T, in inquiry.Inquiry, answerers ...string
 	testkit.Eventually(t, channeltest.Within, "the question posted to Teams", func() bool {
 		h.Settle(time.Second) // a retry the dispatcher holds comes due on the test clock
 		got, _ = h.b.svc.Get(h.b.ctx, rec.Key)
-		return got != nil && got.Slack.TS != ""
+		return got != nil && posted(got).ID != ""
 	})
 	return got
 }
@@ -130,7 +130,7 @@ func (h *teamsHarness) Shown(t *testing.T, rec *inquiry.Record) []channeltest.Sh
 	for _, c := range b.fake.Calls() {
 		switch {
 		case c.Method == http.MethodPost && c.ActivityID == "" && c.Conversation == rec.Teams.Conversation,
-			c.Method == http.MethodPut && c.ActivityID == cur.Slack.TS:
+			c.Method == http.MethodPut && c.ActivityID == posted(cur).ID:
 			card = c.Card()
 		}
 	}

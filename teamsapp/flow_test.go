@@ -25,6 +25,16 @@ func (b *bundle) dispatch() {
 	b.t.Cleanup(func() { cancel(); <-done })
 }
 
+// posted is where the record says Teams showed its question (zero when not yet): a step-0
+// placement via teams, or for a record stored before, its slack fields.
+func posted(rec *inquiry.Record) inquiry.Posted {
+	if rec == nil {
+		return inquiry.Posted{}
+	}
+	where, _ := rec.PostedOn(inquiry.TransportTeams)
+	return where
+}
+
 func (b *bundle) calls(n int) []teamsfake.Call {
 	b.t.Helper()
 	testkit.Eventually(b.t, 10*time.Second, "the fake Teams to receive the bot's calls", func() bool { return len(b.fake.Calls()) >= n })
@@ -48,15 +58,15 @@ func TestAskedInTeamsAnsweredAndUpdated(t *testing.T) {
 		if rec.Config.Transport != inquiry.TransportTeams {
 			t.Fatalf("the teams object names the transport: got %q", rec.Config.Transport)
 		}
-		posted := b.calls(1)[0]
-		if posted.Method != http.MethodPost || posted.Conversation != conv {
-			t.Fatalf("want a post to %s, got %+v", conv, posted)
+		first := b.calls(1)[0]
+		if first.Method != http.MethodPost || first.Conversation != conv {
+			t.Fatalf("want a post to %s, got %+v", conv, first)
 		}
 		var activityID string
 		testkit.Eventually(t, 10*time.Second, "the record to keep where it was posted", func() bool {
 			got, err := b.svc.Get(b.ctx, rec.Key)
-			activityID = got.Slack.TS
-			return err == nil && got.Slack.TS != "" && got.Teams != nil && got.Teams.Conversation == conv
+			activityID = posted(got).ID
+			return err == nil && activityID != "" && posted(got).Place == conv
 		})
 
 		r := b.click(bob, map[string]any{"inquiry": rec.Key, "value": "merge"})
@@ -117,7 +127,7 @@ func TestQuorumOfTwoInTeams(t *testing.T) {
 		b.calls(1)
 		testkit.Eventually(t, 10*time.Second, "the post to be recorded", func() bool {
 			got, err := b.svc.Get(b.ctx, rec.Key)
-			return err == nil && got.Slack.TS != ""
+			return err == nil && posted(got).ID != ""
 		})
 		r := b.click(alice, map[string]any{"inquiry": rec.Key, "value": "merge"})
 		if !strings.Contains(string(r.Value), "1 given so far") || !strings.Contains(string(r.Value), "Action.Execute") {

@@ -2,6 +2,7 @@ package teamsapp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,7 +33,7 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, er
 	body := map[string]any{
 		"type":        "message",
 		"summary":     inquiry.OneLine(rec.Question, 120),
-		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Question(rec, a.now()))},
+		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(a.card(rec))},
 	}
 	id, err := a.send(ctx, http.MethodPost, serviceURL(t), t.Conversation, "", body)
 	if err != nil {
@@ -42,19 +43,56 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, er
 	return inquiry.Posted{Place: t.Conversation, ID: id}, nil
 }
 
-// Update replaces the posted card with the inquiry as it now stands: for everyone in the
-// conversation, where the invoke's answer replaced it only for the person who clicked.
+// card is rec's card as it now stands: the question, with an Extend button while more time may
+// be given, or the outcome.
+func (a *App) card(rec *inquiry.Record) *adaptivecard.Card {
+	return adaptivecard.WithExtend(adaptivecard.Current(rec, a.now()), rec)
+}
+
+// Update replaces every card of rec in Teams with the inquiry as it now stands — the question's
+// and each escalation step's — for everyone in those conversations, where the invoke's answer
+// replaced it only for the person who clicked. Each card is tried; an error to retry comes back
+// before one that no retry mends, and a retry puts every card again (a PUT of the same card
+// twice shows it once).
 func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 	t := rec.Teams
-	if t == nil || rec.Slack.TS == "" {
-		return nil // never posted: nothing to update
+	if t == nil {
+		return nil
 	}
+	var retry, fatal error
+	note := func(err error) {
+		switch {
+		case err == nil:
+		case inquiry.Fatal(err):
+			fatal = cmp.Or(fatal, err)
+		default:
+			retry = cmp.Or(retry, err)
+		}
+	}
+	if where, ok := postedIn(rec); ok {
+		note(a.put(ctx, t, where.Place, where.ID, a.card(rec)))
+	}
+	for _, p := range rec.Escalations(inquiry.TransportTeams) {
+		if p.Channel == "" || p.TS == "" {
+			continue // a call in the question's thread: nothing of its own to update
+		}
+		c := adaptivecard.Resolved(rec)
+		if rec.Status == inquiry.StatusPending && !rec.DueAt(a.now()) {
+			c = adaptivecard.Escalated(rec, p.Step, a.now(), nil) // the mentions were made when it was posted
+		}
+		note(a.put(ctx, t, p.Channel, p.TS, c))
+	}
+	return cmp.Or(retry, fatal)
+}
+
+// put puts card in place of activity id in conversation conv.
+func (a *App) put(ctx context.Context, t *inquiry.TeamsTarget, conv, id string, card *adaptivecard.Card) error {
 	body := map[string]any{
 		"type":        "message",
-		"id":          rec.Slack.TS,
-		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Current(rec, a.now()))},
+		"id":          id,
+		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(card)},
 	}
-	_, err := a.send(ctx, http.MethodPut, serviceURL(t), postedIn(rec), rec.Slack.TS, body)
+	_, err := a.send(ctx, http.MethodPut, serviceURL(t), conv, id, body)
 	return err
 }
 
@@ -77,26 +115,36 @@ var _ inquiry.Reminder = (*App)(nil)
 // Remind posts reminder n of a pending inquiry in reply to its question (in a channel, in the
 // question's thread).
 func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
-	t := rec.Teams
-	if t == nil || rec.Slack.TS == "" {
+	where, ok := postedIn(rec)
+	if rec.Teams == nil || !ok {
 		return nil // never posted: nobody to remind there
 	}
+	return a.reply(ctx, rec, where, adaptivecard.Reminder(rec, n, a.now()))
+}
+
+// reply posts card in reply to rec's question, where it was posted.
+func (a *App) reply(ctx context.Context, rec *inquiry.Record, where inquiry.Posted, card *adaptivecard.Card) error {
 	body := map[string]any{
 		"type":        "message",
-		"replyToId":   rec.Slack.TS,
-		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Reminder(rec, n, a.now()))},
+		"replyToId":   where.ID,
+		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(card)},
 	}
-	_, err := a.send(ctx, http.MethodPost, serviceURL(t), postedIn(rec), rec.Slack.TS, body)
+	_, err := a.send(ctx, http.MethodPost, serviceURL(rec.Teams), where.Place, where.ID, body)
 	return err
 }
 
-// postedIn is the conversation rec's question was posted in: where it was placed, else its
-// target's.
-func postedIn(rec *inquiry.Record) string {
-	if c := rec.Slack.Channel; c != "" {
-		return c
+// postedIn is where rec's question is shown in Teams — the conversation and the activity id —
+// found false when it was not posted (yet). A record stored before its post named its
+// conversation keeps it in its teams object.
+func postedIn(rec *inquiry.Record) (inquiry.Posted, bool) {
+	where, ok := rec.PostedOn(inquiry.TransportTeams)
+	if !ok || where.ID == "" {
+		return inquiry.Posted{}, false
 	}
-	return rec.Teams.Conversation
+	if where.Place == "" && rec.Teams != nil {
+		where.Place = rec.Teams.Conversation
+	}
+	return where, true
 }
 
 func serviceURL(t *inquiry.TeamsTarget) string {
@@ -115,8 +163,11 @@ func (a *App) send(ctx context.Context, method, base, conv, activityID string, b
 	if activityID != "" {
 		u += "/" + url.PathEscape(activityID)
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
+	// As written: a card's <at>…</at> mentions and the asker's < and & stay one byte for one.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
 		return "", err
 	}
 	tok, err := a.tokens.Token()
@@ -126,7 +177,7 @@ func (a *App) send(ctx context.Context, method, base, conv, activityID string, b
 		}
 		return "", fmt.Errorf("fetch the bot's token: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, method, u, &b)
 	if err != nil {
 		return "", inquiry.Unavailable("the Teams service URL %q is not a URL: fix teams.service_url", base)
 	}

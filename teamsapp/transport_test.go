@@ -33,12 +33,12 @@ func TestPostAndUpdate(t *testing.T) {
 	if err := adaptivecard.Check(calls[0].Card()); err != nil || !strings.Contains(string(calls[0].Card()), `"verb":"answer"`) {
 		t.Fatalf("the posted card: %v %s", err, calls[0].Card())
 	}
-	rec.Slack.Channel, rec.Slack.TS = posted.Place, posted.ID
+	rec.Placements = []inquiry.Placement{{Via: inquiry.TransportTeams, Channel: posted.Place, TS: posted.ID}}
 	got, err := b.svc.Answer(b.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("hold")}, inquiry.Identity{Channel: inquiry.ChannelTeams, ID: bob.AADObjectID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got.Teams, got.Slack = rec.Teams, rec.Slack
+	got.Teams, got.Placements = rec.Teams, rec.Placements
 	if err := b.app.Update(b.ctx, got); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestRemindRepliesToTheQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.Slack.Channel, rec.Slack.TS = posted.Place, posted.ID
+	rec.Placements = []inquiry.Placement{{Via: inquiry.TransportTeams, Channel: posted.Place, TS: posted.ID}}
 	if err := b.app.Remind(b.ctx, rec, 2); err != nil {
 		t.Fatal(err)
 	}

@@ -66,6 +66,7 @@ type Fake struct {
 	failures  []failure
 	forbidden map[string]bool
 	tokens    map[string]time.Time // access tokens issued, and when each expires
+	members   []Person             // who the roster knows, in every conversation
 	fetches   int
 	nextID    int
 }
@@ -92,6 +93,7 @@ func New(appID, password string) *Fake {
 	mux.HandleFunc("POST /teams/v3/conversations/{conversation}/activities", f.activity)
 	mux.HandleFunc("PUT /teams/v3/conversations/{conversation}/activities/{activity}", f.activity)
 	mux.HandleFunc("POST /teams/v3/conversations/{conversation}/activities/{activity}", f.activity)
+	mux.HandleFunc("GET /teams/v3/conversations/{conversation}/members/{member}", f.member)
 	f.srv = httptest.NewServer(mux)
 	return f
 }
@@ -149,6 +151,60 @@ func (f *Fake) Forbid(conversation string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.forbidden[conversation] = true
+}
+
+// AddMember makes the roster of every conversation know p: GET …/members/{id} answers p for
+// their 29: id or their Entra object id, as Teams does; anybody else is 404.
+func (f *Fake) AddMember(p Person) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.members = append(f.members, p)
+}
+
+// member answers the roster's GET of one member, after the bot's token.
+func (f *Fake) member(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("member")
+	f.mu.Lock()
+	exp, known := f.tokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
+	valid := known && f.now().Before(exp)
+	var found *Person
+	for i, p := range f.members {
+		if p.ID == id || strings.EqualFold(p.AADObjectID, id) {
+			found = &f.members[i]
+		}
+	}
+	f.mu.Unlock()
+	switch {
+	case !valid:
+		writeJSON(w, http.StatusUnauthorized, errorBody("Unauthorized", "Authorization has been denied for this request."))
+	case found == nil:
+		writeJSON(w, http.StatusNotFound, errorBody("MemberNotFoundInConversation", "The member is not in the conversation."))
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"id": found.ID, "name": found.Name, "aadObjectId": found.AADObjectID,
+			"tenantId": "50612dbb-0237-4969-b378-8d42590f9c00", "userRole": "user"})
+	}
+}
+
+// Mentions are the mention entities of the call's card (none when it mentions nobody): who it names, as
+// Teams reads them from the card's msteams object.
+func (c Call) Mentions() []Mention {
+	var card struct {
+		MSTeams struct {
+			Entities []Mention `json:"entities"`
+		} `json:"msteams"`
+	}
+	_ = json.Unmarshal(c.Card(), &card)
+	return card.MSTeams.Entities
+}
+
+// Mention is one mention entity of a card.
+type Mention struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	Mentioned struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"mentioned"`
 }
 
 func (f *Fake) metadata(w http.ResponseWriter, r *http.Request) {
@@ -330,6 +386,12 @@ type Person struct {
 // with data (the button's data merged with the card's inputs): the shape of a real
 // adaptiveCard/action invoke from a channel.
 func (f *Fake) Action(conversation, replyToID string, who Person, title string, data map[string]any) []byte {
+	return f.Execute(conversation, replyToID, who, title, "answer", data)
+}
+
+// Execute is Action with another verb than "answer": the Action.Execute of another of the
+// card's buttons.
+func (f *Fake) Execute(conversation, replyToID string, who Person, title, verb string, data map[string]any) []byte {
 	act := map[string]any{
 		"type":       "invoke",
 		"name":       "adaptiveCard/action",
@@ -344,7 +406,7 @@ func (f *Fake) Action(conversation, replyToID string, who Person, title string, 
 		"recipient":    map[string]any{"id": "28:" + f.AppID, "name": "inquiry bot"},
 		"conversation": map[string]any{"id": conversation, "conversationType": "channel", "isGroup": true, "tenantId": "50612dbb-0237-4969-b378-8d42590f9c00"},
 		"value": map[string]any{
-			"action":  map[string]any{"type": "Action.Execute", "id": "", "title": title, "verb": "answer", "data": data},
+			"action":  map[string]any{"type": "Action.Execute", "id": "", "title": title, "verb": verb, "data": data},
 			"trigger": "manual",
 		},
 		"timestamp": f.clock().UTC().Format(time.RFC3339Nano),
