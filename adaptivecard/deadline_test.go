@@ -28,11 +28,15 @@ var carol = adaptivecard.Person{ID: "29:carol", Name: "Carol Ng"}
 // deadlineCases are the golden cards of escalation and extension.
 func deadlineCases() []goldenCase {
 	return []goldenCase{
-		{"escalated_mention", func() *adaptivecard.Card { return adaptivecard.Escalated(escalated(), 1, now, []adaptivecard.Person{carol}) }},
+		{"escalated_mention", func() *adaptivecard.Card {
+			return adaptivecard.Escalated(escalated(), 1, now, []adaptivecard.Person{carol})
+		}},
 		{"escalated_in_thread", func() *adaptivecard.Card {
 			return adaptivecard.EscalatedInThread(escalated(), 2, now, []adaptivecard.Person{carol, {ID: "c5e99701-2a32-49c1-a660-4629ceeb8c61"}})
 		}},
-		{"question_extend", func() *adaptivecard.Card { return adaptivecard.WithExtend(adaptivecard.Question(escalated(), now), escalated()) }},
+		{"question_extend", func() *adaptivecard.Card {
+			return adaptivecard.WithExtend(adaptivecard.Question(escalated(), now), escalated())
+		}},
 	}
 }
 
