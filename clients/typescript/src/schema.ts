@@ -439,7 +439,7 @@ export interface components {
         /** @description How an inquiry is asked. Unset parts come from the run, then the server's defaults. */
         Config: {
             policy?: components["schemas"]["Policy"];
-            /** @description slack, email, teams, inbox, or another seated transport. */
+            /** @description slack, email, teams, inbox, or another seated transport: the channel that comes first and escalates. Left out (here and in the run's config), it is the first channel the request's objects name (slack with slack.channel, teams, email with email.to), else the server's default. The question is also posted to every other channel named; "inbox" with a channel named is refused (422 invalid_inquiry, field config.transport). */
             transport?: string;
         };
         EffectiveConfig: {
@@ -588,8 +588,10 @@ export interface components {
             /** @description How many escalation steps were taken (0 before the first). */
             escalation?: number;
             extended_by?: components["schemas"]["Duration"];
-            /** @description The other messages that show the inquiry (escalation channels). */
+            /** @description The other messages that show the inquiry: its question on each channel but Slack (step 0, via naming the channel), and the escalation steps' (step 1 on). */
             placements?: components["schemas"]["Placement"][];
+            /** @description The channels the question is posted to (slack, teams, email, …), config.transport first, then every other channel the request's objects name; absent for the inbox and for an inquiry stored before an inquiry could name several (its transport alone). */
+            readonly channels?: string[];
             namespace: string;
             config: components["schemas"]["EffectiveConfig"];
             status: components["schemas"]["Status"];
@@ -645,7 +647,7 @@ export interface components {
             at: string;
             /** @description Who did it: the token that asked (created) or cancelled, the person who voted or answered, the transport that posted; empty for the server's own doing. */
             by: string;
-            /** @description By type — created: id, run_id, kind, question, policy, transport, expires_at, approvals; posted: channel, thread_ts, ts, permalink; voted: value, text, declined, via, tally; answered and expired: the Answer; failed: the Failure; cancelled: {}; callback_delivered and callback_failed: kind (callback or resume), url, attempts, error. */
+            /** @description By type — created: id, run_id, kind, question, policy, transport, expires_at, approvals; posted: channel, thread_ts, ts, permalink, and via for a channel other than Slack (one posted event per channel); voted: value, text, declined, via, tally; answered and expired: the Answer; failed: the Failure; cancelled: {}; callback_delivered and callback_failed: kind (callback or resume), url, attempts, error. */
             data: {
                 [key: string]: unknown;
             };
@@ -768,7 +770,10 @@ export interface components {
             max: components["schemas"]["Duration"];
         };
         Placement: {
+            /** @description 0 for the question posted on a channel other than Slack, else the escalation step (1-based). */
             step: number;
+            /** @description The channel that posted it (teams, email, …); absent for Slack. */
+            via?: string;
             channel: string;
             ts: string;
             permalink?: string;
@@ -815,15 +820,16 @@ export interface components {
             /** @description A Go duration from now such as "2h"; not together with expires_at. */
             expires_in?: string;
             config?: components["schemas"]["Config"] | components["schemas"]["JSONNull"];
+            /** @description Where in Slack to ask, and who may answer there; with a channel the question is posted there, beside every other channel named. */
             slack?: {
                 channel?: string;
                 thread_ts?: string;
                 /** @description Slack user ids (U…, W…) and user group ids (S…) who may answer: at most 50, of which at most 5 user groups (each pages all of its members). The escalation steps' answerers count towards the same bounds, each id once. Past them: 422 invalid_inquiry, field slack.answerers (or escalate). */
                 answerers?: string[];
             } | null;
-            /** @description With config.transport email, whom to mail the question to (SMTP_URL, EMAIL_FROM on the server). */
+            /** @description Whom to mail the question to (SMTP_URL, EMAIL_FROM on the server): with email.to the question is mailed too, beside every other channel named. */
             email?: components["schemas"]["EmailTarget"];
-            /** @description The Microsoft Teams conversation to ask in, as an Adaptive Card; without config.transport it names the teams transport. */
+            /** @description The Microsoft Teams conversation to ask in, as an Adaptive Card, beside every other channel named; the first channel named is the transport when config.transport is left out. */
             teams?: components["schemas"]["TeamsTarget"];
             /** @description http(s) URL POSTed the resolved inquiry, signed. Hosts that resolve to an address that is not global unicast (loopback, private, link-local, documentation, discard, and every other entry of IANA's IPv4 and IPv6 special-purpose address registries) are refused unless listed in BOT_CALLBACK_HOSTS. */
             callback_url?: string;
