@@ -149,8 +149,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if !c.EmailEnabled() {
 			return c, fmt.Errorf("BOT_DEFAULT_TRANSPORT is email but SMTP_URL is unset: set SMTP_URL and EMAIL_FROM, or use inbox")
 		}
+	case inquiry.TransportTeams:
+		if !c.TeamsEnabled() {
+			return c, fmt.Errorf("BOT_DEFAULT_TRANSPORT is teams but TEAMS_APP_ID is unset: set TEAMS_APP_ID and TEAMS_APP_PASSWORD, or use inbox")
+		}
 	default:
-		return c, fmt.Errorf("BOT_DEFAULT_TRANSPORT %q is not one of slack, email or inbox: set one of them", c.DefaultTransport)
+		return c, fmt.Errorf("BOT_DEFAULT_TRANSPORT %q is not one of slack, teams, email or inbox: set one of them", c.DefaultTransport)
 	}
 	if _, err := cronParser.Parse(c.SweepSchedule); err != nil {
 		return c, fmt.Errorf("BOT_SWEEP_SCHEDULE %q is not a cron spec: use five fields (six with seconds) or a descriptor such as \"@every 15s\"", c.SweepSchedule)

@@ -99,3 +99,39 @@ func TestTeamsConfig(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, c.TeamsEnabled(), "Teams is off without TEAMS_APP_ID")
 }
+
+// TestTeamsDefaultTransport: BOT_DEFAULT_TRANSPORT=teams is taken when Teams is configured and
+// refused at start, with what to set, when it is not.
+func TestTeamsDefaultTransport(t *testing.T) {
+	c, err := LoadConfig(envOf("TEAMS_APP_ID", "app", "TEAMS_APP_PASSWORD", "pw", "BOT_DEFAULT_TRANSPORT", "teams"))
+	require.NoError(t, err)
+	require.Equal(t, "teams", c.DefaultTransport)
+	_, err = LoadConfig(envOf("BOT_DEFAULT_TRANSPORT", "teams"))
+	require.ErrorContains(t, err, "BOT_DEFAULT_TRANSPORT is teams but TEAMS_APP_ID is unset: set TEAMS_APP_ID")
+	_, err = LoadConfig(envOf("BOT_DEFAULT_TRANSPORT", "discord"))
+	require.ErrorContains(t, err, "not one of slack, teams, email or inbox")
+}
+
+// TestTeamsDefaultTransportServes runs the real binary with BOT_DEFAULT_TRANSPORT=teams: an
+// inquiry with a teams object is posted to its conversation, and one that names no transport
+// and no conversation is asked through the default, Teams, so it is refused with what to add.
+func TestTeamsDefaultTransportServes(t *testing.T) {
+	const appID = "0b6fe6d1-fece-44f7-9a48-56465e2d5ab8"
+	fake := teamsfake.New(appID, "s3cret")
+	t.Cleanup(fake.Close)
+	s := startServerIn(t, t.TempDir(), "DATABASE_URL="+storagetest.SQLiteURL(t), "BOT_DEFAULT_TRANSPORT=teams", "BOT_DEFAULT_POLICY=ask",
+		"TEAMS_APP_ID="+appID, "TEAMS_APP_PASSWORD=s3cret",
+		"TEAMS_OPENID_URL="+fake.OpenIDURL(), "TEAMS_TOKEN_URL="+fake.TokenURL())
+	conv := "19:default@thread.tacv2"
+	code, body := call(t, "POST", s.url+"/v1/inquiries", s.admin, fmt.Sprintf(
+		`{"id":"d1","kind":"confirm","question":"Ship it?","teams":{"conversation":%q,"service_url":%q}}`, conv, fake.ServiceURL()))
+	require.Equal(t, 201, code, string(body))
+	require.Contains(t, string(body), `"transport":"teams"`)
+	eventually(t, "the card to be posted to the conversation", func() bool {
+		calls := fake.Calls()
+		return len(calls) >= 1 && calls[0].Conversation == conv
+	})
+	code, body = call(t, "POST", s.url+"/v1/inquiries", s.admin, `{"id":"d2","kind":"confirm","question":"Ship it?"}`)
+	require.Equal(t, 422, code, string(body))
+	require.Contains(t, string(body), "the teams transport needs a conversation to post to: name it in teams.conversation")
+}
