@@ -17,6 +17,24 @@
 // is retried after its Retry-After, a 5xx or 412 with the dispatcher's backoff; a 403 or 404 of
 // the conversation is a fatal error saying to add the bot to that team or chat.
 //
+// Deadlines work as in Slack. An escalation step of a question asked in Teams names a Teams
+// conversation and Entra object ids: the card is posted there too (a placement via teams, which
+// Update keeps up to date with the question's own card), mentioning the step's answerers by the
+// names the conversation's roster gives; a step without a conversation that mentions them calls
+// on them in reply to the question. A card whose inquiry allows more time carries an Extend
+// button (verb extend), which goes through Service.Extend as the person who clicked.
+//
+// A lost post is posted again. The Connector takes no idempotency key, and it has no operation
+// that lists a conversation's activities (its activity operations are send, reply, update,
+// delete and the upload of a transcript; reading a channel's messages takes Microsoft Graph and
+// a tenant-wide permission), so the channel implements neither inquiry.PostFinder nor
+// inquiry.EscalationFinder. When the bot dies or times out after Teams took a post but before
+// its answer came back, the retry posts the card again: the conversation shows it twice, a
+// click on either answers, and only the recorded one is updated for everyone.
+//
+// The record keeps who answered by their Entra object id (answered_by), which has no field for
+// a display name, so a card's outcome names that id.
+//
 // The fake Teams the tests run against is package teamsfake; testdata holds real Bot Framework
 // payloads (testdata/README.md says where each comes from).
 package teamsapp
