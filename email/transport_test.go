@@ -143,14 +143,6 @@ func TestMailCannotBeImitated(t *testing.T) {
 
 func TestPostReadsTheServersRefusal(t *testing.T) {
 	ctx := context.Background()
-	t.Run("a 4xx is retried", func(t *testing.T) {
-		ms := start(t, false)
-		ms.Refuse(func(string) error { return emailtest.Reply(451, "greylisted, try again later") })
-		_, err := email.New(config(t, ms, emailtest.Password), &links{}, quiet, nil).Post(ctx, record("alice@example.com"))
-		require.Error(t, err)
-		require.False(t, inquiry.Fatal(err), "a 4xx is passing: the dispatcher tries again (%v)", err)
-		require.Empty(t, ms.Messages())
-	})
 	t.Run("a 5xx is retried, then fails the inquiry with a sentence", func(t *testing.T) {
 		ms := start(t, false)
 		ms.Refuse(func(to string) error {
