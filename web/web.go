@@ -1,10 +1,12 @@
 // Package web is the answer page behind signed links (the README's Answer in a browser): GET
 // /a/<token> shows the question and never answers; POST /a/<token> with step=confirm shows what
-// would be sent, and only the second POST, step=send, answers. It only translates: the link, the
-// form token and the answer are the service's to check (inquiry/link.go), and a refusal is the
-// service's sentence on a page with the status its code maps to. An inquiry's proposal is shown
+// would be sent, and only the second POST, step=send, answers (step=back, Take back, shows the
+// question again with what was typed and edited, carried in the form). It only translates: the
+// link, the form token and the answer are the service's to check (inquiry/link.go), and a refusal
+// is the service's sentence on a page with the status its code maps to. An inquiry's proposal is shown
 // whole (a diff coloured by line), and an editable one in a textarea whose content the answer
-// carries (proposal.go). Works without JavaScript; templates and the stylesheet are embedded.
+// carries; once resolved, the page shows what was proposed and the edited version approved
+// (proposal.go). Works without JavaScript; templates and the stylesheet are embedded.
 package web
 
 import (
