@@ -2,8 +2,9 @@
 // a pending inquiry to the recipients it names in email.to, each with an answer link of their own,
 // as text and HTML through a well-kept mail library (wneessen/go-mail), and mails them the outcome
 // once it resolves, with the version approved when a person edited the proposal (its first lines,
-// and past them a link to the page that shows it whole). It only translates: what the question says, what was decided and by whom are
-// the domain's readings (package inquiry), and the link is the service's to mint.
+// and past them a link to the page that shows it whole). It only translates: what the question
+// says, what was decided and by whom are the domain's readings (package inquiry), and the link is
+// the service's to mint.
 //
 // Deliveries are the dispatcher's, like Slack posts: an error that wraps inquiry.ErrUnavailable
 // (a permanent refusal by the mail server, a certificate it cannot trust, a sender it refuses)
