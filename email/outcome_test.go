@@ -65,6 +65,13 @@ func TestOutcomeLinksToTheWholeApprovedEdit(t *testing.T) {
 				require.Contains(t, shown, `id="approved"`)
 				require.Contains(t, html.UnescapeString(shown), "<b>added</b> line "+strings.Repeat("x", 60%7)+"\n</span></pre>", "the approved version whole, to its last line")
 				require.NotContains(t, shown, "<form", "the page of a settled question answers nothing")
+
+				// Only a recipient the question mailed is given a page link.
+				settled, err := h.svc.Get(t.Context(), rec.Key)
+				require.NoError(t, err)
+				_, err = h.svc.PageLink(t.Context(), settled, mailPeople[channeltest.Carol])
+				require.Equal(t, inquiry.CodeForbidden, inquiry.ErrorCode(err), "%v", err)
+				require.Contains(t, inquiry.ErrorMessage(err), "not among the recipients")
 			})
 		}
 	})
