@@ -124,14 +124,6 @@ func TestInvokeAnswersAndReturnsTheCard(t *testing.T) {
 		if got.Status != inquiry.StatusAnswered || got.Answer.Value.First() != "merge" || got.Answer.AnsweredBy != alice.AADObjectID {
 			t.Fatalf("want answered merge by %s, got %s %+v", alice.AADObjectID, got.Status, got.Answer)
 		}
-		// A late click is told the question was decided, and changes nothing.
-		r = b.click(bob, map[string]any{"inquiry": rec.Key, "value": "hold"})
-		if !strings.Contains(string(r.Value), "already decided") {
-			t.Fatalf("a late click: want already decided, got %s", r.Value)
-		}
-		if got, _ := b.svc.Get(b.ctx, rec.Key); got.Answer.Value.First() != "merge" {
-			t.Fatalf("a late click changed the answer to %v", got.Answer.Value)
-		}
 	})
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/inquiry-bot/bot/adaptivecard"
 	"github.com/inquiry-bot/bot/inquiry"
 	"github.com/inquiry-bot/bot/internal/dispatch"
 	"github.com/inquiry-bot/bot/internal/testkit"
@@ -39,73 +38,6 @@ func (b *bundle) calls(n int) []teamsfake.Call {
 	b.t.Helper()
 	testkit.Eventually(b.t, 10*time.Second, "the fake Teams to receive the bot's calls", func() bool { return len(b.fake.Calls()) >= n })
 	return b.fake.Calls()
-}
-
-// TestAskedInTeamsAnsweredAndUpdated: an inquiry with a teams object is posted to its
-// conversation, a person it does not name is refused in words, a named one answers with a
-// click, and the posted message is updated for everyone — on both databases.
-func TestAskedInTeamsAnsweredAndUpdated(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		b := setup(t, databaseURL)
-		b.dispatch()
-		conv := "19:6848757105754c8981c67612732d9aa7@thread.tacv2"
-		rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: mergeQuestion("flow"),
-			Config: &inquiry.Config{Policy: inquiry.PolicyAsk},
-			Teams:  &inquiry.TeamsTarget{Conversation: conv, ServiceURL: b.fake.ServiceURL(), Answerers: []string{alice.AADObjectID}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Config.Transport != inquiry.TransportTeams {
-			t.Fatalf("the teams object names the transport: got %q", rec.Config.Transport)
-		}
-		first := b.calls(1)[0]
-		if first.Method != http.MethodPost || first.Conversation != conv {
-			t.Fatalf("want a post to %s, got %+v", conv, first)
-		}
-		var activityID string
-		testkit.Eventually(t, 10*time.Second, "the record to keep where it was posted", func() bool {
-			got, err := b.svc.Get(b.ctx, rec.Key)
-			activityID = posted(got).ID
-			return err == nil && activityID != "" && posted(got).Place == conv
-		})
-
-		r := b.click(bob, map[string]any{"inquiry": rec.Key, "value": "merge"})
-		if !strings.Contains(string(r.Value), "only "+alice.AADObjectID+" may answer") {
-			t.Fatalf("bob is not named: want the refusal in words, got %s", r.Value)
-		}
-		r = b.click(alice, map[string]any{"inquiry": rec.Key, "value": "merge"})
-		if r.Type != adaptivecard.ContentType || strings.Contains(string(r.Value), "Action.Execute") {
-			t.Fatalf("alice's click: want the resolved card, got %s %s", r.Type, r.Value)
-		}
-		update := b.calls(2)[1]
-		if update.Method != http.MethodPut || update.ActivityID != activityID || !strings.Contains(string(update.Card()), alice.AADObjectID) {
-			t.Fatalf("want the posted message %s updated to say who decided, got %+v %s", activityID, update, update.Card())
-		}
-	})
-}
-
-// TestConversationTheBotCannotPostTo: Teams refuses the conversation, and the inquiry's failure
-// says how to fix it.
-func TestConversationTheBotCannotPostTo(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, databaseURL string) {
-		b := setup(t, databaseURL)
-		b.dispatch()
-		b.fake.Forbid("19:gone@thread.tacv2")
-		rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: mergeQuestion("gone"),
-			Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportTeams},
-			Teams:  &inquiry.TeamsTarget{Conversation: "19:gone@thread.tacv2", ServiceURL: b.fake.ServiceURL()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got *inquiry.Record
-		testkit.Eventually(t, 10*time.Second, "the inquiry to record its failure", func() bool {
-			got, _ = b.svc.Get(b.ctx, rec.Key)
-			return got != nil && got.Failure != nil
-		})
-		if !strings.Contains(got.Failure.Message, "add the bot to that team or chat") {
-			t.Fatalf("the failure should say how to fix it: %+v", got.Failure)
-		}
-	})
 }
 
 // TestQuorumOfTwoInTeams: a question that needs two people's answers counts one click, shows the
