@@ -204,35 +204,6 @@ func TestThreadReplyToTextAndConfirm(t *testing.T) {
 	require.Equal(t, "yes", b.resolved(confirm.Key).Answer.Value.First())
 }
 
-func TestSecondClickGetsAlreadyAnswered(t *testing.T) {
-	b := setup(t)
-	rec := b.ask(mergeQuestion("twice"), inquiry.SlackRef{})
-	// A late click on the message as it was (Slack's client may not have the update yet): built
-	// from the message before the answer, since the update removes the buttons.
-	late := b.clickPayload("U0BOB0001", rec, "Hold")
-	b.click("U0ALICE01", rec, "Merge")
-	b.resolved(rec.Key)
-
-	b.ok(b.fake.SendInteraction(late))
-	e := b.ephemeral("U0BOB0001", 1)
-	require.Equal(t, "already answered by <@U0ALICE01>: Merge", e.Text)
-	got := b.get(rec.Key)
-	require.Equal(t, "merge", got.Answer.Value.First())
-	require.Equal(t, "U0ALICE01", got.Answer.AnsweredBy)
-}
-
-func TestLateClickOnExpiredQuestion(t *testing.T) {
-	b := setup(t)
-	rec := b.ask(mergeQuestion("expired"), inquiry.SlackRef{})
-	_, err := b.svc.Expire(b.ctx, rec)
-	require.NoError(t, err)
-	b.click("U0ALICE01", rec, "Merge")
-	e := b.ephemeral("U0ALICE01", 1)
-	require.Contains(t, e.Text, "this question expired")
-	require.Contains(t, e.Text, "the run assumed Hold")
-	require.Equal(t, inquiry.SourceExpired, b.get(rec.Key).Answer.Source)
-}
-
 func TestOutsideAnswerersRefused(t *testing.T) {
 	b := setup(t)
 	b.fake.AddUserGroup("S0ONCALL1", "U0CAROL01", "U0DAVE001")
