@@ -43,10 +43,10 @@ type Home struct {
 	User string
 }
 
-// HomeView renders the Home tab: the questions waiting for the person, each with its controls
-// (the same action_ids as its message) and a link to its message, within Slack's 100 blocks of
-// a Home tab — those that do not fit are counted in an "and N more" line — and what they
-// answered lately.
+// HomeView renders the Home tab: the questions waiting for the person, each with its proposal
+// and its controls (the same blocks and action_ids as its message) and a link to its message,
+// within Slack's 100 blocks of a Home tab — those that do not fit are counted in an "and N more"
+// line — and what they answered lately.
 func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 	blocks := []slack.Block{slack.NewHeaderBlock(plain("Questions waiting for you"),
 		slack.HeaderBlockOptionBlockID("inq-home|waiting"))}
