@@ -86,3 +86,25 @@ var entraID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 
 // EntraID reports whether s is an Entra object id, as an escalation step names a Teams answerer.
 func EntraID(s string) bool { return entraID.MatchString(strings.TrimSpace(s)) }
+
+// CheckTeamsEscalation refuses, for an inquiry asked through the teams transport, an escalation
+// step Teams cannot carry out: a channel that is no Teams conversation, an answerer that is no
+// Entra object id (checkDeadlines lets either a Slack or a Teams form through, not knowing the
+// transport). Any other transport is not checked here.
+func CheckTeamsEscalation(in *Inquiry, transport string) error {
+	if transport != TransportTeams {
+		return nil
+	}
+	for i, st := range in.Escalate {
+		field := fmt.Sprintf("escalate[%d]", i)
+		if st.Channel != "" && !TeamsConversationID(st.Channel) {
+			return invalid(field+".channel", "%s.channel %q is no Teams conversation, and the question is asked in Teams: name one such as \"19:…@thread.tacv2\" (the bot says it when mentioned there)", field, OneLine(st.Channel, 40))
+		}
+		for j, a := range st.Answerers {
+			if !EntraID(a) {
+				return invalid(fmt.Sprintf("%s.answerers[%d]", field, j), "%s.answerers[%d] %q is no Entra object id, and the question is asked in Teams: name each person by their object id, such as \"b15a9416-0ad3-4172-9210-7beb711d3f70\"", field, j, OneLine(a, 40))
+			}
+		}
+	}
+	return nil
+}

@@ -111,3 +111,29 @@ func TestTeamsAnswerersWidenWithEscalation(t *testing.T) {
 		t.Fatalf("Teams answerers after the step: want alice and carol, got %v", got)
 	}
 }
+
+// A question asked in Teams refuses a step with a Slack channel or Slack people, whom Teams
+// cannot reach; a question asked in Slack is not checked by this rule.
+func TestCheckTeamsEscalation(t *testing.T) {
+	in := &inquiry.Inquiry{Deadlines: inquiry.Deadlines{Escalate: []inquiry.Step{
+		{Channel: "19:leads@thread.tacv2", Answerers: []string{"5d1e4a2c-7b1f-4c0e-9a55-0c2f3e8b6a11"}},
+	}}}
+	if err := inquiry.CheckTeamsEscalation(in, inquiry.TransportTeams); err != nil {
+		t.Fatalf("a Teams step: %v", err)
+	}
+	for _, c := range []struct {
+		st   inquiry.Step
+		says string
+	}{
+		{inquiry.Step{Channel: "C0123456789"}, "escalate[0].channel \"C0123456789\" is no Teams conversation"},
+		{inquiry.Step{Answerers: []string{"U0123456789"}}, "is no Entra object id"},
+	} {
+		in.Escalate = []inquiry.Step{c.st}
+		if err := inquiry.CheckTeamsEscalation(in, inquiry.TransportTeams); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%+v: want a refusal saying %q, got %v", c.st, c.says, err)
+		}
+		if err := inquiry.CheckTeamsEscalation(in, inquiry.TransportSlack); err != nil {
+			t.Errorf("%+v asked in Slack: not this rule's, got %v", c.st, err)
+		}
+	}
+}
