@@ -7,9 +7,10 @@
 //     Names), the message after resolution (Resolved: who decided, for an approval), the thread
 //     notice for an answer assumed by policy (Notice), and the four modals (TextModal,
 //     ConfirmModal, OwnWordsModal, and ReasonModal for an answer that must say why);
-//   - an inquiry's proposal in its message: its first lines, preformatted, never shortened
-//     without saying so and linking to the answer page (inquiry.ExcerptOf), and EditModal for an
-//     editable one;
+//   - an inquiry's proposal in its message and in the Home tab: its first lines, preformatted,
+//     never shortened without saying so and linking to the answer page (inquiry.ExcerptOf), and
+//     EditModal for an editable one, whose submission gets the proposal's line endings back
+//     (EditedContent);
 //   - the routing scheme that maps a click or a submission back to an inquiry key (the
 //     constants below, ParseBlockID, BaseAction, ReadAction, ReadSubmission, ModalFor);
 //   - the escaping of user text for Slack (Escape, Mention, Who);
