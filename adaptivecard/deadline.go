@@ -103,3 +103,17 @@ func mentions(people []Person) (string, *MSTeams) {
 	}
 	return inquiry.AndList(at), ms
 }
+
+// WithMentions is c with a line calling on people ("<at>Alice</at> and <at>Bob</at>: you may
+// answer this question.") under its heading, and the entities Teams needs to notify them; c as
+// it is for nobody. A reminder calls on who may answer as Slack's reminder mentions them.
+func WithMentions(c *Card, people []Person) *Card {
+	line, ms := mentions(people)
+	if line == "" || len(c.Body) == 0 {
+		return c
+	}
+	out := *c
+	out.Body = append([]Element{c.Body[0], {"type": "TextBlock", "text": line + ": you may answer this question.", "wrap": true}}, c.Body[1:]...)
+	out.MSTeams = ms
+	return &out
+}

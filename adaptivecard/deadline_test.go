@@ -34,6 +34,11 @@ func deadlineCases() []goldenCase {
 		{"escalated_in_thread", func() *adaptivecard.Card {
 			return adaptivecard.EscalatedInThread(escalated(), 2, now, []adaptivecard.Person{carol, {ID: "c5e99701-2a32-49c1-a660-4629ceeb8c61"}})
 		}},
+		{"reminder_mentions", func() *adaptivecard.Card {
+			rec := escalated()
+			rec.ExpiresAt = at(45 * time.Minute)
+			return adaptivecard.WithMentions(adaptivecard.Reminder(rec, 1, now), []adaptivecard.Person{carol})
+		}},
 		{"question_extend", func() *adaptivecard.Card {
 			return adaptivecard.WithExtend(adaptivecard.Question(escalated(), now), escalated())
 		}},

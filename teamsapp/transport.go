@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,7 +120,26 @@ func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
 	if rec.Teams == nil || !ok {
 		return nil // never posted: nobody to remind there
 	}
-	return a.reply(ctx, rec, where, adaptivecard.Reminder(rec, n, a.now()))
+	people := a.people(ctx, rec.Teams, where.Place, remindWho(rec))
+	return a.reply(ctx, rec, where, adaptivecard.WithMentions(adaptivecard.Reminder(rec, n, a.now()), people))
+}
+
+// remindWho is who a reminder calls on, as inquiry.Mentions says it for Slack: who may answer
+// in Teams after the steps taken, or — when anybody may — those the steps taken named. Nobody
+// is mentioned when nobody is named: Teams has no @here for a bot's card.
+func remindWho(rec *inquiry.Record) []string {
+	if ids := inquiry.TeamsAnswerers(rec); len(ids) > 0 {
+		return ids
+	}
+	var out []string
+	for i := 0; i < rec.Escalation && i < len(rec.Escalate); i++ {
+		for _, a := range rec.Escalate[i].Answerers {
+			if inquiry.EntraID(a) && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // reply posts card in reply to rec's question, where it was posted.

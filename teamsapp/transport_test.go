@@ -130,4 +130,28 @@ func TestRemindRepliesToTheQuestion(t *testing.T) {
 	if !strings.Contains(card, "Reminder 2") || strings.Contains(card, "Action.Execute") {
 		t.Fatalf("the reminder says which it is and carries no buttons of its own: %s", card)
 	}
+	if m := calls[1].Mentions(); len(m) != 0 {
+		t.Fatalf("a question that names nobody: the reminder mentions nobody, got %+v", m)
+	}
+}
+
+// TestRemindMentionsWhoMayAnswer: a reminder calls on the question's answerers, by the names
+// Teams' roster gives.
+func TestRemindMentionsWhoMayAnswer(t *testing.T) {
+	b := setup(t, storagetest.SQLiteURL(t))
+	b.fake.AddMember(alice)
+	rec := teamsRecord(b, "19:remind@thread.tacv2")
+	rec.Teams.Answerers = []string{alice.AADObjectID}
+	posted, err := b.app.Post(b.ctx, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Placements = []inquiry.Placement{{Via: inquiry.TransportTeams, Channel: posted.Place, TS: posted.ID}}
+	if err := b.app.Remind(b.ctx, rec, 1); err != nil {
+		t.Fatal(err)
+	}
+	calls := b.fake.Calls()
+	if m := calls[len(calls)-1].Mentions(); len(m) != 1 || m[0].Text != "<at>Alice</at>" || m[0].Mentioned.ID != alice.AADObjectID {
+		t.Fatalf("want alice mentioned by name, got %+v", m)
+	}
 }
