@@ -493,7 +493,8 @@ func requireAbsent(t *testing.T, hay, needle, what string) {
 // it names, and changes nothing else (tables, tokens, other inquiries).
 func TestSQLInjectionStoredVerbatim(t *testing.T) {
 	each(t, func(t *testing.T, db string) {
-		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk))
+		// A slack.channel posts to Slack too (fan-out): Slack is seated, showing nothing.
+		b := setup(t, withDB(db), withPolicy(inquiry.PolicyAsk), withTransport(inquiry.TransportSlack, inquiry.Inbox{}))
 		w := populate(t, b)
 		bystander := b.namespaceView("team-b")
 		keys := map[string]string{}
