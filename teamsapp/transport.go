@@ -142,14 +142,20 @@ func remindWho(rec *inquiry.Record) []string {
 	return out
 }
 
-// reply posts card in reply to rec's question, where it was posted.
+// reply posts card in reply to rec's question, where it was posted: in a channel, in the
+// question's thread — the conversation "<channel>;messageid=<root>", as Teams names a thread
+// (posting to the bare channel starts a new one); a chat has no threads.
 func (a *App) reply(ctx context.Context, rec *inquiry.Record, where inquiry.Posted, card *adaptivecard.Card) error {
 	body := map[string]any{
 		"type":        "message",
 		"replyToId":   where.ID,
 		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(card)},
 	}
-	_, err := a.send(ctx, http.MethodPost, serviceURL(rec.Teams), where.Place, where.ID, body)
+	conv := where.Place
+	if channel := strings.HasPrefix(conv, "19:") && (strings.Contains(conv, "@thread.tacv2") || strings.Contains(conv, "@thread.skype")); channel && !strings.Contains(conv, ";messageid=") {
+		conv += ";messageid=" + where.ID
+	}
+	_, err := a.send(ctx, http.MethodPost, serviceURL(rec.Teams), conv, where.ID, body)
 	return err
 }
 

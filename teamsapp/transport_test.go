@@ -123,8 +123,8 @@ func TestRemindRepliesToTheQuestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := b.fake.Calls()
-	if len(calls) != 2 || calls[1].Method != http.MethodPost || calls[1].ActivityID != posted.ID {
-		t.Fatalf("want the reminder posted in reply to %s, got %+v", posted.ID, calls)
+	if len(calls) != 2 || calls[1].Method != http.MethodPost || calls[1].ActivityID != posted.ID || calls[1].Conversation != "19:remind@thread.tacv2;messageid="+posted.ID {
+		t.Fatalf("want the reminder posted in reply to %s, in its channel thread, got %+v", posted.ID, calls)
 	}
 	card := string(calls[1].Card())
 	if !strings.Contains(card, "Reminder 2") || strings.Contains(card, "Action.Execute") {
@@ -136,11 +136,11 @@ func TestRemindRepliesToTheQuestion(t *testing.T) {
 }
 
 // TestRemindMentionsWhoMayAnswer: a reminder calls on the question's answerers, by the names
-// Teams' roster gives.
+// Teams' roster gives; in a chat, which has no threads, it goes to the chat itself.
 func TestRemindMentionsWhoMayAnswer(t *testing.T) {
 	b := setup(t, storagetest.SQLiteURL(t))
 	b.fake.AddMember(alice)
-	rec := teamsRecord(b, "19:remind@thread.tacv2")
+	rec := teamsRecord(b, "19:chat@thread.v2")
 	rec.Teams.Answerers = []string{alice.AADObjectID}
 	posted, err := b.app.Post(b.ctx, rec)
 	if err != nil {
@@ -151,7 +151,11 @@ func TestRemindMentionsWhoMayAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := b.fake.Calls()
-	if m := calls[len(calls)-1].Mentions(); len(m) != 1 || m[0].Text != "<at>Alice</at>" || m[0].Mentioned.ID != alice.AADObjectID {
+	last := calls[len(calls)-1]
+	if m := last.Mentions(); len(m) != 1 || m[0].Text != "<at>Alice</at>" || m[0].Mentioned.ID != alice.AADObjectID {
 		t.Fatalf("want alice mentioned by name, got %+v", m)
+	}
+	if last.Conversation != "19:chat@thread.v2" || last.ActivityID != posted.ID {
+		t.Fatalf("want a reply to %s in the chat itself, got %+v", posted.ID, last)
 	}
 }
