@@ -1,9 +1,10 @@
 // Package teamsfake is a fake Microsoft Teams for tests and local runs: the Bot Framework's
 // OpenID metadata and the key set it signs with (an RSA key of its own), the token endpoint
-// (client credentials), and the Connector's conversation endpoints, which record what was posted
-// and updated. It sends invoke activities shaped like real ones (adaptiveCard/action), signed
-// as the Connector signs them, or wrongly on purpose, and answers 429 with Retry-After, a 5xx or
-// a 403 on demand. It imports no testing package, so a local bot can run against it too.
+// (client credentials), the Connector's conversation endpoints, which record what was posted
+// and updated, and the roster's lookup of one member (AddMember). It sends invoke activities
+// shaped like real ones (adaptiveCard/action), signed as the Connector signs them, or wrongly on
+// purpose, and answers 429 with Retry-After, a 5xx or a 403 on demand. It imports no testing
+// package, so a local bot can run against it too.
 package teamsfake
 
 import (
