@@ -220,6 +220,7 @@ func TestFanOutSettlesEveryChannel(t *testing.T) {
 	two := 2
 	in := inquiry.Inquiry{ID: "deploy", Kind: inquiry.KindConfirm, Question: "Deploy?", Approval: inquiry.Approval{Approvals: &two}}
 	req := ask(inquiry.PolicyAsk, in)
+	req.Config.Transport = inquiry.TransportTeams // Slack's post is Slack's all the same
 	req.Slack = &inquiry.SlackTarget{Channel: "C1", Answerers: []string{"U1"}}
 	req.Teams = &inquiry.TeamsTarget{Conversation: "19:c@thread.tacv2", Answerers: []string{"aad-1"}}
 	rec, _, err := f.svc.Ask(f.ctx, req)
@@ -242,10 +243,10 @@ func TestFanOutSettlesEveryChannel(t *testing.T) {
 	var posted []string
 	for _, e := range evs {
 		if e.Type == inquiry.EventPosted {
-			posted = append(posted, e.Summary())
+			posted = append(posted, e.By+": "+e.Summary())
 		}
 	}
-	require.ElementsMatch(t, []string{"in slack-place, ts slack-1", "on teams, in teams-place, ts teams-1"}, posted)
+	require.ElementsMatch(t, []string{"slack: in slack-place, ts slack-1", "teams: on teams, in teams-place, ts teams-1"}, posted)
 
 	_, err = f.svc.Answer(f.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("yes")}, inquiry.Identity{Channel: inquiry.ChannelTeams, ID: "aad-1"})
 	require.NoError(t, err)

@@ -164,9 +164,14 @@ func CreatedEvent(rec *Record) Event {
 	})
 }
 
-// PostedEvent records where rec's transport showed it (the record's slack fields), at at.
+// PostedEvent records where rec was shown as its slack fields say, at at: Slack's post, or for a
+// record stored before it listed its channels, its transport's.
 func PostedEvent(rec *Record, at time.Time) Event {
-	return event(rec, EventPosted, at, rec.Config.Transport, postedData{
+	by := rec.Config.Transport
+	if rec.Channels != nil {
+		by = TransportSlack // a channel other than Slack records its post as a placement (PlacedEvent)
+	}
+	return event(rec, EventPosted, at, by, postedData{
 		Channel: rec.Slack.Channel, ThreadTS: rec.Slack.ThreadTS, TS: rec.Slack.TS, Permalink: rec.Slack.Permalink,
 	})
 }
