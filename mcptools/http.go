@@ -61,7 +61,7 @@ func HTTPHandler(svc *inquiry.Service, opts Options) http.Handler {
 			scopes[i] = string(s)
 		}
 		return &auth.TokenInfo{Scopes: scopes, UserID: tok.ID, Extra: map[string]any{tokenExtra: tok}}, nil
-	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamable)
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(liftTaskParamHTTP(streamable))
 	// permission_prompt waits up to DefaultPermissionTimeout for a person, past the server's
 	// WriteTimeout (ask_human's waits stay under it): the response may be written that late.
 	extended := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

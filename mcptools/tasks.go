@@ -114,7 +114,7 @@ func (t *tools) registerTasks(s *mcp.Server) {
 	unreachable := func(context.Context, *mcp.ServerSession, *taskParams) (*ackResult, error) {
 		return nil, fmt.Errorf("mcptools: a task method reached its placeholder handler")
 	}
-	for _, m := range []string{methodTasksGet, methodTasksUpdate, methodTasksCancel} {
+	for _, m := range []string{methodTasksGet, methodTasksUpdate, methodTasksCancel, methodTasksResult} {
 		if err := mcp.AddReceivingCustomMethod(s, m, unreachable); err != nil {
 			panic(err) // only a standard method's name fails, and these are none of the SDK's
 		}
@@ -134,9 +134,19 @@ func tasksDeclared(caps *mcp.ClientCapabilities) bool {
 func (t *tools) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
+		case "initialize", "tools/list":
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			return t.legacyDeclarations(ctx, method, req, res), nil
 		case "tools/call":
 			cr, ok := req.(*mcp.CallToolRequest)
-			if !ok || cr.Params == nil || cr.Params.Name != AskHuman || !tasksDeclared(cr.ClientCapabilities()) {
+			if !ok || cr.Params == nil || cr.Params.Name != AskHuman {
+				return next(ctx, method, req)
+			}
+			legacy := legacyTasks(cr) && taskParamRequested(cr)
+			if !legacy && !tasksDeclared(cr.ClientCapabilities()) {
 				return next(ctx, method, req)
 			}
 			secret, ns := t.taskKey(cr.Extra)
@@ -146,12 +156,18 @@ func (t *tools) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			slot := &taskSlot{}
 			res, err := next(context.WithValue(ctx, taskSlotKey{}, slot), method, req)
 			if err != nil || slot.rec == nil {
-				return res, err // settled at once, an error, or answer_here: the plain result
+				return res, err // an error, or answer_here: the plain result
 			}
-			created := &createTaskResult{ResultType: "task", Task: t.task(slot.rec, secret, ns, slot.note)}
 			t.log.InfoContext(ctx, "mcp tool call", "tool", AskHuman, "status", "task", "key", slot.rec.Key)
-			return created, nil
-		case methodTasksGet, methodTasksUpdate, methodTasksCancel:
+			if legacy {
+				// A task was asked for, so a task it is, even of a question settled at once.
+				return &legacyCreateTaskResult{Task: t.legacyTask(slot.rec, secret, ns)}, nil
+			}
+			if slot.rec.Status != inquiry.StatusPending {
+				return res, nil // settled at once: the result itself, which a client of tasks takes too
+			}
+			return &createTaskResult{ResultType: "task", Task: t.task(slot.rec, secret, ns, slot.note)}, nil
+		case methodTasksGet, methodTasksUpdate, methodTasksCancel, methodTasksResult:
 			tr, ok := req.(*mcp.ServerRequest[*taskParams])
 			if !ok {
 				return next(ctx, method, req)
@@ -164,7 +180,15 @@ func (t *tools) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // serveTask answers tasks/get, tasks/update and tasks/cancel.
 func (t *tools) serveTask(ctx context.Context, method string, req *mcp.ServerRequest[*taskParams]) (mcp.Result, error) {
-	if !tasksDeclared(req.ClientCapabilities()) {
+	legacy := legacyTasks(req)
+	switch {
+	case legacy && method == methodTasksUpdate:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "tasks/update is the 2026 tasks extension's: on " + protocol20251125 + " poll tasks/get and read tasks/result."}
+	case !legacy && method == methodTasksResult:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "tasks/result is gone from the " + TasksExtension + " extension: poll tasks/get, whose result carries the tool's result once completed."}
+	case !legacy && req.ProtocolVersion() < protocol2026:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " needs protocol " + protocol20251125 + " or the " + TasksExtension + " extension of " + protocol2026 + ": call get_answer with the question's key instead."}
+	case !legacy && !tasksDeclared(req.ClientCapabilities()):
 		data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}})
 		return nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Data: data,
 			Message: method + " needs the " + TasksExtension + " extension in this request's client capabilities: declare it there, or pick the answer up with get_answer and the question's key."}
@@ -185,6 +209,9 @@ func (t *tools) serveTask(ctx context.Context, method string, req *mcp.ServerReq
 	b, err := t.backend(req.Extra)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: t.failure(err, key).Message}
+	}
+	if legacy {
+		return t.serveLegacyTask(ctx, method, id, key, b, secret, ns)
 	}
 	switch method {
 	case methodTasksUpdate:

@@ -414,7 +414,7 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 	if err != nil {
 		return t.finish(ctx, AskHuman, t.failure(err, ""))
 	}
-	if slot != nil && rec.Status == inquiry.StatusPending {
+	if slot != nil {
 		slot.rec, slot.note = rec, note
 	}
 	res := describe(rec)

@@ -80,7 +80,8 @@ func runMCP(ctx context.Context, e *env) error {
 	// asker): another token's bot mcp cannot read them.
 	srv := mcptools.NewServer(c, mcptools.Options{Policy: policy, Version: version, Logger: log,
 		HereEndpoint: base + "/mcp", HereToken: token, TaskSecret: []byte(token)})
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
+	// TaskParams: a 2025-11-25 client's task param reaches ask_human (the SDK would drop it).
+	err = srv.Run(ctx, mcptools.TaskParams(&mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}))
 	switch {
 	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF):
 		// The harness closed stdin, or the process was told to stop: a normal end.
