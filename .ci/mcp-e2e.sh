@@ -3,8 +3,10 @@
 # .ci/mcp-e2e/package.json and package-lock.json) drives a freshly built `bot mcp` over stdio
 # against a real bot serve: ask_human with answer_here answered by the client's user through a
 # form, a decline recorded as a decline, and a client without elicitation left to the bounded
-# wait (.ci/mcp-e2e/check.mjs); then, over streamable HTTP against bot serve's /mcp, the bounded
-# wait and get_answer, and a task of the tasks extension completed by a person (http.mjs).
+# wait, and ask_human as a 2025-11-25 task (the SDK's callToolStream) that a person's answer
+# completes (.ci/mcp-e2e/check.mjs); then, over streamable HTTP against bot serve's /mcp, the
+# bounded wait and get_answer, the 2025-11-25 task, and a task of the 2026 tasks extension over
+# raw JSON-RPC (http.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=.ci/lib.sh

@@ -2,9 +2,10 @@
 // harness does, over stdio, against a real `bot serve` on a SQLite file of its own, and asks
 // with answer_here: its user answers the form (elicitation/create, 2025-11-25: the newest
 // revision this SDK speaks) and the answer is recorded via mcp; a user who declines gives a
-// decline, never a tool error; a client without elicitation gets the bounded wait. Then, over
+// decline, never a tool error; a client without elicitation gets the bounded wait; a
+// 2025-11-25 task (the SDK's experimental tasks client) ends with a person's answer. Then, over
 // streamable HTTP against the same bot serve's /mcp (http.mjs): the bounded wait and get_answer,
-// and a task of the tasks extension completed by a person's answer.
+// the 2025-11-25 task again, and a task of the 2026 extension completed by a person's answer.
 //
 // Usage: node check.mjs BOT_BINARY WORK_DIR. Exits 1 on the first check that fails.
 import { spawnSync } from "node:child_process";
@@ -12,7 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { botEnv, serve } from "../serve.mjs";
-import { httpChecks } from "./http.mjs";
+import { httpChecks, taskChecks } from "./http.mjs";
 
 const [botBin, work] = process.argv.slice(2);
 if (!botBin || !work) {
@@ -98,6 +99,13 @@ try {
     const res = await ask(client, { question: "Roll back?", kind: "confirm", default: "no", answer_here: true, wait_seconds: 0 });
     const sc = res.structuredContent ?? {};
     check(!res.isError && sc.status === "pending" && /answer_here was not possible/.test(sc.message ?? ""), "without elicitation the question waits for people", sc);
+    await client.close();
+  }
+
+  // A 2025-11-25 task, driven by the SDK's experimental tasks client, answered by a person.
+  {
+    const { client } = await session(null);
+    await taskChecks({ client, url, admin, check, over: "over stdio" });
     await client.close();
   }
 

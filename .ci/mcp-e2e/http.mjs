@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 const TASKS = "io.modelcontextprotocol/tasks";
 
 // answer answers the inquiry key as the person whose token is admin, through the HTTP API.
-async function answer(url, admin, key, value) {
+export async function answer(url, admin, key, value) {
   const res = await fetch(`${url}/v1/inquiries/${encodeURIComponent(key)}/answer`, {
     method: "POST",
     headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
@@ -50,6 +50,29 @@ async function rpc(url, token, method, params, { tasks = true } = {}) {
   return JSON.parse(text);
 }
 
+// taskChecks drives ask_human as a 2025-11-25 experimental task with the SDK's own client
+// (client.experimental.tasks.callToolStream, which polls tasks/get and reads tasks/result):
+// the task is created, a person answers it through the API, and the stream ends with the
+// answer. over names the transport in the checks' words.
+export async function taskChecks({ client, url, admin, check, over }) {
+  const { tools } = await client.listTools(); // the SDK learns ask_human's taskSupport here
+  const ask = tools.find((t) => t.name === "ask_human");
+  check(ask?.execution?.taskSupport === "optional", `${over}, ask_human declares taskSupport optional`, ask?.execution);
+  const seen = [];
+  let result;
+  const stream = client.experimental.tasks.callToolStream({ name: "ask_human", arguments: {
+    question: `Tag the release (${over})?`, kind: "confirm", default: "no", id: `e2e-task:${over}`,
+  } });
+  for await (const m of stream) {
+    seen.push(m.type === "error" ? `error: ${m.error?.message}` : `${m.type}${m.task ? ":" + m.task.status : ""}`);
+    if (m.type === "taskCreated") await answer(url, admin, m.task.taskId.split(".")[0], "yes");
+    if (m.type === "result") result = m.result;
+  }
+  const sc = result?.structuredContent ?? {};
+  check(seen[0] === "taskCreated:working" && seen.includes("taskStatus:completed") && !result?.isError && sc.status === "answered" && sc.answer === "yes",
+    `${over}, callToolStream: task created, answered by a person, completed with the answer`, { seen, sc });
+}
+
 export async function httpChecks({ url, token, admin, check }) {
   // The TypeScript SDK's client over streamable HTTP: an old client, so the bounded wait, then
   // get_answer once a person answered.
@@ -74,6 +97,7 @@ export async function httpChecks({ url, token, admin, check }) {
       const gc = got.structuredContent ?? {};
       check(!got.isError && gc.status === "answered" && gc.answer === "yes", "over HTTP, get_answer picks the person's answer up", gc);
     }
+    await taskChecks({ client, url, admin, check, over: "over HTTP" });
     await client.close();
   }
 
