@@ -192,7 +192,7 @@ func TestEmailRefusedAtCreate(t *testing.T) {
 	for body, says := range map[string]string{
 		`{"id":"a","kind":"confirm","question":"Q?","config":{"policy":"ask","transport":"email"}}`:                               "name the recipients in email.to",
 		`{"id":"b","kind":"confirm","question":"Q?","config":{"policy":"ask","transport":"email"},"email":{"to":["Al <a@x.y>"]}}`: "one plain address",
-		`{"id":"c","kind":"confirm","question":"Q?","config":{"policy":"ask","transport":"inbox"},"email":{"to":["a@x.y"]}}`:      `set config.transport to \"email\"`,
+		`{"id":"c","kind":"confirm","question":"Q?","config":{"policy":"ask","transport":"inbox"},"email":{"to":["a@x.y"]}}`:      "leave config.transport out to post to each channel named",
 	} {
 		code, got := call(t, "POST", s.url+"/v1/inquiries", s.admin, body)
 		require.Equal(t, http.StatusUnprocessableEntity, code, string(got))
