@@ -26,7 +26,8 @@ import (
 // another namespace, or a forged one, names no task. The Go SDK (v1.8.0) has no tasks, so a
 // receiving middleware answers tools/call with the task and serves tasks/get, tasks/update and
 // tasks/cancel (registered as custom methods so that the SDK routes them); tasks/list and
-// tasks/result, gone from the extension, stay unknown methods (−32601).
+// tasks/result, gone from the extension, are unknown methods (−32601) under 2026-07-28.
+// 2025-11-25's experimental tasks, which the same middleware serves too, are tasks2025.go's.
 
 // TasksExtension is the extension's name in client and server capabilities.
 const TasksExtension = "io.modelcontextprotocol/tasks"
