@@ -161,7 +161,7 @@ The result's status says what happened:
 - unavailable (a tool error): no channel exists to ask a person. Do not retry; decide yourself and say that nobody could be asked.
 Other tool errors carry the server's sentence on what to fix.`, inquiry.MinOptions, inquiry.MaxOptions)
 
-const getAnswerDescription = `Pick up the answer to a question that ask_human left pending, by its key. Waits up to wait_seconds (default 50) for an answer; when there is still none the status is pending again — call it again later, after doing other work, not in a tight loop. The result reads like ask_human's: answered, assumed, declined, pending, cancelled, or the tool error unavailable (do not retry; decide yourself).`
+const getAnswerDescription = `Pick up the answer to a question that ask_human left pending, by its key (a question ask_human returned as a task needs none: the task's result is the answer). Waits up to wait_seconds (default 50) for an answer; when there is still none the status is pending again — call it again later, after doing other work, not in a tight loop. The result reads like ask_human's: answered, assumed, declined, pending, cancelled, or the tool error unavailable (do not retry; decide yourself).`
 
 // askInput is what ask_human takes.
 type askInput struct {
