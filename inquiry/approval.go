@@ -140,6 +140,7 @@ const (
 	ViaWeb   Via = "web"
 	ViaEmail Via = "email"
 	ViaMCP   Via = "mcp"
+	ViaTeams Via = "teams"
 )
 
 type viaKey struct{}

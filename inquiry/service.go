@@ -202,6 +202,9 @@ func (s *Service) Ask(ctx context.Context, req AskRequest) (*Record, bool, error
 	if err := ValidateTeams(req.Teams, cfg.Transport); err != nil {
 		return nil, false, err
 	}
+	if err := CheckTeamsEscalation(&in, cfg.Transport); err != nil {
+		return nil, false, err
+	}
 
 	rec := &Record{
 		Key:         NewKey(now),
@@ -513,8 +516,8 @@ func (s *Service) answerRecord(ctx context.Context, rec *Record, reply Reply, wh
 		return s.vote(ctx, rec, Vote{By: by, Value: a.Value, Text: a.Text, Declined: a.Declined, At: now, Via: ViaFrom(ctx)})
 	}
 	a.Source, a.AnsweredBy, a.AnsweredAt = source, by, now
-	if via := ViaFrom(ctx); via == ViaWeb || via == ViaEmail || via == ViaMCP {
-		a.Via = via // an answer through a link or an MCP client says so; the older ways in keep their shape
+	if via := ViaFrom(ctx); via == ViaWeb || via == ViaEmail || via == ViaMCP || via == ViaTeams {
+		a.Via = via // an answer through a link, an MCP client or Teams says so; the older ways in keep their shape
 	}
 	return s.resolveAnswer(ctx, rec, Resolution{Status: StatusAnswered, Answer: &a, At: now})
 }

@@ -87,12 +87,24 @@ var entraID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 // EntraID reports whether s is an Entra object id, as an escalation step names a Teams answerer.
 func EntraID(s string) bool { return entraID.MatchString(strings.TrimSpace(s)) }
 
-// CheckTeamsEscalation refuses, for an inquiry asked through the teams transport, an escalation
-// step Teams cannot carry out: a channel that is no Teams conversation, an answerer that is no
-// Entra object id (checkDeadlines lets either a Slack or a Teams form through, not knowing the
-// transport). Any other transport is not checked here.
+// CheckTeamsEscalation refuses an escalation step its transport cannot carry out
+// (checkDeadlines lets either a Slack or a Teams form through, not knowing the transport): asked
+// in Teams, a channel that is no Teams conversation or an answerer that is no Entra object id;
+// asked in Slack, a Teams conversation or an Entra object id. Escalation goes through the
+// transport alone, so a question posted to several channels escalates in its first.
 func CheckTeamsEscalation(in *Inquiry, transport string) error {
 	if transport != TransportTeams {
+		for i, st := range in.Escalate {
+			field := fmt.Sprintf("escalate[%d]", i)
+			if st.Channel != "" && !channelID(st.Channel) {
+				return invalid(field+".channel", "%s.channel %q is no Slack channel, and the question escalates through %s: name a Slack channel id such as \"C0123456789\", or ask through teams first", field, OneLine(st.Channel, 40), transport)
+			}
+			for j, a := range st.Answerers {
+				if !answererID(a) {
+					return invalid(fmt.Sprintf("%s.answerers[%d]", field, j), "%s.answerers[%d] %q is no Slack user or group id, and the question escalates through %s: name each person by their Slack id, such as \"U0123456789\"", field, j, OneLine(a, 40), transport)
+				}
+			}
+		}
 		return nil
 	}
 	for i, st := range in.Escalate {

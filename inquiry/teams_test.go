@@ -133,7 +133,20 @@ func TestCheckTeamsEscalation(t *testing.T) {
 			t.Errorf("%+v: want a refusal saying %q, got %v", c.st, c.says, err)
 		}
 		if err := inquiry.CheckTeamsEscalation(in, inquiry.TransportSlack); err != nil {
-			t.Errorf("%+v asked in Slack: not this rule's, got %v", c.st, err)
+			t.Errorf("%+v asked in Slack: a Slack step, got %v", c.st, err)
+		}
+	}
+	// Asked in Slack, a Teams step is refused the other way round.
+	for _, c := range []struct {
+		st   inquiry.Step
+		says string
+	}{
+		{inquiry.Step{Channel: "19:leads@thread.tacv2"}, "escalate[0].channel \"19:leads@thread.tacv2\" is no Slack channel"},
+		{inquiry.Step{Answerers: []string{"5d1e4a2c-7b1f-4c0e-9a55-0c2f3e8b6a11"}}, "is no Slack user or group id"},
+	} {
+		in.Escalate = []inquiry.Step{c.st}
+		if err := inquiry.CheckTeamsEscalation(in, inquiry.TransportSlack); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%+v asked in Slack: want a refusal saying %q, got %v", c.st, c.says, err)
 		}
 	}
 }

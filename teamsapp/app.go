@@ -246,7 +246,7 @@ func (a *App) action(ctx context.Context, act *activity) invokeResponse {
 	if err != nil {
 		return message(err.Error())
 	}
-	got, err := a.svc.AnswerRead(ctx, rec, reply, who)
+	got, err := a.svc.AnswerRead(inquiry.WithVia(ctx, inquiry.ViaTeams), rec, reply, who)
 	switch code := inquiry.ErrorCode(err); {
 	case err == nil:
 		a.log.InfoContext(ctx, "teams answer taken", "key", key, "by", who.ID)

@@ -76,6 +76,11 @@ func TestQuorumOfTwoInTeams(t *testing.T) {
 		if got.Status != inquiry.StatusAnswered || len(got.Answer.Votes) != 2 {
 			t.Fatalf("want answered with two votes, got %s %+v", got.Status, got.Answer)
 		}
+		for _, v := range got.Answer.Votes {
+			if v.Via != inquiry.ViaTeams {
+				t.Errorf("vote by %s came in via %q, want %q", v.By, v.Via, inquiry.ViaTeams)
+			}
+		}
 		testkit.Eventually(t, 10*time.Second, "the message to show the decision", func() bool {
 			calls := b.fake.Calls()
 			last := calls[len(calls)-1]

@@ -465,17 +465,17 @@ export interface components {
             /** @description Every vote of an inquiry that needed several people (approvals above 1), when it resolved; answered_by is then the person whose vote decided it. */
             votes?: components["schemas"]["Vote"][];
             /**
-             * @description How a person's answer came in, where it says so; through a link (web, email), or from an MCP client's own user (mcp, ask_human's answer_here).
+             * @description How a person's answer came in, where it says so; through a link (web, email), from an MCP client's own user (mcp, ask_human's answer_here), or on a Teams card (teams).
              * @enum {string}
              */
-            via?: "web" | "email" | "mcp";
+            via?: "web" | "email" | "mcp" | "teams";
             /** @description The approved content of an editable proposal, whole, when the person sent one; the inquiry's proposal keeps what was proposed. */
             content?: string;
             /** @description The approved content differs from the proposal. */
             edited?: boolean;
         };
         Vote: {
-            /** @description A Slack user id or a token name. */
+            /** @description Who voted, as the channel saw them: a Slack user id, a Teams user's Entra object id, a token name or a link recipient. */
             by: string;
             value: components["schemas"]["Value"];
             /** @description The words of the vote (its reason, where one is asked for). */
@@ -488,7 +488,7 @@ export interface components {
              * @description How the vote came in.
              * @enum {string}
              */
-            via: "slack" | "api" | "cli" | "web" | "email" | "mcp";
+            via: "slack" | "teams" | "api" | "cli" | "web" | "email" | "mcp";
         };
         /** @description An answer as a run's caller hands it back through resume. Only value, text, declined and content (an edited proposal, checked as on the answer endpoint) are taken; who answered, how and when are the server's, whatever these fields say: the token's name and answered_at now, with source person when the token may answer the inquiry itself (its answer, or its vote where several people must agree), else source caller. For an inquiry of the run still pending it is checked like any answer and resolves it; one that names who may answer (requested_by, approvals above 1, answerers) is not the caller's to resolve (403 forbidden). For one already resolved it must agree with the recorded answer (409 already_resolved otherwise). */
         AnswerInput: {
