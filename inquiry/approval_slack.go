@@ -84,8 +84,9 @@ func ReasonMissing(in *Inquiry, r Reply) bool {
 // the members of the user groups among answerers are known (members, by group id): the people
 // listed and the members, each counted once, less those requested_by names. The error is
 // inquiry_unavailable (fatal): the question cannot be decided as asked, and its sentence says
-// how many members the groups have.
-func GroupQuorumFits(in *Inquiry, answerers []string, members map[string][]string) error {
+// how many members the groups have. elsewhere is how many people its other channels name
+// (PeopleElsewhere): they count towards the quorum too.
+func GroupQuorumFits(in *Inquiry, answerers []string, members map[string][]string, elsewhere int) error {
 	n := in.Quorum()
 	if n <= 1 {
 		return nil
@@ -122,7 +123,7 @@ func GroupQuorumFits(in *Inquiry, answerers []string, members map[string][]strin
 			counts[i] += " members"
 		}
 	}
-	if n <= len(people) {
+	if n <= len(people)+elsewhere {
 		return nil
 	}
 	what := "user group " + counts[0]
@@ -132,9 +133,13 @@ func GroupQuorumFits(in *Inquiry, answerers []string, members map[string][]strin
 	if len(requesters) > 0 {
 		what += ", and " + strings.Join(requesters, ", ") + " asked for it (requested_by)"
 	}
-	fix := "add people to slack.answerers or to the group"
-	if len(people) > 0 {
-		fix = fmt.Sprintf("ask for at most %d approvals, or %s", len(people), fix)
+	if elsewhere > 0 {
+		what += fmt.Sprintf(", and its other channels name %d", elsewhere)
 	}
-	return Unavailable("approvals %d needs %d people, but only %d may answer: %s; %s", n, n, len(people), what, fix)
+	total := len(people) + elsewhere
+	fix := "add people to slack.answerers or to the group"
+	if total > 0 {
+		fix = fmt.Sprintf("ask for at most %d approvals, or %s", total, fix)
+	}
+	return Unavailable("approvals %d needs %d people, but only %d may answer: %s; %s", n, n, total, what, fix)
 }

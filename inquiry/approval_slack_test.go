@@ -23,14 +23,17 @@ func TestGroupQuorumFits(t *testing.T) {
 	members := map[string][]string{"S1": {"U1", "U2", "U3"}, "S2": {"U2"}}
 	for _, tc := range []struct {
 		answerers []string
+		elsewhere int
 		want      string
 	}{
-		{[]string{"S1", "U4"}, ""},
-		{[]string{"S1"}, "approvals 3 needs 3 people, but only 2 may answer: user group S1 has 3 members, and U3 asked for it (requested_by); ask for at most 2 approvals, or add people to slack.answerers or to the group"},
-		{[]string{"S1", "S2", "U1"}, "approvals 3 needs 3 people, but only 2 may answer: user groups S1 has 3 members and S2 has 1 member, and U3 asked for it (requested_by); ask for at most 2 approvals, or add people to slack.answerers or to the group"},
-		{[]string{"U1", "U2"}, ""}, // no group: Ask's QuorumFits judged it
+		{[]string{"S1", "U4"}, 0, ""},
+		{[]string{"S1"}, 1, ""}, // one person on another channel makes up the third
+		{[]string{"S1"}, 0, "approvals 3 needs 3 people, but only 2 may answer: user group S1 has 3 members, and U3 asked for it (requested_by); ask for at most 2 approvals, or add people to slack.answerers or to the group"},
+		{[]string{"S2"}, 1, "approvals 3 needs 3 people, but only 2 may answer: user group S2 has 1 member, and its other channels name 1; ask for at most 2 approvals, or add people to slack.answerers or to the group"},
+		{[]string{"S1", "S2", "U1"}, 0, "approvals 3 needs 3 people, but only 2 may answer: user groups S1 has 3 members and S2 has 1 member, and U3 asked for it (requested_by); ask for at most 2 approvals, or add people to slack.answerers or to the group"},
+		{[]string{"U1", "U2"}, 0, ""}, // no group: Ask's QuorumFits judged it
 	} {
-		err := inquiry.GroupQuorumFits(in, tc.answerers, members)
+		err := inquiry.GroupQuorumFits(in, tc.answerers, members, tc.elsewhere)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%v: %v", tc.answerers, err)

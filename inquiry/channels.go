@@ -83,6 +83,22 @@ func QuorumFits(rec *Record) error {
 	return invalid("approvals", "approvals %d is more than the %d people %s %s: ask for at most %d, or add answerers", n, total, strings.Join(fields, " and "), verb, total)
 }
 
+// PeopleElsewhere counts the people rec names on its channels other than ch, less those
+// requested_by names; known is false when anybody may answer on one of them.
+func PeopleElsewhere(rec *Record, ch string) (people int, known bool) {
+	for _, c := range rec.PostsTo() {
+		if c == ch {
+			continue
+		}
+		n, ok := channelPeople(rec, c)
+		if !ok {
+			return 0, false
+		}
+		people += n
+	}
+	return people, true
+}
+
 // channelPeople counts the people rec names on channel ch, less those requested_by names;
 // known is false when anybody there may answer or a group's members are not known yet.
 func channelPeople(rec *Record, ch string) (people int, known bool) {

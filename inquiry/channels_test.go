@@ -313,3 +313,28 @@ func TestRemindersGoToEveryChannel(t *testing.T) {
 	require.NoError(t, remind(f.ctx, inquiry.Delivery{Kind: inquiry.DeliverRemind, InquiryKey: rec.Key, Target: "teams", Step: 1}))
 	require.Equal(t, []string{rec.Key + "#1"}, f.teams.reminders)
 }
+
+// TestPostedOnReadsOldAndNewRecords: a record stored before Channels kept its transport's post in
+// the slack fields, whichever channel that was; a record since keeps only Slack's there.
+func TestPostedOnReadsOldAndNewRecords(t *testing.T) {
+	slackFields := inquiry.SlackRef{Channel: "19:c@thread.tacv2", TS: "1700000000001"}
+	for _, c := range []struct {
+		name      string
+		rec       inquiry.Record
+		slack, tm bool
+	}{
+		{"old Teams record", inquiry.Record{Config: inquiry.Config{Transport: inquiry.TransportTeams}, Slack: slackFields}, false, true},
+		{"old Slack record", inquiry.Record{Config: inquiry.Config{Transport: inquiry.TransportSlack}, Slack: slackFields}, true, false},
+		{"new Teams record", inquiry.Record{Config: inquiry.Config{Transport: inquiry.TransportTeams}, Channels: []string{"teams", "slack"}, Slack: slackFields}, true, false},
+		{"new Teams record posted", inquiry.Record{Config: inquiry.Config{Transport: inquiry.TransportTeams}, Channels: []string{"teams"},
+			Placements: []inquiry.Placement{{Via: "teams", Channel: "19:c@thread.tacv2", TS: "1"}}}, false, true},
+		{"an escalation is not the question", inquiry.Record{Config: inquiry.Config{Transport: inquiry.TransportTeams}, Channels: []string{"teams"},
+			Placements: []inquiry.Placement{{Step: 1, Via: "teams", Channel: "19:c@thread.tacv2", TS: "1"}}}, false, false},
+	} {
+		_, slack := c.rec.PostedOn(inquiry.TransportSlack)
+		_, tm := c.rec.PostedOn(inquiry.TransportTeams)
+		if slack != c.slack || tm != c.tm {
+			t.Errorf("%s: posted on slack %v, teams %v; want %v, %v", c.name, slack, tm, c.slack, c.tm)
+		}
+	}
+}

@@ -139,7 +139,8 @@ func (r *Record) PostedOn(ch string) (where Posted, found bool) {
 			return Posted{Place: p.Channel, ID: p.TS, Link: p.Permalink}, true
 		}
 	}
-	if r.Slack.TS != "" && (ch == TransportSlack || ch == r.Config.Transport && r.Channels == nil) {
+	// Before Channels, the slack fields held the transport's post, whichever it was; since, Slack's.
+	if legacy := r.Channels == nil; r.Slack.TS != "" && (legacy && ch == r.Config.Transport || !legacy && ch == TransportSlack) {
 		return Posted{Place: r.Slack.Channel, Thread: r.Slack.ThreadTS, ID: r.Slack.TS, Link: r.Slack.Permalink}, true
 	}
 	return Posted{}, false

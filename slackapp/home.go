@@ -109,7 +109,7 @@ func (a *App) homeOf(ctx context.Context, user string) (blockkit.Home, error) {
 		}
 		read += len(recs)
 		for _, rec := range recs {
-			if rec.Slack.TS == "" || rec.Config.Transport != inquiry.TransportSlack {
+			if _, ok := rec.PostedOn(inquiry.TransportSlack); !ok {
 				continue // not in Slack (yet): nothing to link to, nowhere its buttons live
 			}
 			if p := a.permission(ctx, rec, user); p.Allowed && p.Named && len(h.Waiting) < homeWaiting {

@@ -205,7 +205,11 @@ func (a *App) quorumFits(ctx context.Context, rec *inquiry.Record) error {
 	if len(members) == 0 {
 		return nil
 	}
-	return inquiry.GroupQuorumFits(&rec.Inquiry, rec.Slack.Answerers, members)
+	elsewhere, known := inquiry.PeopleElsewhere(rec, inquiry.TransportSlack)
+	if !known {
+		return nil // anybody may answer on another of its channels: the quorum can be met there
+	}
+	return inquiry.GroupQuorumFits(&rec.Inquiry, rec.Slack.Answerers, members, elsewhere)
 }
 
 // groupFailed classifies a failed usergroups.users.list at posting time: an answer of Slack's
