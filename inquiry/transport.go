@@ -6,9 +6,23 @@ import (
 	"slices"
 )
 
-// Transport puts inquiries to people and shows what became of them. Implementations return
-// errors that wrap ErrUnavailable (see Unavailable) when they cannot serve at all — a channel
-// that is gone, a revoked token — so that every retry loop stops at once.
+// Transport is the channel contract: what a package implements to be one of the places people
+// are asked (Slack, Teams, e-mail; the inbox shows nothing). Its parts:
+//
+//   - post a pending question and say where it landed (Post; the service records it: Slack's in
+//     the slack fields, every other channel's as a step-0 Placement);
+//   - update every message of it when it changes or resolves (Update: a tally, an extension,
+//     the outcome, an expiry), read back through Record.PostedOn and Record.Escalations;
+//   - show an answer assumed without asking (Notice);
+//   - optionally remind (Reminder) and escalate (Escalator), and find a post whose outcome was
+//     lost so nobody sees it twice (PostFinder, ReminderFinder, EscalationFinder);
+//   - hand every click, reply or vote to the service (Service.Answer, AnswerRead, Extend) with
+//     the Identity the channel verified; the service alone decides who may answer (MayAnswer).
+//
+// Implementations return errors that wrap ErrUnavailable (see Unavailable) when they cannot
+// serve at all — a channel that is gone, a revoked token — so that every retry loop stops at
+// once; *RetryAfterError to hold the channel's lane (a 429); anything else is retried. The
+// conformance suite internal/channeltest proves a channel keeps the contract.
 type Transport interface {
 	// Post shows a stored, pending inquiry to people and returns where it landed.
 	Post(ctx context.Context, rec *Record) (Posted, error)
