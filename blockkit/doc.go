@@ -9,8 +9,8 @@
 //     ConfirmModal, OwnWordsModal, and ReasonModal for an answer that must say why);
 //   - an inquiry's proposal in its message and in the Home tab: its first lines, preformatted,
 //     never shortened without saying so and linking to the answer page (inquiry.ExcerptOf), and
-//     EditModal for an editable one, whose submission gets the proposal's line endings back
-//     (EditedContent);
+//     EditModal for an editable one, which holds the proposal with its lines ended by LF (the
+//     caller gives a submission the proposal's line endings back with inquiry's Proposal.Edit);
 //   - the routing scheme that maps a click or a submission back to an inquiry key (the
 //     constants below, ParseBlockID, BaseAction, ReadAction, ReadSubmission, ModalFor);
 //   - the escaping of user text for Slack (Escape, Mention, Who);

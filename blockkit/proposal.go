@@ -27,26 +27,6 @@ func CanEditInSlack(in *inquiry.Inquiry) bool {
 	return p != nil && p.Editable && runes(inquiry.NormalizeNewlines(p.Content)) <= maxEditChars
 }
 
-// EditedContent is the content a submission of EditModal approves, posted being the input's
-// value. The modal holds the proposal with its lines ended by LF, and Slack's reference does
-// not say whether a submitted multi-line value ends them by LF or CRLF, so both read the same:
-// a value that differs from the proposal only in its line endings approves the proposal byte for
-// byte; an edit has its lines ended by CRLF when every line of the proposal is, else by LF (as
-// the answer page reads its textarea).
-func EditedContent(p *inquiry.Proposal, posted string) string {
-	if p == nil {
-		return posted
-	}
-	lf := inquiry.NormalizeNewlines(posted)
-	if lf == inquiry.NormalizeNewlines(p.Content) {
-		return p.Content
-	}
-	if n := strings.Count(p.Content, "\n"); n > 0 && strings.Count(p.Content, "\r\n") == n {
-		return strings.ReplaceAll(lf, "\n", "\r\n")
-	}
-	return lf
-}
-
 // proposalBlocks renders the proposal of rec, if any: a label naming its format and its title
 // (the asker's, literal), its first lines in a preformatted rich text block, whose text elements
 // Slack shows as they are (no formatting, mention or link of the asker's takes effect), a
@@ -150,7 +130,7 @@ func EditModal(rec *inquiry.Record) slack.ModalViewRequest {
 	}
 	content := ""
 	if in.Proposal != nil {
-		// Lines ended by LF, as a text box holds them; EditedContent restores the proposal's.
+		// Lines ended by LF, as a text box holds them; Proposal.Edit restores the proposal's.
 		content = inquiry.NormalizeNewlines(in.Proposal.Content)
 	}
 	el := slack.NewPlainTextInputBlockElement(nil, ActionContent).WithMultiline(true).WithMaxLength(maxEditChars)
@@ -163,7 +143,7 @@ func EditModal(rec *inquiry.Record) slack.ModalViewRequest {
 }
 
 // readEdit reads the submission of EditModal: the content as edited (as Slack sent it: the
-// caller, who has the proposal, gives it its line endings with EditedContent), approved with a
+// caller, who has the proposal, gives it its line endings with Proposal.Edit), approved with a
 // confirm's yes, or with the choice when the modal asked for one.
 func readEdit(view slack.View, key string) (inquiry.Reply, error) {
 	content, found := view.State.Values[BlockContent][ActionContent]

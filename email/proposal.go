@@ -39,7 +39,7 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 	for _, l := range strings.Split(e.Text, "\n") {
 		sl := shownLine{Text: l}
 		if format == inquiry.FormatDiff {
-			sl.Kind = diffKind(l)
+			sl.Kind = string(inquiry.DiffLineKind(l))
 		}
 		s.Lines = append(s.Lines, sl)
 	}
@@ -54,24 +54,6 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 
 // shownLine is one line of an excerpt and its kind in a diff.
 type shownLine struct{ Kind, Text string }
-
-// diffKind names the kind of a unified diff's line, as the answer page colours it: a file's
-// header, a hunk's header, an added or removed line, git's other headers, or context.
-func diffKind(l string) string {
-	switch {
-	case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
-		return "file"
-	case strings.HasPrefix(l, "@@"):
-		return "hunk"
-	case strings.HasPrefix(l, "+"):
-		return "add"
-	case strings.HasPrefix(l, "-"):
-		return "del"
-	case strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "), strings.HasPrefix(l, `\`):
-		return "meta"
-	}
-	return "ctx"
-}
 
 // approved is the version a person approved of rec's editable proposal when it differs from
 // what was proposed, as a message shows it; nil when there is none.

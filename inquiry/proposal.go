@@ -183,3 +183,62 @@ func checkEdit(in *Inquiry, r Reply, a *Answer) error {
 	a.Content, a.Edited = r.Content, r.Content != p.Content
 	return nil
 }
+
+// Edit is the content that a person's edit of p approves, posted being the edited content as a
+// surface received it, and whether it changes p. A browser posts a textarea's lines ended by
+// CRLF whatever they were, and a Slack input holds them ended by LF, so line endings are not
+// what a person edits: an edit that differs from p only in them is no edit (p's content, byte
+// for byte, and false), and an edit has its lines ended as p's are, by CRLF when every line of p
+// is, else by LF. Reading an edit again gives it back unchanged. With no proposal, the posted
+// content is all there is (its lines ended by LF); the answer refuses it.
+func (p *Proposal) Edit(posted string) (content string, changed bool) {
+	lf := NormalizeNewlines(posted)
+	if p == nil {
+		return lf, lf != ""
+	}
+	if lf == NormalizeNewlines(p.Content) {
+		return p.Content, false
+	}
+	if crlfLines(p.Content) {
+		return strings.ReplaceAll(lf, "\n", "\r\n"), true
+	}
+	return lf, true
+}
+
+// crlfLines reports whether s has line breaks and every one is CRLF.
+func crlfLines(s string) bool {
+	n := strings.Count(s, "\n")
+	return n > 0 && strings.Count(s, "\r\n") == n
+}
+
+// DiffKind is the kind of a unified diff's line, which every surface shows in a colour of its
+// own; its value is the name the surfaces' styles use.
+type DiffKind string
+
+// The kinds of a unified diff's line.
+const (
+	DiffFile    DiffKind = "file" // a file's header: "--- a/x" or "+++ b/x"
+	DiffHunk    DiffKind = "hunk" // a hunk's header: "@@ -1,2 +1,3 @@"
+	DiffAdded   DiffKind = "add"
+	DiffRemoved DiffKind = "del"
+	DiffMeta    DiffKind = "meta" // git's other headers ("diff --git", "index") and "\ No newline at end of file"
+	DiffContext DiffKind = "ctx"
+)
+
+// DiffLineKind is the kind of line, one line of a unified diff without its line ending. The
+// file headers are tested before an added or removed line, which they would otherwise read as.
+func DiffLineKind(line string) DiffKind {
+	switch {
+	case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
+		return DiffFile
+	case strings.HasPrefix(line, "@@"):
+		return DiffHunk
+	case strings.HasPrefix(line, "+"):
+		return DiffAdded
+	case strings.HasPrefix(line, "-"):
+		return DiffRemoved
+	case strings.HasPrefix(line, "diff "), strings.HasPrefix(line, "index "), strings.HasPrefix(line, `\`):
+		return DiffMeta
+	}
+	return DiffContext
+}

@@ -117,3 +117,87 @@ func TestCheckAnswerEdit(t *testing.T) {
 
 // asError is errors.As for an *inquiry.Error.
 func asError(err error, e **inquiry.Error) bool { return errors.As(err, e) }
+
+// TestProposalEdit: an edit gets the proposal's line endings whichever a surface sends (a
+// browser's textarea CRLF, a Slack input LF or CRLF): unchanged but for them, the proposal byte
+// for byte and no change; edited, CRLF where every line of the proposal is, else LF.
+func TestProposalEdit(t *testing.T) {
+	crlf := "a = 1\r\nb = 2\r\n"
+	lf := "a = 1\nb = 2\n"
+	mixed := "a = 1\r\nb = 2\n"
+	for _, tc := range []struct {
+		name     string
+		proposal *inquiry.Proposal
+		posted   string
+		want     string
+		changed  bool
+	}{
+		{"CRLF unchanged, sent with LF", &inquiry.Proposal{Content: crlf}, lf, crlf, false},
+		{"CRLF unchanged, sent with CRLF", &inquiry.Proposal{Content: crlf}, crlf, crlf, false},
+		{"CRLF edited, sent with LF", &inquiry.Proposal{Content: crlf}, "a = 1\nb = 3\n", "a = 1\r\nb = 3\r\n", true},
+		{"CRLF edited, sent with CRLF", &inquiry.Proposal{Content: crlf}, "a = 1\r\nb = 3\r\n", "a = 1\r\nb = 3\r\n", true},
+		{"CRLF, a line added", &inquiry.Proposal{Content: "a\r\nb\r\n"}, "a\nb\nc\n", "a\r\nb\r\nc\r\n", true},
+		{"LF unchanged, sent with CRLF", &inquiry.Proposal{Content: lf}, crlf, lf, false},
+		{"LF unchanged, sent with LF", &inquiry.Proposal{Content: lf}, lf, lf, false},
+		{"LF edited, sent with CRLF", &inquiry.Proposal{Content: lf}, "a = 1\r\nb = 3\r\n", "a = 1\nb = 3\n", true},
+		{"mixed unchanged", &inquiry.Proposal{Content: mixed}, lf, mixed, false},
+		{"mixed edited", &inquiry.Proposal{Content: mixed}, "a = 1\r\nb = 3\r\n", "a = 1\nb = 3\n", true},
+		{"no line break, edited", &inquiry.Proposal{Content: "a = 1"}, "a = 2", "a = 2", true},
+		{"no line break, unchanged", &inquiry.Proposal{Content: "a = 1"}, "a = 1", "a = 1", false},
+		{"no line break, one added", &inquiry.Proposal{Content: "a = 1"}, "a = 1\r\nb = 2", "a = 1\nb = 2", true},
+		{"edited to no line break", &inquiry.Proposal{Content: crlf}, "a = 1", "a = 1", true},
+		{"only the last line break differs", &inquiry.Proposal{Content: lf}, "a = 1\r\nb = 2", "a = 1\nb = 2", true},
+		// A browser's textarea and a Slack input show a lone CR as a line break and send it back as one.
+		{"lone CR unchanged", &inquiry.Proposal{Content: "a\rb"}, "a\r\nb", "a\rb", false},
+		{"lone CR edited", &inquiry.Proposal{Content: "a\rb"}, "a\r\nc", "a\nc", true},
+		{"no proposal", nil, "a\r\nb\r\n", "a\nb\n", true},
+		{"no proposal, nothing posted", nil, "", "", false},
+	} {
+		got, changed := tc.proposal.Edit(tc.posted)
+		if got != tc.want || changed != tc.changed {
+			t.Errorf("%s: %q, %v; want %q, %v", tc.name, got, changed, tc.want, tc.changed)
+			continue
+		}
+		// The web's confirmation posts an edit once more, with CRLF: it reads the same.
+		if again, _ := tc.proposal.Edit(strings.ReplaceAll(inquiry.NormalizeNewlines(got), "\n", "\r\n")); again != got {
+			t.Errorf("%s: read again %q, want %q", tc.name, again, got)
+		}
+	}
+}
+
+// TestDiffLineKind: each kind of a unified diff's line, the file headers before the added and
+// removed lines they start like.
+func TestDiffLineKind(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want inquiry.DiffKind
+	}{
+		{"diff --git a/page.html b/page.html", inquiry.DiffMeta},
+		{"index 3b18e51..a8c5e2f 100644", inquiry.DiffMeta},
+		{`\ No newline at end of file`, inquiry.DiffMeta},
+		{"--- a/page.html", inquiry.DiffFile},
+		{"+++ b/page.html", inquiry.DiffFile},
+		{"@@ -1,3 +1,3 @@", inquiry.DiffHunk},
+		{"@@ -0,0 +1,41 @@ func main() {", inquiry.DiffHunk},
+		{"-<p>old</p>", inquiry.DiffRemoved},
+		{"---", inquiry.DiffRemoved}, // a removed "--" line, no file header without its space
+		{"+<script>alert(1)</script>", inquiry.DiffAdded},
+		{"+++", inquiry.DiffAdded},
+		{"-", inquiry.DiffRemoved},
+		{"+", inquiry.DiffAdded},
+		{" <main>", inquiry.DiffContext},
+		{"", inquiry.DiffContext},
+		{"differs", inquiry.DiffContext},
+	} {
+		if got := inquiry.DiffLineKind(tc.line); got != tc.want {
+			t.Errorf("DiffLineKind(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+	// The kinds are the names the surfaces' styles use.
+	for k, name := range map[inquiry.DiffKind]string{inquiry.DiffFile: "file", inquiry.DiffHunk: "hunk", inquiry.DiffAdded: "add",
+		inquiry.DiffRemoved: "del", inquiry.DiffMeta: "meta", inquiry.DiffContext: "ctx"} {
+		if string(k) != name {
+			t.Errorf("kind %q, want %q", k, name)
+		}
+	}
+}

@@ -224,7 +224,7 @@ func (a *App) viewSubmission(ctx context.Context, ic slack.InteractionCallback) 
 		return nil
 	}
 	if ic.View.CallbackID == blockkit.CallbackEdit {
-		reply.Content = blockkit.EditedContent(rec.Proposal, reply.Content) // the proposal's line endings
+		reply.Content, _ = rec.Proposal.Edit(reply.Content) // the proposal's line endings; unchanged, the proposal itself
 	}
 	if ic.View.CallbackID == blockkit.CallbackOwnWords && reply.Value.IsZero() {
 		reply, _ = inquiry.ReplyOf(&rec.Inquiry, reply.Text, false) // typed words are read one way everywhere

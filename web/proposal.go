@@ -37,7 +37,7 @@ func showProposal(p *inquiry.Proposal) *shownProposal {
 		l = strings.TrimSuffix(l, "\r")
 		s.Lines[i].Text = l
 		if format == inquiry.FormatDiff {
-			s.Lines[i].Class = diffClass(l)
+			s.Lines[i].Class = string(inquiry.DiffLineKind(l))
 		}
 	}
 	return s
@@ -61,45 +61,13 @@ func settled(rec *inquiry.Record) (proposed, approved *shownProposal) {
 	return proposed, approved
 }
 
-// diffClass names the kind of a unified diff's line: a file's header, a hunk's header, an added
-// or removed line, git's other headers, or context.
-func diffClass(l string) string {
-	switch {
-	case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
-		return "file"
-	case strings.HasPrefix(l, "@@"):
-		return "hunk"
-	case strings.HasPrefix(l, "+"):
-		return "add"
-	case strings.HasPrefix(l, "-"):
-		return "del"
-	case strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "), strings.HasPrefix(l, `\`):
-		return "meta"
-	}
-	return "ctx"
-}
-
-// edited is the content a person's edit of p approves, "" when it is p's own. A browser posts a
-// textarea's (and a hidden field's) lines ended by CRLF whatever they were, so the lines are
-// ended as p's are: by LF, or by CRLF when every line of p is. An edit that differs from p only
-// in its line endings is no edit. Reading it again is the same: the confirmation, which posts it
-// once more, carries it unchanged.
+// edited is the content a person's edit of p approves, "" when it is p's own (the answer then
+// approves p as proposed). A browser posts a textarea's (and a hidden field's) lines ended by
+// CRLF whatever they were; Proposal.Edit gives them p's line endings, so the confirmation, which
+// posts the edit once more, carries it unchanged.
 func edited(p *inquiry.Proposal, posted string) string {
-	lf := strings.ReplaceAll(posted, "\r\n", "\n")
-	if p == nil {
-		return lf
+	if content, changed := p.Edit(posted); changed {
+		return content
 	}
-	if lf == strings.ReplaceAll(p.Content, "\r\n", "\n") {
-		return ""
-	}
-	if crlfOnly(p.Content) {
-		return strings.ReplaceAll(lf, "\n", "\r\n")
-	}
-	return lf
-}
-
-// crlfOnly reports whether s has line breaks and every one is CRLF.
-func crlfOnly(s string) bool {
-	n := strings.Count(s, "\n")
-	return n > 0 && strings.Count(s, "\r\n") == n
+	return ""
 }
