@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { botEnv, serve } from "../serve.mjs";
+import { httpURLChecks, stdioURLChecks } from "./here.mjs";
 import { httpChecks, taskChecks } from "./http.mjs";
 
 const [botBin, work] = process.argv.slice(2);
@@ -45,10 +46,11 @@ try {
   const token = made.stdout.split("\n").map((l) => l.trim()).find((l) => l.startsWith("bot_"));
   if (made.status !== 0 || !token) throw new Error(`bot token create: ${made.status}\n${made.stdout}${made.stderr}`);
 
-  // session starts `bot mcp` under a client whose user answers every form with answer(params),
-  // or a client without elicitation when answer is null.
-  async function session(answer) {
-    const client = new Client({ name: "ts-harness", version: "1" }, { capabilities: answer ? { elicitation: { form: {} } } : {} });
+  // session starts `bot mcp` under a client whose user answers every elicitation with
+  // answer(params), declaring caps (form elicitation unless given), or a client without
+  // elicitation when answer is null.
+  async function session(answer, caps = { elicitation: { form: {} } }) {
+    const client = new Client({ name: "ts-harness", version: "1" }, { capabilities: answer ? caps : {} });
     const shown = [];
     if (answer) {
       client.setRequestHandler(ElicitRequestSchema, async (req) => {
@@ -109,7 +111,11 @@ try {
     await client.close();
   }
 
+  // URL mode: sent to the answer page, answered there (here.mjs).
+  await stdioURLChecks({ session, url, check });
+
   await httpChecks({ url, token, admin, check });
+  await httpURLChecks({ url, token, check });
 } catch (e) {
   console.log(`FAIL ${e.stack ?? e}`);
   failed = true;

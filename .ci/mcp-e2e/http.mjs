@@ -20,9 +20,10 @@ export async function answer(url, admin, key, value) {
 }
 
 // rpc sends one JSON-RPC request to /mcp as a 2026-07-28 client declaring the tasks extension
-// (or no capability at all with tasks false), and returns the response message.
+// (or no capability at all with tasks false, or the capabilities caps), and returns the
+// response message.
 let nextID = 1;
-async function rpc(url, token, method, params, { tasks = true } = {}) {
+export async function rpc(url, token, method, params, { tasks = true, caps } = {}) {
   const body = {
     jsonrpc: "2.0", id: nextID++, method,
     params: {
@@ -30,7 +31,7 @@ async function rpc(url, token, method, params, { tasks = true } = {}) {
       _meta: {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": { name: "raw-fetch-agent", version: "1" },
-        "io.modelcontextprotocol/clientCapabilities": tasks ? { extensions: { [TASKS]: {} } } : {},
+        "io.modelcontextprotocol/clientCapabilities": caps ?? (tasks ? { extensions: { [TASKS]: {} } } : {}),
       },
     },
   };

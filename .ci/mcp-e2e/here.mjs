@@ -1,0 +1,97 @@
+// answer_here by URL-mode elicitation: the client is sent to the question's answer page, and its
+// elicitation handler, standing in for the person's browser, answers the page there
+// (browser.mjs) before it accepts. The tool's result is then the page's answer, via web. Over
+// stdio with the official SDK's client (2025-11-25: `bot mcp` sends elicitation/create in the
+// middle of the call), and over streamable HTTP as a 2026-07-28 client over fetch (an
+// input-required result, then the retry), which this SDK has no client for: bot serve's /mcp is
+// stateless and cannot send an older client a request of its own.
+import { answerPage } from "./browser.mjs";
+import { rpc } from "./http.mjs";
+
+const urlOnly = { elicitation: { url: {} } };
+const formAndURL = { elicitation: { form: {}, url: {} } };
+
+// The editable proposal, and the person's edit of it on the page.
+const proposal = { format: "text", title: "app.yaml", content: "replicas: 2\nimage: app:1.3\n", editable: true };
+const edited = "replicas: 3\nimage: app:1.4\n";
+
+// stdioURLChecks: session(answer, caps) starts `bot mcp` under the SDK's client declaring caps,
+// whose elicitation handler is answer; url is the bot's address.
+export async function stdioURLChecks({ session, url, check }) {
+  // A client that opens pages only: sent to the page, answered there.
+  {
+    const pages = [];
+    const { client, shown } = await session(async (p) => {
+      pages.push(await answerPage(p.url, url, { choose: "us" }));
+      return { action: "accept" };
+    }, urlOnly);
+    const res = await client.callTool({ name: "ask_human", arguments: {
+      question: "Which region goes first?", options: ["eu", "us"], default: "eu", answer_here: true, wait_seconds: 10,
+    } });
+    const sc = res.structuredContent ?? {};
+    const p = shown[0] ?? {};
+    check(shown.length === 1 && p.mode === "url" && /^https:\/\/inquiry-bot\.test\/a\//.test(p.url ?? "") && p.elicitationId === sc.key,
+      "over stdio, a URL-only client is sent once to the question's answer page, the key as elicitationId", shown);
+    check(pages[0]?.question === "Which region goes first?" && /^Send: .*us/i.test(pages[0]?.confirmation ?? "") && pages[0]?.heading === "Sent",
+      "over stdio, the page shows the question, confirms the choice, and sends it", pages);
+    check(!res.isError && sc.status === "answered" && sc.answer === "us" && sc.via === "web",
+      "over stdio, ask_human returns the answer chosen on the page, via web", sc);
+    await client.close();
+  }
+
+  // An editable proposal, on a client that shows forms and opens pages: the page, where the
+  // person edits it, and the edit comes back.
+  {
+    const pages = [];
+    const { client, shown } = await session(async (p) => {
+      pages.push(await answerPage(p.url, url, { choose: "yes", edits: { content: edited } }));
+      return { action: "accept" };
+    }, formAndURL);
+    const res = await client.callTool({ name: "ask_human", arguments: {
+      question: "Deploy this configuration?", kind: "confirm", proposal, answer_here: true, wait_seconds: 10,
+    } });
+    const sc = res.structuredContent ?? {};
+    check(shown.length === 1 && shown[0].mode === "url", "over stdio, an editable proposal goes to the page even where the client shows forms", shown);
+    check(/edited version/.test(pages[0]?.confirmation ?? ""), "over stdio, the confirmation says the edited version is sent", pages);
+    check(!res.isError && sc.status === "answered" && sc.answer === "yes" && sc.edited === true && sc.content === edited && sc.via === "web",
+      "over stdio, the edit made on the page comes back in content with edited true", sc);
+    await client.close();
+  }
+}
+
+// httpURLChecks: the same two over streamable HTTP, as a 2026-07-28 client over fetch.
+export async function httpURLChecks({ url, token, check }) {
+  // call asks, answers the page the input request names with how, and retries with accept.
+  async function call(args, caps, how) {
+    const first = await rpc(url, token, "tools/call", { name: "ask_human", arguments: args }, { caps });
+    const r = first.result ?? {};
+    const ask = r.inputRequests?.answer ?? {};
+    if (r.resultType !== "input_required" || ask.params?.mode !== "url") return { first, ask };
+    const page = await answerPage(ask.params.url, url, how);
+    const retry = await rpc(url, token, "tools/call", {
+      name: "ask_human", arguments: args, inputResponses: { answer: { action: "accept" } }, requestState: r.requestState,
+    }, { caps });
+    return { first, ask, page, retry };
+  }
+
+  {
+    const { first, ask, page, retry } = await call({
+      question: "Which region goes first (HTTP)?", options: ["eu", "us"], default: "eu", answer_here: true, wait_seconds: 10, id: "e2e-http:region",
+    }, urlOnly, { choose: "us" });
+    check(ask.method === "elicitation/create" && ask.params?.mode === "url" && /^https:\/\/inquiry-bot\.test\/a\//.test(ask.params?.url ?? "") && first.result?.requestState,
+      "over HTTP (2026-07-28), a URL-only client gets an input request to the answer page", first);
+    const sc = retry?.result?.structuredContent ?? {};
+    check(page?.heading === "Sent" && retry?.result?.resultType !== "input_required" && sc.status === "answered" && sc.answer === "us" && sc.via === "web",
+      "over HTTP (2026-07-28), the retry returns the answer chosen on the page, via web", { page, retry });
+  }
+
+  {
+    const { ask, retry } = await call({
+      question: "Deploy this configuration (HTTP)?", kind: "confirm", proposal, answer_here: true, wait_seconds: 10, id: "e2e-http:deploy",
+    }, formAndURL, { choose: "yes", edits: { content: edited } });
+    const sc = retry?.result?.structuredContent ?? {};
+    check(ask.params?.mode === "url", "over HTTP (2026-07-28), an editable proposal goes to the page even where the client shows forms", ask);
+    check(sc.status === "answered" && sc.answer === "yes" && sc.edited === true && sc.content === edited && sc.via === "web",
+      "over HTTP (2026-07-28), the edit made on the page comes back in content with edited true", retry);
+  }
+}
