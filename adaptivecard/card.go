@@ -244,7 +244,11 @@ func execute(title string, data Element) Element {
 func meta(rec *inquiry.Record, now time.Time) []string {
 	var m []string
 	if q := rec.Quorum(); q > 1 {
-		m = append(m, fmt.Sprintf("needs %d people's answers, %d given so far", q, len(rec.Votes)))
+		need := fmt.Sprintf("needs %d people's answers, %d given so far", q, len(rec.Votes))
+		if who := inquiry.Tallied(rec); who != "" {
+			need += " (" + who + ")" // who voted, by the names Named gives them
+		}
+		m = append(m, need)
 	}
 	if rec.Teams != nil && len(rec.Teams.Answerers) > 0 {
 		m = append(m, "only the people it names may answer")

@@ -122,7 +122,7 @@ func goldenCases() []goldenCase {
 			return adaptivecard.Note("This question is not known to the bot any more; nothing was recorded.")
 		}},
 	)
-	return append(append(cases, proposalCases()...), deadlineCases()...)
+	return append(append(append(cases, proposalCases()...), deadlineCases()...), personalCases()...)
 }
 
 // TestGolden renders every case to testdata/NAME.json; -update rewrites them. The CI's oracle

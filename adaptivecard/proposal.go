@@ -17,6 +17,11 @@ const (
 // asker's words, a TextRun), its first lines in monospace in an emphasis Container, and wherever
 // it is shortened a sentence saying how much is shown with a "View all" Action.OpenUrl to the
 // answer page. On a pending card an editable proposal links to the page to be edited there.
+//
+// A pending question that names who may answer has no page everybody may open (a link the whole
+// conversation sees would answer as anybody), so its card carries "View all" and "Edit on the
+// web" as an Action.Execute of verb VerbPage instead: the click asks the bot for a link of the
+// clicker's own, which the bot shows to them alone (WithPage).
 func proposal(rec *inquiry.Record, pending bool) []Element {
 	p := rec.Proposal
 	if p == nil {
@@ -27,22 +32,45 @@ func proposal(rec *inquiry.Record, pending bool) []Element {
 	if t := strings.TrimSpace(p.Title); t != "" {
 		inlines = append(inlines, Element{"type": "TextRun", "text": ": " + inquiry.Printed(inquiry.OneLine(t, inquiry.MaxProposalTitleChars))})
 	}
-	page := answerPage(rec)
+	page := link{url: answerPage(rec)}
+	if page.url == "" && pending && inquiry.NamesAnswerers(rec) {
+		page.personal = rec.Key
+	}
 	out := []Element{{"type": "RichTextBlock", "inlines": inlines}}
 	out = append(out, monospace(p.Content, page, pending && p.Editable)...)
 	if a := rec.Answer; !pending && a != nil && a.Edited && a.Content != "" {
 		// The version approved, under the proposal, so both read side by side.
 		out = append(out, Element{"type": "RichTextBlock", "inlines": []Element{{"type": "TextRun",
 			"text": "Approved with an edit; whoever asked gets this version:", "weight": "Bolder"}}})
-		out = append(out, monospace(a.Content, page, false)...)
+		out = append(out, monospace(a.Content, link{url: page.url}, false)...)
 	}
 	return out
+}
+
+// link is where a card's "View all" and "Edit on the web" lead: the answer page's URL, or for a
+// question whose page is each person's own, its key (an Action.Execute asks for the link).
+type link struct {
+	url      string
+	personal string
+}
+
+// action is the button titled title that opens l; nil when l leads nowhere.
+func (l link) action(title string) Element {
+	switch {
+	case l.url != "":
+		return Element{"type": "Action.OpenUrl", "title": title, "url": l.url}
+	case l.personal != "":
+		data := Element{DataInquiry: l.personal}
+		return Element{"type": "Action.Execute", "title": title, "verb": VerbPage, "data": data,
+			"fallback": Element{"type": "Action.Submit", "title": title, "data": data}}
+	}
+	return nil
 }
 
 // monospace shows content's first lines in monospace in an emphasis Container, and wherever
 // it is shortened a sentence saying how much is shown with "View all" to page when there is
 // one; edit adds "Edit on the web".
-func monospace(content, page string, edit bool) []Element {
+func monospace(content string, page link, edit bool) []Element {
 	e := inquiry.ExcerptOf(content, MaxProposalLines, MaxProposalChars)
 	shown, sentence := e.Text, e.Sentence()
 	out := []Element{{"type": "Container", "style": "emphasis", "items": []Element{
@@ -51,12 +79,12 @@ func monospace(content, page string, edit bool) []Element {
 	var actions []Element
 	if sentence != "" {
 		out = append(out, subtle(sentence))
-		if page != "" {
-			actions = append(actions, Element{"type": "Action.OpenUrl", "title": "View all", "url": page})
+		if a := page.action("View all"); a != nil {
+			actions = append(actions, a)
 		}
 	}
-	if edit && page != "" {
-		actions = append(actions, Element{"type": "Action.OpenUrl", "title": "Edit on the web", "url": page})
+	if a := page.action("Edit on the web"); edit && a != nil {
+		actions = append(actions, a)
 	}
 	if len(actions) > 0 {
 		out = append(out, Element{"type": "ActionSet", "actions": actions})
