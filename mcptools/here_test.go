@@ -259,3 +259,22 @@ func TestAnswerHereThroughBotMCPIsForwarded(t *testing.T) {
 	require.Equal(t, "pending", string(res.Status), res.Message)
 	require.Contains(t, res.Message, "answer_here was not possible")
 }
+
+// TestAnswerHereOnStatelessHTTPBefore2026SaysWhy: /mcp is stateless, so a client before
+// 2026-07-28 cannot be sent an elicitation there, whatever it declared: the question goes to
+// people, and the message says why in words the model can act on, not that the client lacks
+// elicitation.
+func TestAnswerHereOnStatelessHTTPBefore2026SaysWhy(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	send := b.http2025(b.asker)
+	got := send(t, "tools/call", map[string]any{"name": mcptools.AskHuman, "arguments": merge("answer_here", true, "wait_seconds", 0)})
+	require.Nil(t, got["error"], "%v", got)
+	sc := got["result"].(map[string]any)["structuredContent"].(map[string]any)
+	require.Equal(t, "pending", sc["status"], "%v", sc)
+	msg, _ := sc["message"].(string)
+	require.Contains(t, msg, "answer_here was not possible")
+	require.Contains(t, msg, "2026-07-28", "says which revision this endpoint needs")
+	require.Contains(t, msg, "bot mcp", "says where an older client can be asked")
+	require.NotContains(t, msg, "neither a form nor a link", "the client may well declare both")
+}

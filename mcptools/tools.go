@@ -399,6 +399,9 @@ func (t *tools) askHuman(ctx context.Context, req *mcp.CallToolRequest, in askIn
 				return t.finish(ctx, AskHuman, t.failure(err, ""))
 			}
 			return t.forwardHere(ctx, req, args)
+		case ok && t.stateless && req.ProtocolVersion() < protocol2026:
+			// Whatever it declared: this endpoint cannot send it an elicitation (hereMode).
+			note = " (answer_here was not possible: this endpoint asks the client's own user only on MCP 2026-07-28, and this client speaks " + req.ProtocolVersion() + "; a client of an older revision can be asked through `bot mcp` over stdio. The question was put to people as usual.)"
 		case ok:
 			note = " (answer_here was not possible: this client can show neither a form nor a link (elicitation), so the question was put to people as usual.)"
 		default:
