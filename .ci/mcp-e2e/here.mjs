@@ -5,6 +5,9 @@
 // middle of the call), and over streamable HTTP as a 2026-07-28 client over fetch (an
 // input-required result, then the retry), which this SDK has no client for: bot serve's /mcp is
 // stateless and cannot send an older client a request of its own.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { answerPage } from "./browser.mjs";
 import { rpc } from "./http.mjs";
 
@@ -59,8 +62,29 @@ export async function stdioURLChecks({ session, url, check }) {
   }
 }
 
-// httpURLChecks: the same two over streamable HTTP, as a 2026-07-28 client over fetch.
+// httpURLChecks: the same two over streamable HTTP, as a 2026-07-28 client over fetch; and the
+// SDK's own client (2025-11-25), which the stateless /mcp cannot send to the page: it is asked as
+// usual and told why.
 export async function httpURLChecks({ url, token, check }) {
+  {
+    const client = new Client({ name: "ts-http-url-harness", version: "1" }, { capabilities: urlOnly });
+    const opened = [];
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      opened.push(req.params);
+      return { action: "decline" };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }));
+    const res = await client.callTool({ name: "ask_human", arguments: {
+      question: "Which region goes first (old HTTP client)?", options: ["eu", "us"], answer_here: true, wait_seconds: 0, id: "e2e-http:old-region",
+    } });
+    const sc = res.structuredContent ?? {};
+    check(!res.isError && opened.length === 0 && sc.status === "pending" && /answer_here was not possible.*2026-07-28.*bot mcp/.test(sc.message ?? ""),
+      "over HTTP, a 2025-11-25 client is asked as usual and told answer_here needs 2026-07-28 there, or bot mcp", sc);
+    await client.close();
+  }
+
   // call asks, answers the page the input request names with how, and retries with accept.
   async function call(args, caps, how) {
     const first = await rpc(url, token, "tools/call", { name: "ask_human", arguments: args }, { caps });
