@@ -51,7 +51,10 @@ const linkMACBytes = 20
 // linkPayloadMaxBytes is the longest payload signLink signs: the key, a NUL, the recipient, a NUL,
 // the two times of eight bytes, and the name of the token that minted it (letters and digits of
 // up to four bytes each).
-const linkPayloadMaxBytes = KeyChars + 1 + utf8.UTFMax*MaxRecipientChars + 1 + 16 + utf8.UTFMax*MaxTokenNameChars
+// A personal link (PersonalLink) adds a NUL, the channel identity it answers as and, after
+// another NUL, the group it was admitted through, each of at most MaxPersonalIDChars characters.
+const linkPayloadMaxBytes = KeyChars + 1 + utf8.UTFMax*MaxRecipientChars + 1 + 16 + utf8.UTFMax*MaxTokenNameChars +
+	1 + len(ChannelTeams) + 1 + 2*utf8.UTFMax*MaxPersonalIDChars + 1
 
 // Link is what a checked token says: which inquiry it answers, for whom, when it was issued and
 // until when it works.
@@ -63,11 +66,23 @@ type Link struct {
 	// MintedBy is the token that minted the link for a question that names who may answer it,
 	// vouching for its recipient (MayAnswer); "" for the server's own links and the general one.
 	MintedBy string
+	// As is the channel identity a personal link answers as, "slack:U123" or "teams:<aad id>"
+	// (PersonalLink); "" for every other link. It is a field of its own, not MintedBy, because a
+	// token's name may hold a colon.
+	As string
+	// Group is the channel's group (a Slack user group) through which MayAnswer admitted As when
+	// the link was minted: the page cannot read a group's members, so the link carries the
+	// vouch, until it expires.
+	Group string
 }
 
-// Who is the identity an answer through the link is recorded as: "link:<recipient>", or
-// GeneralLink.
+// Who is the identity an answer through the link is recorded as: "link:<recipient>",
+// GeneralLink, or for a personal link the channel identity's own (a Slack user id as a click in
+// Slack records it).
 func (l *Link) Who() string {
+	if l.As != "" {
+		return LinkHolder(l).AnsweredBy()
+	}
 	if l.Recipient == "" {
 		return GeneralLink
 	}
@@ -154,7 +169,14 @@ func signLink(secret []byte, l Link) string {
 	}
 	binary.BigEndian.PutUint64(n[8:], uint64(exp))
 	p.Write(n[:])
-	p.WriteString(l.MintedBy) // last, so that the links signed before it read as minted by nobody
+	p.WriteString(l.MintedBy) // after the times, so that the links signed before it read as minted by nobody
+	if l.As != "" {
+		// After a NUL, which no token name holds, so that links signed before it read as they did.
+		p.WriteByte(0)
+		p.WriteString(l.As)
+		p.WriteByte(0)
+		p.WriteString(l.Group)
+	}
 	return linkEncoding.EncodeToString(p.Bytes()) + "." + linkEncoding.EncodeToString(linkMAC(secret, p.Bytes()))
 }
 
@@ -182,8 +204,16 @@ func parseLink(secret []byte, token string) (*Link, error) {
 	if !ok1 || !ok2 || len(times) < 16 {
 		return nil, errForged() // signed by us, so never; but never trusted either
 	}
-	l := &Link{Key: string(key), Recipient: string(recipient), MintedBy: string(times[16:]),
+	mintedBy, personal, isPersonal := bytes.Cut(times[16:], []byte{0})
+	l := &Link{Key: string(key), Recipient: string(recipient), MintedBy: string(mintedBy),
 		IssuedAt: time.UnixMicro(int64(binary.BigEndian.Uint64(times[:8]))).UTC()}
+	if isPersonal {
+		as, group, ok := bytes.Cut(personal, []byte{0})
+		if !ok || LinkHolder(&Link{As: string(as)}).Channel == "" {
+			return nil, errForged() // signed by us, so never
+		}
+		l.As, l.Group = string(as), string(group)
+	}
 	if exp := int64(binary.BigEndian.Uint64(times[8:])); exp != 0 {
 		l.ExpiresAt = time.UnixMicro(exp).UTC()
 	}
@@ -406,7 +436,7 @@ func (s *Service) OpenLink(ctx context.Context, token string) (*Record, *Link, e
 		return nil, nil, err
 	}
 	// A revoked link is told nothing more, not even what was decided.
-	revoked, ok, err := s.Store.LinksRevokedAt(ctx, rec.Key, l.Recipient)
+	revoked, ok, err := s.Store.LinksRevokedAt(ctx, rec.Key, l.revocable())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -529,8 +559,20 @@ func (s *Service) CheckForm(token, form, key string) error {
 	return nil
 }
 
+// revocable is who a revocation of the link names: its recipient, or a personal link's channel
+// identity, so that revoking the general link ("") leaves personal links be.
+func (l *Link) revocable() string {
+	if l.As != "" {
+		return l.As
+	}
+	return l.Recipient
+}
+
 // String shows a link without its token, for a log line.
 func (l *Link) String() string {
+	if l.As != "" {
+		return fmt.Sprintf("personal link of %s for %s", l.Key, l.As)
+	}
 	return fmt.Sprintf("link of %s for %q", l.Key, l.Recipient)
 }
 
@@ -538,7 +580,8 @@ func (l *Link) String() string {
 // offer: the general link, absolute under PublicURL, of a pending inquiry that names no
 // answerers. Where answerers are named, a link everybody there holds would let anybody
 // answer, so none is offered ("" then, as without PublicURL or links); nor where the general
-// link may not answer (namesSomebody).
+// link may not answer (namesSomebody). The place offers a button instead whose click gives the
+// clicker alone a link of their own (PersonalLink).
 func (s *Service) BrowserLink(rec *Record) string {
 	if s.PublicURL == "" || NamesAnswerers(rec) {
 		return "" // named answerers, or an inquiry the general link may not answer

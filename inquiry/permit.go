@@ -56,12 +56,24 @@ func TokenHolder(tok *Token) Identity {
 }
 
 // LinkHolder is the identity of whoever holds the verified link l: its recipient, or anybody
-// for the general link.
+// for the general link. A personal link (l.As) is its person as their channel knows them, so
+// that MayAnswer judges it as it judges their click and records it as the same person; the
+// group it was admitted through at mint (l.Group) counts as theirs, since the page cannot
+// read a group's members. An As of no channel that has personal links is nobody.
 func LinkHolder(l *Link) Identity {
 	if l == nil {
 		return Identity{}
 	}
-	return Identity{Channel: ChannelLink, ID: l.Recipient, Link: l}
+	if l.As == "" {
+		return Identity{Channel: ChannelLink, ID: l.Recipient, Link: l}
+	}
+	ch, id, _ := strings.Cut(l.As, ":")
+	if !personalChannel(Channel(ch)) || id == "" {
+		return Identity{}
+	}
+	group := l.Group
+	return Identity{Channel: Channel(ch), ID: id, Link: l,
+		MemberOf: func(g string) (bool, error) { return group != "" && g == group, nil }}
 }
 
 // String is the identity with its channel: "slack:U1", "token:ops", "link:alice@example.com",
