@@ -97,3 +97,11 @@ func admittedThrough(rec *Record, who Identity, p Permission) string {
 	}
 	return ""
 }
+
+// OffersPersonalLinks reports whether a shared message of rec offers each person a link of
+// their own (a button whose click calls PersonalLink) in place of BrowserLink's: rec is pending
+// and names who may answer it, and this server has links and a public address.
+func (s *Service) OffersPersonalLinks(rec *Record) bool {
+	return rec != nil && rec.Status == StatusPending && NamesAnswerers(rec) &&
+		s.PublicURL != "" && len(s.LinkSecret) > 0
+}

@@ -158,3 +158,25 @@ func TestPersonalLinkNeedsPublicURLAndSecret(t *testing.T) {
 	require.Equal(t, inquiry.CodeUnavailable, inquiry.ErrorCode(err), "%v", err)
 	require.Contains(t, err.Error(), "link secret")
 }
+
+// A shared message offers personal links exactly where BrowserLink offers none because
+// answerers are named, and the server can make links at all.
+func TestOffersPersonalLinks(t *testing.T) {
+	f, rec := fourEyes(t)
+	require.True(t, f.svc.OffersPersonalLinks(rec))
+	require.Empty(t, f.svc.BrowserLink(rec))
+	f.svc.PublicURL = ""
+	require.False(t, f.svc.OffersPersonalLinks(rec), "no public address, no link")
+	f.svc.PublicURL = personalBase
+
+	open, _, err := f.svc.Ask(f.ctx, ask(inquiry.PolicyAsk, merge()))
+	require.NoError(t, err)
+	require.False(t, f.svc.OffersPersonalLinks(open), "a question that names nobody has its general link")
+	require.NotEmpty(t, f.svc.BrowserLink(open))
+
+	_, err = f.svc.Cancel(f.ctx, rec.Key)
+	require.NoError(t, err)
+	rec, err = f.svc.Get(f.ctx, rec.Key)
+	require.NoError(t, err)
+	require.False(t, f.svc.OffersPersonalLinks(rec), "a decided question answers nothing")
+}
