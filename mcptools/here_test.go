@@ -267,7 +267,7 @@ func TestAnswerHereThroughBotMCPIsForwarded(t *testing.T) {
 func TestAnswerHereOnStatelessHTTPBefore2026SaysWhy(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	send := b.http2025(b.asker)
+	send := b.httpRPC(b.asker, rev2025)
 	got := send(t, "tools/call", map[string]any{"name": mcptools.AskHuman, "arguments": merge("answer_here", true, "wait_seconds", 0)})
 	require.Nil(t, got["error"], "%v", got)
 	sc := got["result"].(map[string]any)["structuredContent"].(map[string]any)

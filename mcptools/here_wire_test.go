@@ -2,13 +2,11 @@ package mcptools_test
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"io"
 	"maps"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,40 +35,6 @@ func shape(t *testing.T, name string) map[string]any {
 
 // keysOf is the sorted keys of m.
 func keysOf(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
-
-// post sends one JSON-RPC message to /mcp as a 2026-07-28 client and returns the response's
-// message, from a JSON body or the first event of a stream.
-func (b *bundle) post(t *testing.T, token string, msg map[string]any) map[string]any {
-	t.Helper()
-	body, err := json.Marshal(msg)
-	require.NoError(t, err)
-	req, err := http.NewRequest(http.MethodPost, b.url+"/mcp", bytes.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	// 2026-07-28 names the method, and the tool, in headers too.
-	req.Header.Set("Mcp-Method", msg["method"].(string))
-	req.Header.Set("Mcp-Name", msg["params"].(map[string]any)["name"].(string))
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", raw)
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		for line := range strings.SplitSeq(string(raw), "\n") {
-			if data, ok := strings.CutPrefix(line, "data: "); ok {
-				raw = []byte(data)
-				break
-			}
-		}
-	}
-	var out map[string]any
-	require.NoError(t, json.Unmarshal(raw, &out), "%s", raw)
-	return out
-}
 
 func TestAnswerHereWire2026InputRequiredAndRetry(t *testing.T) {
 	t.Parallel()

@@ -1,16 +1,11 @@
 package mcptools_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/client"
@@ -21,101 +16,6 @@ import (
 // ask_human's tasks as 2025-11-25's experimental tasks, spoken as raw JSON-RPC by a client that
 // negotiated 2025-11-25 (the official TypeScript SDK's, in .ci/mcp-e2e): over /mcp, and over
 // the tools `bot mcp` serves (in-memory transports, wrapped as bot mcp wraps stdio's).
-
-// initialize2025 is an initialize request of a 2025-11-25 client without capabilities.
-var initialize2025 = map[string]any{
-	"protocolVersion": "2025-11-25",
-	"capabilities":    map[string]any{},
-	"clientInfo":      map[string]any{"name": "legacy-agent", "version": "1"},
-}
-
-// http2025 posts to /mcp as a client that negotiated 2025-11-25 (stateless: each POST alone).
-func (b *bundle) http2025(token string) rpc {
-	return func(t *testing.T, method string, params map[string]any) map[string]any {
-		t.Helper()
-		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": rpcID.Add(1), "method": method, "params": params})
-		require.NoError(t, err)
-		req, err := http.NewRequest(http.MethodPost, b.url+"/mcp", bytes.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if method != "initialize" {
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			for line := range strings.SplitSeq(string(raw), "\n") {
-				if data, ok := strings.CutPrefix(line, "data: "); ok {
-					raw = []byte(data)
-					break
-				}
-			}
-		}
-		var out map[string]any
-		require.NoError(t, json.Unmarshal(raw, &out), "%s", raw)
-		return out
-	}
-}
-
-// stdio2025 is a session of a 2025-11-25 client with the tools `bot mcp` serves with token.
-func (b *bundle) stdio2025(token, secret string) rpc {
-	b.t.Helper()
-	ctx := context.Background()
-	opts := b.opts
-	opts.TaskSecret = []byte(secret)
-	srv := mcptools.NewServer(b.api(token), opts)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, mcptools.TaskParams(st), nil)
-	require.NoError(b.t, err)
-	b.t.Cleanup(func() { ss.Close() })
-	conn, err := ct.Connect(ctx)
-	require.NoError(b.t, err)
-	b.t.Cleanup(func() { conn.Close() })
-	send := func(t *testing.T, method string, params map[string]any) map[string]any {
-		t.Helper()
-		raw, err := json.Marshal(params)
-		require.NoError(t, err)
-		id, err := jsonrpc.MakeID(float64(rpcID.Add(1)))
-		require.NoError(t, err)
-		require.NoError(t, conn.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}))
-		msg, err := conn.Read(ctx)
-		require.NoError(t, err)
-		wire, err := jsonrpc.EncodeMessage(msg)
-		require.NoError(t, err)
-		var out map[string]any
-		require.NoError(t, json.Unmarshal(wire, &out))
-		return out
-	}
-	got := send(b.t, "initialize", initialize2025)
-	require.Nil(b.t, got["error"], "%v", got)
-	require.NoError(b.t, conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)}))
-	return send
-}
-
-// each2025 runs fn over /mcp and over bot mcp's tools, each with a server of its own.
-func each2025(t *testing.T, fn func(t *testing.T, b *bundle, asker, other rpc)) {
-	for _, be := range []struct {
-		name string
-		open func(b *bundle) (rpc, rpc)
-	}{
-		{"http", func(b *bundle) (rpc, rpc) { return b.http2025(b.asker), b.http2025(b.otherAsker) }},
-		{"stdio", func(b *bundle) (rpc, rpc) {
-			return b.stdio2025(b.asker, "secret-of-"+b.asker), b.stdio2025(b.otherAsker, "secret-of-"+b.otherAsker)
-		}},
-	} {
-		t.Run(be.name, func(t *testing.T) {
-			t.Parallel()
-			b := setup(t)
-			asker, other := be.open(b)
-			fn(t, b, asker, other)
-		})
-	}
-}
 
 // call2025Task calls ask_human with args and the specification's task param, and returns the
 // task it must create.
@@ -149,12 +49,12 @@ func TestLegacyTasksDeclared(t *testing.T) {
 	b := setup(t)
 	want := shape(t, "2025-11-25-tasks.server-capabilities.json")["capabilities"].(map[string]any)["tasks"].(map[string]any)
 	delete(want, "list") // no tasks/list: a task is found by the id ask_human returned
-	got := b.http2025(b.asker)(t, "initialize", initialize2025)
+	got := b.httpRPC(b.asker, rev2025)(t, "initialize", initialize2025)
 	require.Nil(t, got["error"], "%v", got)
 	caps := got["result"].(map[string]any)["capabilities"].(map[string]any)
 	require.Equal(t, want, caps["tasks"])
 
-	tools := b.http2025(b.asker)(t, "tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any)
+	tools := b.httpRPC(b.asker, rev2025)(t, "tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any)
 	support := map[string]any{}
 	for _, tl := range tools {
 		tm := tl.(map[string]any)
@@ -166,7 +66,7 @@ func TestLegacyTasksDeclared(t *testing.T) {
 
 func TestLegacyTaskWorkingThenResult(t *testing.T) {
 	t.Parallel()
-	each2025(t, func(t *testing.T, b *bundle, asker, _ rpc) {
+	eachRPC(t, rev2025, func(t *testing.T, b *bundle, asker, _ rpc) {
 		task := call2025Task(t, asker, merge("expires_in", "2h"))
 		require.Equal(t, "working", task["status"])
 		require.Nil(t, task["ttl"])
@@ -200,7 +100,7 @@ func TestLegacyTaskWorkingThenResult(t *testing.T) {
 
 func TestLegacyTaskResultWaitsForTheAnswer(t *testing.T) {
 	t.Parallel()
-	each2025(t, func(t *testing.T, b *bundle, asker, _ rpc) {
+	eachRPC(t, rev2025, func(t *testing.T, b *bundle, asker, _ rpc) {
 		id := call2025Task(t, asker, merge())["taskId"].(string)
 		key, _, _ := strings.Cut(id, ".")
 		done := make(chan map[string]any, 1)
@@ -216,7 +116,7 @@ func TestLegacyTaskResultWaitsForTheAnswer(t *testing.T) {
 
 func TestLegacyTaskCancelAndRefusals(t *testing.T) {
 	t.Parallel()
-	each2025(t, func(t *testing.T, b *bundle, asker, other rpc) {
+	eachRPC(t, rev2025, func(t *testing.T, b *bundle, asker, other rpc) {
 		id := call2025Task(t, asker, merge())["taskId"].(string)
 
 		// Another namespace's caller, a forged id, and tasks/update (the 2026 extension's).
@@ -247,7 +147,7 @@ func TestLegacyTaskCancelAndRefusals(t *testing.T) {
 
 func TestLegacyToolsCallWithoutTaskWaits(t *testing.T) {
 	t.Parallel()
-	each2025(t, func(t *testing.T, b *bundle, asker, _ rpc) {
+	eachRPC(t, rev2025, func(t *testing.T, b *bundle, asker, _ rpc) {
 		got := asker(t, "tools/call", map[string]any{"name": mcptools.AskHuman, "arguments": merge("wait_seconds", 0)})
 		res := got["result"].(map[string]any)
 		require.Nil(t, res["task"])

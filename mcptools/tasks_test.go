@@ -1,18 +1,13 @@
 package mcptools_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/client"
@@ -23,9 +18,6 @@ import (
 // ask_human's tasks (the io.modelcontextprotocol/tasks extension), spoken as raw JSON-RPC: the
 // Go SDK has no client for them. Each test runs against the server's /mcp (streamable HTTP)
 // and against the tools `bot mcp` serves on stdio (here over in-memory transports).
-
-// rpc is one way to send a JSON-RPC request to the tools as a 2026-07-28 client of a token.
-type rpc func(t *testing.T, method string, params map[string]any) map[string]any
 
 // extCaps are client capabilities declaring the tasks extension, as the SEP's example does.
 func extCaps(t *testing.T) map[string]any {
@@ -41,7 +33,7 @@ func withMeta(params map[string]any, caps map[string]any) map[string]any {
 		out[k] = v
 	}
 	meta := map[string]any{
-		"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+		"io.modelcontextprotocol/protocolVersion": rev2026,
 		"io.modelcontextprotocol/clientInfo":      map[string]any{"name": "raw-agent", "version": "1"},
 	}
 	if caps != nil {
@@ -51,102 +43,6 @@ func withMeta(params map[string]any, caps map[string]any) map[string]any {
 	}
 	out["_meta"] = meta
 	return out
-}
-
-var rpcID atomic.Int64
-
-// httpRPC posts to /mcp with token.
-func (b *bundle) httpRPC(token string) rpc {
-	return func(t *testing.T, method string, params map[string]any) map[string]any {
-		t.Helper()
-		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": rpcID.Add(1), "method": method, "params": params})
-		require.NoError(t, err)
-		req, err := http.NewRequest(http.MethodPost, b.url+"/mcp", bytes.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", method)
-		if name, ok := params["name"].(string); ok {
-			req.Header.Set("Mcp-Name", name)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		// 2026-07-28 answers an error with an HTTP error status too; the body is the same.
-		if _, isErr := map[bool]int{true: 1}[resp.StatusCode != http.StatusOK]; isErr {
-			require.Contains(t, string(raw), `"error"`, "status %d", resp.StatusCode)
-		}
-		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			for line := range strings.SplitSeq(string(raw), "\n") {
-				if data, ok := strings.CutPrefix(line, "data: "); ok {
-					raw = []byte(data)
-					break
-				}
-			}
-		}
-		var out map[string]any
-		require.NoError(t, json.Unmarshal(raw, &out), "%s", raw)
-		return out
-	}
-}
-
-// stdioRPC speaks to the tools as `bot mcp` serves them over the HTTP client with token, its
-// tasks signed with secret, over in-memory transports.
-func (b *bundle) stdioRPC(token string, secret string) rpc {
-	b.t.Helper()
-	ctx := context.Background()
-	opts := b.opts
-	opts.TaskSecret = []byte(secret)
-	srv := mcptools.NewServer(b.api(token), opts)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	require.NoError(b.t, err)
-	b.t.Cleanup(func() { ss.Close() })
-	conn, err := ct.Connect(ctx)
-	require.NoError(b.t, err)
-	b.t.Cleanup(func() { conn.Close() })
-	return func(t *testing.T, method string, params map[string]any) map[string]any {
-		t.Helper()
-		raw, err := json.Marshal(params)
-		require.NoError(t, err)
-		id, err := jsonrpc.MakeID(float64(rpcID.Add(1)))
-		require.NoError(t, err)
-		require.NoError(t, conn.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}))
-		msg, err := conn.Read(ctx)
-		require.NoError(t, err)
-		wire, err := jsonrpc.EncodeMessage(msg)
-		require.NoError(t, err)
-		var out map[string]any
-		require.NoError(t, json.Unmarshal(wire, &out))
-		return out
-	}
-}
-
-// taskBackends are the two ways to reach the tasks, each with a second caller of another
-// namespace (over stdio: another token, whose bot mcp signs with its own secret).
-var taskBackends = []struct {
-	name string
-	open func(b *bundle) (asker, other rpc)
-}{
-	{"http", func(b *bundle) (rpc, rpc) { return b.httpRPC(b.asker), b.httpRPC(b.otherAsker) }},
-	{"stdio", func(b *bundle) (rpc, rpc) {
-		return b.stdioRPC(b.asker, "secret-of-"+b.asker), b.stdioRPC(b.otherAsker, "secret-of-"+b.otherAsker)
-	}},
-}
-
-func eachTaskBackend(t *testing.T, fn func(t *testing.T, b *bundle, asker, other rpc)) {
-	for _, be := range taskBackends {
-		t.Run(be.name, func(t *testing.T) {
-			t.Parallel()
-			b := setup(t)
-			asker, other := be.open(b)
-			fn(t, b, asker, other)
-		})
-	}
 }
 
 // callTask calls ask_human with args as a client declaring the extension and returns the
@@ -181,7 +77,7 @@ func rpcError(t *testing.T, got map[string]any) (code float64, message string, d
 
 func TestTaskWorkingThenCompletedWithTheBlockingResult(t *testing.T) {
 	t.Parallel()
-	eachTaskBackend(t, func(t *testing.T, b *bundle, asker, _ rpc) {
+	eachRPC(t, rev2026, func(t *testing.T, b *bundle, asker, _ rpc) {
 		start := time.Now()
 		created := callTask(t, asker, merge("expires_in", "2h"))
 		require.Less(t, time.Since(start), 10*time.Second, "a task returns at once, not after a wait")
@@ -244,7 +140,7 @@ func TestTaskWorkingThenCompletedWithTheBlockingResult(t *testing.T) {
 
 func TestTaskDeclineIsACompletedResult(t *testing.T) {
 	t.Parallel()
-	eachTaskBackend(t, func(t *testing.T, b *bundle, asker, _ rpc) {
+	eachRPC(t, rev2026, func(t *testing.T, b *bundle, asker, _ rpc) {
 		id := callTask(t, asker, merge("reason", "on_no"))["taskId"].(string)
 		key, _, _ := strings.Cut(id, ".")
 		_, err := b.api(b.answerer).Answer(context.Background(), key, client.Reply{Declined: true, Text: "not my call"})
@@ -261,7 +157,7 @@ func TestTaskDeclineIsACompletedResult(t *testing.T) {
 
 func TestTaskExpiredIsTheAssumedDefault(t *testing.T) {
 	t.Parallel()
-	eachTaskBackend(t, func(t *testing.T, b *bundle, asker, _ rpc) {
+	eachRPC(t, rev2026, func(t *testing.T, b *bundle, asker, _ rpc) {
 		id := callTask(t, asker, merge("expires_in", "1h"))["taskId"].(string)
 		key, _, _ := strings.Cut(id, ".")
 		rec, err := b.svc.Get(context.Background(), key)
@@ -279,7 +175,7 @@ func TestTaskExpiredIsTheAssumedDefault(t *testing.T) {
 
 func TestTaskCancelWithdrawsTheQuestion(t *testing.T) {
 	t.Parallel()
-	eachTaskBackend(t, func(t *testing.T, b *bundle, asker, _ rpc) {
+	eachRPC(t, rev2026, func(t *testing.T, b *bundle, asker, _ rpc) {
 		id := callTask(t, asker, merge())["taskId"].(string)
 		got := asker(t, "tasks/cancel", withMeta(map[string]any{"taskId": id}, extCaps(t)))
 		require.Nil(t, got["error"], "%v", got)
@@ -298,7 +194,7 @@ func TestTaskCancelWithdrawsTheQuestion(t *testing.T) {
 
 func TestTaskUpdateIsAcknowledged(t *testing.T) {
 	t.Parallel()
-	eachTaskBackend(t, func(t *testing.T, b *bundle, asker, _ rpc) {
+	eachRPC(t, rev2026, func(t *testing.T, b *bundle, asker, _ rpc) {
 		id := callTask(t, asker, merge())["taskId"].(string)
 		req := shape(t, "2026-ext-tasks.update.request.json")
 		params := req["params"].(map[string]any)
@@ -312,7 +208,7 @@ func TestTaskUpdateIsAcknowledged(t *testing.T) {
 
 func TestTaskIDsOfAnotherNamespaceOrForgedAreRefused(t *testing.T) {
 	t.Parallel()
-	eachTaskBackend(t, func(t *testing.T, b *bundle, asker, other rpc) {
+	eachRPC(t, rev2026, func(t *testing.T, b *bundle, asker, other rpc) {
 		id := callTask(t, asker, merge())["taskId"].(string)
 		key, mac, _ := strings.Cut(id, ".")
 		forged := []string{
@@ -342,7 +238,7 @@ func TestTaskIDsOfAnotherNamespaceOrForgedAreRefused(t *testing.T) {
 
 func TestTasksNeedTheExtensionDeclared(t *testing.T) {
 	t.Parallel()
-	eachTaskBackend(t, func(t *testing.T, b *bundle, asker, _ rpc) {
+	eachRPC(t, rev2026, func(t *testing.T, b *bundle, asker, _ rpc) {
 		id := callTask(t, asker, merge())["taskId"].(string)
 
 		// tasks/* from a request that does not declare the extension: −32021, as the SEP's.
@@ -371,7 +267,7 @@ func TestTasksNeedTheExtensionDeclared(t *testing.T) {
 func TestTaskNotMadeForWhatIsSettledAtOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t, serverPolicy(inquiry.PolicyDefault))
-	got := b.httpRPC(b.asker)(t, "tools/call", withMeta(map[string]any{"name": mcptools.AskHuman, "arguments": merge()}, extCaps(t)))
+	got := b.httpRPC(b.asker, rev2026)(t, "tools/call", withMeta(map[string]any{"name": mcptools.AskHuman, "arguments": merge()}, extCaps(t)))
 	res := got["result"].(map[string]any)
 	require.Equal(t, "complete", res["resultType"], "the result itself, not a task: %v", res)
 	require.Equal(t, "assumed", res["structuredContent"].(map[string]any)["status"])
@@ -381,14 +277,14 @@ func TestServerDiscoverAdvertisesTasks(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	want := shape(t, "2026-ext-tasks.server-discover-capabilities.json")
-	for name, send := range map[string]rpc{"http": b.httpRPC(b.asker), "stdio": b.stdioRPC(b.asker, "s")} {
+	for name, send := range map[string]rpc{"http": b.httpRPC(b.asker, rev2026), "stdio": b.stdioRPC(b.asker, "s", rev2026)} {
 		got := send(t, "server/discover", withMeta(map[string]any{}, nil))
 		require.Nil(t, got["error"], "%s: %v", name, got)
 		caps := got["result"].(map[string]any)["capabilities"].(map[string]any)
 		require.Equal(t, want["extensions"], caps["extensions"], name)
 	}
 	// Without a secret to sign ids with, bot mcp offers no tasks.
-	got := b.stdioRPC(b.asker, "")(t, "server/discover", withMeta(map[string]any{}, nil))
+	got := b.stdioRPC(b.asker, "", rev2026)(t, "server/discover", withMeta(map[string]any{}, nil))
 	caps := got["result"].(map[string]any)["capabilities"].(map[string]any)
 	require.Nil(t, caps["extensions"])
 }
