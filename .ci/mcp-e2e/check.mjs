@@ -3,9 +3,12 @@
 // with answer_here: its user answers the form (elicitation/create, 2025-11-25: the newest
 // revision this SDK speaks) and the answer is recorded via mcp; a user who declines gives a
 // decline, never a tool error; a client without elicitation gets the bounded wait; a
-// 2025-11-25 task (the SDK's experimental tasks client) ends with a person's answer. Then, over
-// streamable HTTP against the same bot serve's /mcp (http.mjs): the bounded wait and get_answer,
-// the 2025-11-25 task again, and a task of the 2026 extension completed by a person's answer.
+// 2025-11-25 task (the SDK's experimental tasks client) ends with a person's answer; a client
+// declaring URL mode is sent to the answer page, which its handler answers as a browser would,
+// and an editable proposal's edit made there comes back (here.mjs). Then, over streamable HTTP
+// against the same bot serve's /mcp (http.mjs): the bounded wait and get_answer, the 2025-11-25
+// task again, a task of the 2026 extension completed by a person's answer, and URL mode as a
+// 2026-07-28 client (here.mjs).
 //
 // Usage: node check.mjs BOT_BINARY WORK_DIR. Exits 1 on the first check that fails.
 import { spawnSync } from "node:child_process";
