@@ -7,9 +7,17 @@ import (
 	"github.com/inquiry-bot/bot/inquiry"
 )
 
-// VerbPage is the verb of the Action.Execute that asks for the clicker's own link to the answer
-// page of a question that names who may answer it (its "View all" and "Edit on the web").
-const VerbPage = "page"
+// Personal links: where a question names who may answer it, the card everybody in the
+// conversation sees carries no link to its answer page, since whoever holds one answers through
+// it. A record whose Links.Answer is PersonalLinks (set for rendering by the Teams app, where
+// inquiry.Service.OffersPersonalLinks) shows "View all" and "Edit on the web" as an
+// Action.Execute of verb VerbPage, whose click gets the clicker alone a link of their own.
+const (
+	// PersonalLinks marks a record, as rendered, whose people each get a link of their own.
+	PersonalLinks = "personal-links:"
+	// VerbPage is the verb of the Action.Execute that asks for the clicker's own link.
+	VerbPage = "page"
+)
 
 // WithPage is c as the person who asked for their own link sees it: each VerbPage button an
 // Action.OpenUrl to url, under a line saying that the link is theirs. The bot answers the invoke

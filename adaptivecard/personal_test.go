@@ -18,10 +18,10 @@ const (
 )
 
 // named is a pending confirm whose proposal is past the card's lines and editable, asked of the
-// Teams answerers Alice and Bob: it has no general link (no Links).
+// Teams answerers Alice and Bob: it has no general link, and its people get links of their own.
 func named() *inquiry.Record {
 	rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: proposalOf(inquiry.FormatDiff, 51), Editable: true})
-	rec.Links = nil
+	rec.Links = &inquiry.Links{Answer: adaptivecard.PersonalLinks}
 	rec.Teams.Answerers = []string{aliceID, bobID}
 	return rec
 }
@@ -47,7 +47,7 @@ var teamNames = map[string]string{aliceID: "Alice Example"} // Bob: the roster g
 // people shown by the names Teams gives them.
 func personalCases() []goldenCase {
 	reqBy := withProposal(&inquiry.Proposal{Format: inquiry.FormatJSON, Content: `{"replicas": 3}`, Editable: true})
-	reqBy.Links = nil
+	reqBy.Links = &inquiry.Links{Answer: adaptivecard.PersonalLinks}
 	reqBy.RequestedBy = []string{bobID}
 	decided := quorum(vote(aliceID, "merge"), vote(bobID, "merge"))
 	decided = answered(decided, inquiry.Answer{Value: inquiry.One("merge"), AnsweredBy: bobID, Votes: decided.Votes})
@@ -84,15 +84,21 @@ func actionsOf(c *adaptivecard.Card, title string) []adaptivecard.Element {
 	return out
 }
 
-// TestPageOfANamedQuestionIsEachPersonsOwn: where the question names who may answer, "View
-// all" and "Edit on the web" ask the bot for the clicker's link (verb page, the inquiry's key);
-// a plain question keeps its page's URL; a resolved card offers no page button.
+// TestPageOfANamedQuestionIsEachPersonsOwn: where the record offers personal links, "View all"
+// and "Edit on the web" ask the bot for the clicker's link (verb page, the inquiry's key);
+// without them (no public address) a named question offers no button; a plain question keeps
+// its page's URL; a resolved card offers no page button.
 func TestPageOfANamedQuestionIsEachPersonsOwn(t *testing.T) {
 	for _, title := range []string{"View all", "Edit on the web"} {
 		acts := actionsOf(adaptivecard.Question(named(), now), title)
 		if len(acts) != 1 || acts[0]["type"] != "Action.Execute" || acts[0]["verb"] != adaptivecard.VerbPage ||
 			adaptivecard.Key(acts[0]["data"].(adaptivecard.Element)) != "inq_01JTEAMS" {
 			t.Errorf("named answerers, %s: want one Action.Execute of verb page carrying the key, got %v", title, acts)
+		}
+		off := named()
+		off.Links = nil
+		if acts := actionsOf(adaptivecard.Question(off, now), title); len(acts) != 0 {
+			t.Errorf("named answerers without personal links, %s: want no button, got %v", title, acts)
 		}
 		plain := named()
 		plain.Teams.Answerers = nil

@@ -19,9 +19,10 @@ const (
 // answer page. On a pending card an editable proposal links to the page to be edited there.
 //
 // A pending question that names who may answer has no page everybody may open (a link the whole
-// conversation sees would answer as anybody), so its card carries "View all" and "Edit on the
-// web" as an Action.Execute of verb VerbPage instead: the click asks the bot for a link of the
-// clicker's own, which the bot shows to them alone (WithPage).
+// conversation sees would answer as anybody). Where its record, as rendered, carries
+// PersonalLinks, its card carries "View all" and "Edit on the web" as an Action.Execute of verb
+// VerbPage instead: the click asks the bot for a link of the clicker's own, which the bot shows
+// to them alone (WithPage).
 func proposal(rec *inquiry.Record, pending bool) []Element {
 	p := rec.Proposal
 	if p == nil {
@@ -33,7 +34,7 @@ func proposal(rec *inquiry.Record, pending bool) []Element {
 		inlines = append(inlines, Element{"type": "TextRun", "text": ": " + inquiry.Printed(inquiry.OneLine(t, inquiry.MaxProposalTitleChars))})
 	}
 	page := link{url: answerPage(rec)}
-	if page.url == "" && pending && inquiry.NamesAnswerers(rec) {
+	if pending && rec.Links != nil && rec.Links.Answer == PersonalLinks {
 		page.personal = rec.Key
 	}
 	out := []Element{{"type": "RichTextBlock", "inlines": inlines}}
