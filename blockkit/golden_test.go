@@ -717,6 +717,11 @@ func homeCases() map[string]blockkit.Home {
 	diff.Question = "Merge this change?"
 	long := keyed(withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: strings.Repeat("x", 3001), Editable: true}), 32)
 	long.Question, long.Links = "Send this note?", nil
+	// And the same where the server makes links: a question naming its answerers offers each of
+	// them a link of their own.
+	personal := keyed(withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: strings.Repeat("y", 3001), Editable: true}), 33)
+	personal.Question, personal.Slack.Answerers = "Send this other note?", []string{"U0ALICE01"}
+	personal.Links = &inquiry.Links{Answer: blockkit.PersonalLinks}
 	escaped := keyed(hostile(record(inquiry.KindChoice)), 21)
 	escaped.Slack.Permalink = "https://evil.example/x|<!channel>"
 	return map[string]blockkit.Home{
@@ -725,7 +730,7 @@ func homeCases() map[string]blockkit.Home {
 		"home_waiting":  {User: "U0ALICE01", Waiting: waiting(), Answered: answered()},
 		"home_many":     {User: "U0ALICE01", Waiting: many, Unread: true},
 		"home_escaping": {User: "U0ALICE01", Waiting: []*inquiry.Record{escaped}},
-		"home_proposal": {User: "U0ALICE01", Waiting: []*inquiry.Record{diff, long}},
+		"home_proposal": {User: "U0ALICE01", Waiting: []*inquiry.Record{diff, long, personal}},
 	}
 }
 

@@ -19,6 +19,24 @@ const (
 	maxEditChars = maxInputLength
 )
 
+// Personal links: where a question names who may answer it, the shared message carries no link
+// to its answer page (inquiry.Service.BrowserLink), since whoever holds one answers through it.
+// A record whose Links.Answer is PersonalLinks (set for rendering by the Slack app, where
+// inquiry.Service.OffersPersonalLinks) shows "View all" and "Edit on the web" as buttons without
+// a URL (ActionPersonalPage), whose click gets the clicker alone a link of their own.
+const (
+	// PersonalLinks marks a record, as rendered, whose people each get a link of their own.
+	PersonalLinks = "personal-links:"
+	// PersonalView and PersonalEdit are ActionPersonalPage's values: what the link is for.
+	PersonalView = "view"
+	PersonalEdit = "edit"
+)
+
+// personalLinks reports whether rec's message offers personal links (PersonalLinks).
+func personalLinks(rec *inquiry.Record) bool {
+	return rec.Links != nil && rec.Links.Answer == PersonalLinks
+}
+
 // CanEditInSlack reports whether the edit modal can hold the proposal of in: an editable
 // proposal within a plain_text_input's 3,000 characters, its lines ended by LF as the modal
 // holds them.
@@ -48,7 +66,8 @@ func proposalBlocks(rec *inquiry.Record, rev string, controls bool) []slack.Bloc
 	}
 	blocks := []slack.Block{head.block(blockID(key, rev, "pl"))}
 	page := browserLink(rec)
-	blocks = append(blocks, preformatted(key, rev, "p", p.Content, page)...)
+	personal := controls && personalLinks(rec)
+	blocks = append(blocks, preformatted(key, rev, "p", p.Content, page, personal)...)
 	if !controls || !p.Editable {
 		return blocks
 	}
@@ -59,6 +78,9 @@ func proposalBlocks(rec *inquiry.Record, rev string, controls bool) []slack.Bloc
 	case page != "":
 		blocks = append(blocks, slack.NewActionBlock(blockID(key, rev, "edit"),
 			&slack.ButtonBlockElement{Type: slack.METButton, ActionID: ActionOpenPage, Text: plain("Edit on the web"), URL: page}))
+	case personal:
+		blocks = append(blocks, slack.NewActionBlock(blockID(key, rev, "edit"),
+			slack.NewButtonBlockElement(ActionPersonalPage, PersonalEdit, plain("Edit on the web"))))
 	default:
 		blocks = append(blocks, slack.NewContextBlock(blockID(key, rev, "edit"), mrkdwn(fmt.Sprintf(
 			"This proposal has %s characters, more than Slack's editor takes (%s): approve or reject it here as it is.",
@@ -69,8 +91,9 @@ func proposalBlocks(rec *inquiry.Record, rev string, controls bool) []slack.Bloc
 
 // preformatted shows content's first lines in a preformatted rich text block with block_id part
 // part, and wherever it is shortened a sentence saying how much is shown, with a "View all"
-// button to page when there is one.
-func preformatted(key, rev, part, content, page string) []slack.Block {
+// button to page when there is one, or else, with personal, one whose click gets the clicker a
+// link of their own.
+func preformatted(key, rev, part, content, page string, personal bool) []slack.Block {
 	sh := inquiry.ExcerptOf(content, maxProposalLines, maxProposalChars)
 	text := sh.Text
 	if strings.TrimSpace(text) == "" {
@@ -82,9 +105,12 @@ func preformatted(key, rev, part, content, page string) []slack.Block {
 		}})}
 	if s := sh.Sentence(); s != "" {
 		sec := section(blockID(key, rev, part+"cut"), s)
-		if page != "" {
+		switch {
+		case page != "":
 			sec.Accessory = slack.NewAccessory(&slack.ButtonBlockElement{Type: slack.METButton,
 				ActionID: ActionOpenPage, Text: plain("View all"), URL: page})
+		case personal:
+			sec.Accessory = slack.NewAccessory(slack.NewButtonBlockElement(ActionPersonalPage, PersonalView, plain("View all")))
 		}
 		blocks = append(blocks, sec)
 	}
@@ -100,7 +126,7 @@ func editedBlocks(rec *inquiry.Record) []slack.Block {
 	}
 	blocks := []slack.Block{slack.NewContextBlock(blockID(rec.Key, revResolved, "el"),
 		mrkdwn("*Approved with an edit*; whoever asked gets this version:"))}
-	return append(blocks, preformatted(rec.Key, revResolved, "e", a.Content, browserLink(rec))...)
+	return append(blocks, preformatted(rec.Key, revResolved, "e", a.Content, browserLink(rec), false)...)
 }
 
 // EditModal is the modal behind "Edit and approve" of an editable proposal: the question, for a

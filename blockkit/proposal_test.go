@@ -62,6 +62,20 @@ func proposalCases() []goldenCase {
 			rec.Links = nil
 			return rec
 		}},
+		// A four-eyes question names who may answer it: no link in the shared message, buttons
+		// whose click gets the clicker a link of their own.
+		{"proposal_personal_view_all", func() *inquiry.Record {
+			rec := approval(withProposal(&inquiry.Proposal{Format: inquiry.FormatDiff, Content: proposalOf(inquiry.FormatDiff, 300)}), 2)
+			rec.Slack.Answerers = []string{"U0ALICE01", "U0BOB0002"}
+			rec.Links = &inquiry.Links{Answer: blockkit.PersonalLinks}
+			return rec
+		}},
+		{"proposal_personal_edit_3001", func() *inquiry.Record {
+			rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: oneLine(3001), Editable: true})
+			rec.Slack.Answerers = []string{"U0ALICE01", "U0BOB0002"}
+			rec.Links = &inquiry.Links{Answer: blockkit.PersonalLinks}
+			return rec
+		}},
 		{"proposal_editable_choice", func() *inquiry.Record {
 			rec := choice(3, false)
 			rec.Proposal = &inquiry.Proposal{Format: inquiry.FormatJSON, Content: `{"replicas": 3}`, Editable: true}
@@ -247,5 +261,63 @@ func TestEditModalHoldsLF(t *testing.T) {
 	}
 	if !held {
 		t.Error("the edit modal has no content input")
+	}
+}
+
+// TestProposalPersonalButtons: where the message offers personal links, "View all" of a
+// shortened proposal and "Edit on the web" of one past the modal are buttons without a URL —
+// nothing in the shared message answers — whose action asks for the clicker's own link; a
+// proposal shown whole and one the modal holds get none, and the resolved message none.
+func TestProposalPersonalButtons(t *testing.T) {
+	t.Parallel()
+	personal := func(content string, editable bool) *inquiry.Record {
+		rec := withProposal(&inquiry.Proposal{Format: inquiry.FormatText, Content: content, Editable: editable})
+		rec.Slack.Answerers = []string{"U0ALICE01", "U0BOB0002"}
+		rec.Links = &inquiry.Links{Answer: blockkit.PersonalLinks}
+		return rec
+	}
+	button := func(t *testing.T, b *slack.ButtonBlockElement, text, value string) {
+		t.Helper()
+		if b == nil || b.URL != "" || b.ActionID != blockkit.ActionPersonalPage || b.Value != value || b.Text.Text != text {
+			t.Fatalf("button %+v, want %q without a URL, action %s, value %s", b, text, blockkit.ActionPersonalPage, value)
+		}
+		if blockkit.BaseAction(b.ActionID) != blockkit.ActionPersonalPage {
+			t.Fatal("the personal button's action is not one of ours")
+		}
+	}
+
+	_, blocks := blockkit.Message(personal(proposalOf(inquiry.FormatText, 51), false), now)
+	_, cut, view, edit := shownProposal(t, blocks)
+	if cut == "" {
+		t.Fatal("51 lines shown with no sentence")
+	}
+	button(t, view, "View all", blockkit.PersonalView)
+	if edit != nil {
+		t.Errorf("an edit control %#v on a proposal that is not editable", edit)
+	}
+
+	_, blocks = blockkit.Message(personal(strings.Repeat("x", 3001), true), now)
+	_, _, view, edit = shownProposal(t, blocks)
+	button(t, view, "View all", blockkit.PersonalView)
+	act, ok := edit.(*slack.ActionBlock)
+	if !ok {
+		t.Fatalf("past 3,000: edit control %#v, want a button", edit)
+	}
+	button(t, act.Elements.ElementSet[0].(*slack.ButtonBlockElement), "Edit on the web", blockkit.PersonalEdit)
+
+	_, blocks = blockkit.Message(personal(strings.Repeat("x", 3000), true), now)
+	_, cut, view, edit = shownProposal(t, blocks)
+	if cut != "" || view != nil {
+		t.Errorf("a proposal shown whole: sentence %q, button %+v", cut, view)
+	}
+	if act, ok := edit.(*slack.ActionBlock); !ok || act.Elements.ElementSet[0].(*slack.ButtonBlockElement).ActionID != blockkit.ActionOpenEdit {
+		t.Errorf("within 3,000: edit control %#v, want Edit and approve", edit)
+	}
+
+	done := resolved(personal(proposalOf(inquiry.FormatText, 51), true), inquiry.StatusAnswered, &inquiry.Answer{Value: inquiry.One("yes"), AnsweredBy: "U024BE7LH", Source: inquiry.SourcePerson})
+	_, blocks = blockkit.Resolved(done, now)
+	raw, _ := json.Marshal(blocks)
+	if strings.Contains(string(raw), blockkit.ActionPersonalPage) {
+		t.Error("a resolved message offers a personal link, which answers nothing")
 	}
 }

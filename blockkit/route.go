@@ -25,6 +25,10 @@ const (
 	ActionOpenConfirm = "inq:open_confirm" // opens ConfirmModal
 	ActionOpenPage    = "inq:open_page"    // the "Answer in a browser" link button: only acknowledged
 	ActionOpenEdit    = "inq:open_edit"    // opens EditModal of an editable proposal
+	// ActionPersonalPage is "View all" or "Edit on the web" where the question names who may
+	// answer it: no URL in the shared message; its click gets the clicker a link of their own.
+	// The value is PersonalView or PersonalEdit.
+	ActionPersonalPage = "inq:personal_page"
 
 	CallbackText     = "inq:text"      // callback_id of TextModal
 	CallbackConfirm  = "inq:confirm"   // callback_id of ConfirmModal
@@ -86,7 +90,7 @@ func chooseAction(n int) string { return ActionChoose + ":" + strconv.Itoa(n) }
 // the option index of ActionChoose dropped), or "" for an action that is not ours.
 func BaseAction(actionID string) string {
 	switch actionID {
-	case ActionSelect, ActionPick, ActionSubmit, ActionOwnWords, ActionOpenText, ActionOpenConfirm, ActionOpenEdit, ActionExtend:
+	case ActionSelect, ActionPick, ActionSubmit, ActionOwnWords, ActionOpenText, ActionOpenConfirm, ActionOpenEdit, ActionExtend, ActionPersonalPage:
 		return actionID
 	}
 	if n, ok := strings.CutPrefix(actionID, ActionChoose+":"); ok {
