@@ -13,5 +13,6 @@
 // begins and ends; the bot's own words are the only TextBlocks. An inquiry's proposal shows the
 // same way, in monospace TextRuns (not the CodeBlock element, which only Teams parses): its
 // first lines, and wherever it is shortened a sentence saying so with a "View all" link to the
-// answer page.
+// answer page, or, where the question names who may answer, a button that gets the clicker a
+// link of their own (PersonalLinks, WithPage). Named shows people by the names Teams gives them.
 package adaptivecard

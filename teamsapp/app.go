@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -57,6 +58,8 @@ type App struct {
 	tokens oauth2.TokenSource
 	client *http.Client
 	log    *slog.Logger
+	// names are the names Teams gave people, by conversation and Entra object id (names.go).
+	names *lru.Cache[nameKey, string]
 }
 
 var _ inquiry.Transport = (*App)(nil)
@@ -83,7 +86,11 @@ func New(cfg Config) (*App, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	a := &App{cfg: cfg, svc: cfg.Service, client: cfg.HTTPClient, log: cfg.Log}
+	names, err := lru.New[nameKey, string](maxNames)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{cfg: cfg, svc: cfg.Service, client: cfg.HTTPClient, log: cfg.Log, names: names}
 	a.keys = &keySet{metadataURL: cfg.OpenIDURL, client: cfg.HTTPClient, now: a.now}
 	cc := clientcredentials.Config{ClientID: cfg.AppID, ClientSecret: cfg.Password, TokenURL: cfg.TokenURL, Scopes: []string{connectorScope}}
 	// The token source keeps the token until shortly before it expires, and fetches the next.
@@ -224,7 +231,7 @@ func message(sentence string) invokeResponse {
 func (a *App) action(ctx context.Context, act *activity) invokeResponse {
 	data, verb := act.Value.Action.Data, act.Value.Action.Verb
 	key := adaptivecard.Key(data)
-	if verb != adaptivecard.Verb && verb != adaptivecard.VerbExtend || key == "" {
+	if verb != adaptivecard.Verb && verb != adaptivecard.VerbExtend && verb != adaptivecard.VerbPage || key == "" {
 		return message("This card's button is not one of the bot's questions, so nothing was recorded.")
 	}
 	rec, err := a.svc.Get(ctx, key)
@@ -236,11 +243,15 @@ func (a *App) action(ctx context.Context, act *activity) invokeResponse {
 		return message("The bot could not read this question just now, so nothing was recorded: click again in a minute.")
 	}
 	if rec.Status.Resolved() || rec.DueAt(a.now()) {
-		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(rec), closed(rec, a.now())))
+		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(a.shown(ctx, rec)), closed(rec, a.now())))
 	}
 	who := inquiry.Identity{Channel: inquiry.ChannelTeams, ID: act.From.AADObjectID}
-	if verb == adaptivecard.VerbExtend {
+	a.heard(rec, who, act.From.Name)
+	switch verb {
+	case adaptivecard.VerbExtend:
 		return a.extend(ctx, rec, who)
+	case adaptivecard.VerbPage:
+		return a.page(ctx, rec, who)
 	}
 	reply, err := adaptivecard.ReadReply(rec, data)
 	if err != nil {
@@ -250,7 +261,7 @@ func (a *App) action(ctx context.Context, act *activity) invokeResponse {
 	switch code := inquiry.ErrorCode(err); {
 	case err == nil:
 		a.log.InfoContext(ctx, "teams answer taken", "key", key, "by", who.ID)
-		return cardResponse(a.card(got))
+		return cardResponse(a.card(ctx, got))
 	case code == inquiry.CodeAlreadyResolved:
 		if got == nil {
 			got, _ = a.svc.Get(ctx, key)
@@ -258,7 +269,7 @@ func (a *App) action(ctx context.Context, act *activity) invokeResponse {
 		if got == nil {
 			return message("This question was already decided, so your click changed nothing.")
 		}
-		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(got), closed(got, a.now())))
+		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(a.shown(ctx, got)), closed(got, a.now())))
 	case code == inquiry.CodeForbidden, code == inquiry.CodeInvalidAnswer, code == inquiry.CodeInvalidInquiry:
 		return message(sentence(err))
 	default:
@@ -275,17 +286,42 @@ func (a *App) extend(ctx context.Context, rec *inquiry.Record, who inquiry.Ident
 	switch code := inquiry.ErrorCode(err); {
 	case err == nil:
 		a.log.InfoContext(ctx, "teams extension given", "key", rec.Key, "by", who.ID, "extended_by", got.ExtendedBy)
-		return cardResponse(a.card(got))
+		return cardResponse(a.card(ctx, got))
 	case code == inquiry.CodeAlreadyResolved:
 		if got == nil || got.Status == inquiry.StatusPending {
 			got = rec
 		}
-		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(got), closed(got, a.now())))
+		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(a.shown(ctx, got)), closed(got, a.now())))
 	case code == inquiry.CodeForbidden, code == inquiry.CodeBadRequest:
 		return message(sentence(err))
 	default:
 		a.log.WarnContext(ctx, "teams click: extend", "key", rec.Key, "err", err)
 		return message("The bot could not give this question more time just now: click Extend again in a minute.")
+	}
+}
+
+// page answers a click on "View all" or "Edit on the web" of a question that names who may
+// answer it with the clicker's own link to its page (inquiry.Service.PersonalLink, which
+// answers as them there), on the card as it stands, which Teams shows to the clicker alone:
+// everybody else's card, and the message, stay as they are. Whoever may not answer it is told
+// why in words.
+func (a *App) page(ctx context.Context, rec *inquiry.Record, who inquiry.Identity) invokeResponse {
+	url, err := a.svc.PersonalLink(ctx, rec.Key, who)
+	switch code := inquiry.ErrorCode(err); {
+	case err == nil:
+		a.log.InfoContext(ctx, "teams: a person's own link given", "key", rec.Key, "to", who.ID)
+		return cardResponse(adaptivecard.WithPage(a.card(ctx, rec), url))
+	case code == inquiry.CodeAlreadyResolved:
+		got, _ := a.svc.Get(ctx, rec.Key)
+		if got == nil {
+			got = rec
+		}
+		return cardResponse(adaptivecard.WithNote(adaptivecard.Resolved(a.shown(ctx, got)), closed(got, a.now())))
+	case code == inquiry.CodeForbidden, code == inquiry.CodeBadRequest, code == inquiry.CodeUnavailable:
+		return message(sentence(err))
+	default:
+		a.log.WarnContext(ctx, "teams click: a person's own link", "key", rec.Key, "err", err)
+		return message("The bot could not make your link to this question's page just now: click again in a minute.")
 	}
 }
 

@@ -67,6 +67,9 @@ func (h *teamsHarness) Name() string              { return "teams" }
 func (h *teamsHarness) Service() *inquiry.Service { return h.b.svc }
 func (h *teamsHarness) Identity(p string) string  { return teamsPeople[p].AADObjectID }
 
+// ShownAs is the name a card shows for p: the one their click's invoke carries (from.name).
+func (h *teamsHarness) ShownAs(p string) string { return teamsPeople[p].Name }
+
 // Settle moves the test clock the dispatcher runs on, so a retry it holds comes due.
 func (h *teamsHarness) Settle(d time.Duration) { h.b.clock.Add(d) }
 

@@ -101,10 +101,10 @@ func TestEscalationToAnotherConversation(t *testing.T) {
 			t.Fatalf("want answered by carol, got %s %+v", got.Status, got.Answer)
 		}
 		question := posted(rec)
-		testkit.Eventually(t, 10*time.Second, "both cards updated with the decision", func() bool {
+		testkit.Eventually(t, 10*time.Second, "both cards updated with the decision, by carol's name", func() bool {
 			var q, s bool
 			for _, c := range b.fake.Calls() {
-				done := c.Method == http.MethodPut && !strings.Contains(string(c.Card()), "Action.Execute") && strings.Contains(string(c.Card()), carol.AADObjectID)
+				done := c.Method == http.MethodPut && !strings.Contains(string(c.Card()), "Action.Execute") && strings.Contains(string(c.Card()), "Merge by Carol Ng")
 				q = q || done && c.ActivityID == question.ID && c.Conversation == question.Place
 				s = s || done && c.ActivityID == place.TS && c.Conversation == place.Channel
 			}

@@ -32,8 +32,17 @@
 // its answer came back, the retry posts the card again: the conversation shows it twice, a
 // click on either answers, and only the recorded one is updated for everyone.
 //
-// The record keeps who answered by their Entra object id (answered_by), which has no field for
-// a display name, so a card's outcome names that id.
+// A question that names who may answer has no link everybody in the conversation may open, so
+// its card's "View all" and "Edit on the web" are an Action.Execute (verb page): the click, its
+// token verified as every invoke's, gets inquiry.Service.PersonalLink for the clicker's Entra
+// object id, and the invoke is answered with the card opening that link, which Teams shows to
+// the clicker alone; the message everybody sees is not changed. Whoever may not answer is told
+// why in words. A question that names nobody links its page (the general link) directly.
+//
+// The record keeps who answered and voted by their Entra object id (answered_by, a vote's by).
+// Cards show them by name instead: the name their own click's invoke carried (from.name), or
+// else the one the conversation's roster gives, kept in memory per conversation and id in a
+// bounded LRU for the App's life; the id where neither names them. Nothing is added to the record.
 //
 // The fake Teams the tests run against is package teamsfake; testdata holds real Bot Framework
 // payloads (testdata/README.md says where each comes from).

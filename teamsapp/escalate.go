@@ -3,6 +3,7 @@ package teamsapp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -51,7 +52,7 @@ func (a *App) Escalate(ctx context.Context, rec *inquiry.Record, step int) (inqu
 	body := map[string]any{
 		"type":        "message",
 		"summary":     inquiry.OneLine(inquiry.EscalationText(rec, step)+" "+rec.Question, 120),
-		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Escalated(rec, step, a.now(), people))},
+		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(adaptivecard.Escalated(a.shown(ctx, rec), step, a.now(), people))},
 	}
 	id, err := a.send(ctx, http.MethodPost, serviceURL(rec.Teams), st.Channel, "", body)
 	if err != nil {
@@ -62,9 +63,10 @@ func (a *App) Escalate(ctx context.Context, rec *inquiry.Record, step int) (inqu
 }
 
 // people are the Entra object ids ids as Teams names them in conversation conv: each one's
-// name, read from the conversation's roster (GET …/members/{id}, which takes an object id). One
-// the roster does not give is mentioned by the id it was named by: the mention still reaches
-// them, and a roster that cannot be read never holds the escalation back.
+// name, read from the conversation's roster (GET …/members/{id}, which takes an object id) or
+// kept from before (App.name). One the roster does not give is mentioned by the id it was named
+// by: the mention still reaches them, and a roster that cannot be read never holds the
+// escalation back.
 func (a *App) people(ctx context.Context, t *inquiry.TeamsTarget, conv string, ids []string) []adaptivecard.Person {
 	out := make([]adaptivecard.Person, 0, len(ids))
 	for _, id := range ids {
@@ -72,10 +74,8 @@ func (a *App) people(ctx context.Context, t *inquiry.TeamsTarget, conv string, i
 			continue // a Slack id of a step that also asks in Slack
 		}
 		p := adaptivecard.Person{ID: id, Name: id}
-		if m, err := a.member(ctx, serviceURL(t), conv, id); err != nil {
-			a.log.InfoContext(ctx, "teams: no name for an answerer; mentioned by id", "conversation", conv, "answerer", id, "err", err)
-		} else if m.Name != "" {
-			p.Name = m.Name
+		if name := a.name(ctx, t, conv, id); name != "" {
+			p.Name = name
 		}
 		out = append(out, p)
 	}
@@ -88,6 +88,9 @@ type member struct {
 	Name        string `json:"name"`
 	AADObjectID string `json:"aadObjectId"`
 }
+
+// errNotMember is the roster's answer for somebody who is not a member of the conversation.
+var errNotMember = errors.New("not a member of the conversation")
 
 func (a *App) member(ctx context.Context, base, conv, id string) (member, error) {
 	var m member
@@ -107,7 +110,11 @@ func (a *App) member(ctx context.Context, base, conv, id string) (member, error)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode != http.StatusOK {
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return m, fmt.Errorf("%w: HTTP 404: %s", errNotMember, errorText(raw))
+	default:
 		return m, fmt.Errorf("HTTP %d: %s", resp.StatusCode, errorText(raw))
 	}
 	return m, json.Unmarshal(raw, &m)

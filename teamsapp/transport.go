@@ -34,7 +34,7 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, er
 	body := map[string]any{
 		"type":        "message",
 		"summary":     inquiry.OneLine(rec.Question, 120),
-		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(a.card(rec))},
+		"attachments": []adaptivecard.Attachment{adaptivecard.Attach(a.card(ctx, rec))},
 	}
 	id, err := a.send(ctx, http.MethodPost, serviceURL(t), t.Conversation, "", body)
 	if err != nil {
@@ -45,9 +45,9 @@ func (a *App) Post(ctx context.Context, rec *inquiry.Record) (inquiry.Posted, er
 }
 
 // card is rec's card as it now stands: the question, with an Extend button while more time may
-// be given, or the outcome.
-func (a *App) card(rec *inquiry.Record) *adaptivecard.Card {
-	return adaptivecard.WithExtend(adaptivecard.Current(rec, a.now()), rec)
+// be given, or the outcome; people by their names (shown).
+func (a *App) card(ctx context.Context, rec *inquiry.Record) *adaptivecard.Card {
+	return adaptivecard.WithExtend(adaptivecard.Current(a.shown(ctx, rec), a.now()), rec)
 }
 
 // Update replaces every card of rec in Teams with the inquiry as it now stands — the question's
@@ -71,15 +71,16 @@ func (a *App) Update(ctx context.Context, rec *inquiry.Record) error {
 		}
 	}
 	if where, ok := postedIn(rec); ok {
-		note(a.put(ctx, t, where.Place, where.ID, a.card(rec)))
+		note(a.put(ctx, t, where.Place, where.ID, a.card(ctx, rec)))
 	}
+	shown := a.shown(ctx, rec)
 	for _, p := range rec.Escalations(inquiry.TransportTeams) {
 		if p.Channel == "" || p.TS == "" {
 			continue // a call in the question's thread: nothing of its own to update
 		}
-		c := adaptivecard.Resolved(rec)
+		c := adaptivecard.Resolved(shown)
 		if rec.Status == inquiry.StatusPending && !rec.DueAt(a.now()) {
-			c = adaptivecard.Escalated(rec, p.Step, a.now(), nil) // the mentions were made when it was posted
+			c = adaptivecard.Escalated(shown, p.Step, a.now(), nil) // the mentions were made when it was posted
 		}
 		note(a.put(ctx, t, p.Channel, p.TS, c))
 	}
@@ -121,7 +122,7 @@ func (a *App) Remind(ctx context.Context, rec *inquiry.Record, n int) error {
 		return nil // never posted: nobody to remind there
 	}
 	people := a.people(ctx, rec.Teams, where.Place, remindWho(rec))
-	return a.reply(ctx, rec, where, adaptivecard.WithMentions(adaptivecard.Reminder(rec, n, a.now()), people))
+	return a.reply(ctx, rec, where, adaptivecard.WithMentions(adaptivecard.Reminder(a.shown(ctx, rec), n, a.now()), people))
 }
 
 // remindWho is who a reminder calls on, as inquiry.Mentions says it for Slack: who may answer

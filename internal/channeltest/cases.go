@@ -76,13 +76,13 @@ func answersOnce(t *testing.T, h Harness) {
 		t.Fatalf("%s: want answered merge by %s, got %s %+v", h.Name(), h.Identity(Alice), got.Status, got.Answer)
 	}
 	late := h.Answer(t, rec, Bob, "hold")
-	if !strings.Contains(late.Told, h.Identity(Alice)) {
-		t.Fatalf("%s: a second click must be told who decided (%s), was told %q", h.Name(), h.Identity(Alice), late.Told)
+	if !strings.Contains(late.Told, shownAs(h, Alice)) {
+		t.Fatalf("%s: a second click must be told who decided (%s), was told %q", h.Name(), shownAs(h, Alice), late.Told)
 	}
 	if again := get(t, h, rec.Key); again.Answer.Value.First() != "merge" || again.Answer.AnsweredBy != h.Identity(Alice) {
 		t.Fatalf("%s: a second click changed the answer: %+v", h.Name(), again.Answer)
 	}
-	shownSettled(t, h, rec, "Merge", h.Identity(Alice))
+	shownSettled(t, h, rec, "Merge", shownAs(h, Alice))
 }
 
 // notAllowedRefused: a question that names who may answer refuses anybody else in a sentence,

@@ -113,6 +113,21 @@ type Harness interface {
 	Settle(d time.Duration)
 }
 
+// Namer is a Harness whose channel's messages name a person otherwise than answered_by spells
+// them: Teams shows the name its roster gives for the Entra object id the record keeps.
+type Namer interface {
+	// ShownAs is how the channel's messages name person.
+	ShownAs(person string) string
+}
+
+// shownAs is how h's messages name person: Namer's name, or the identity answered_by keeps.
+func shownAs(h Harness, person string) string {
+	if n, ok := h.(Namer); ok {
+		return n.ShownAs(person)
+	}
+	return h.Identity(person)
+}
+
 // Run runs every case on h, each as a subtest named for what it proves.
 func Run(t *testing.T, h Harness) {
 	t.Helper()

@@ -68,6 +68,7 @@ type Fake struct {
 	forbidden map[string]bool
 	tokens    map[string]time.Time // access tokens issued, and when each expires
 	members   []Person             // who the roster knows, in every conversation
+	lookups   int                  // the roster's GETs of one member
 	fetches   int
 	nextID    int
 }
@@ -162,10 +163,18 @@ func (f *Fake) AddMember(p Person) {
 	f.members = append(f.members, p)
 }
 
+// MemberLookups is how many times the bot read one member of a roster (GET …/members/{id}).
+func (f *Fake) MemberLookups() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lookups
+}
+
 // member answers the roster's GET of one member, after the bot's token.
 func (f *Fake) member(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("member")
 	f.mu.Lock()
+	f.lookups++
 	exp, known := f.tokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
 	valid := known && f.now().Before(exp)
 	var found *Person
