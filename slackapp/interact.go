@@ -68,6 +68,11 @@ func (a *App) blockAction(ctx context.Context, ic slack.InteractionCallback, act
 	case blockkit.ActionExtend:
 		a.extend(ctx, ic, act.Value)
 		return
+	case blockkit.ActionPersonalPage:
+		if key, ok := blockkit.ParseBlockID(act.BlockID); ok {
+			a.personalPage(ctx, ic, key, act.Value)
+		}
+		return
 	}
 	key, reply, ok := blockkit.ReadAction(ic, act)
 	if !ok {

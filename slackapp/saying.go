@@ -25,6 +25,9 @@ import (
 // sentence with the quoted text escaped (blockkit.Escape), a line for each row.
 type saying struct {
 	rows [][]piece
+	// button, when set, is a link button in an actions block after the rows: a link given to
+	// the one person the saying is for (a personal link).
+	button *slack.ButtonBlockElement
 }
 
 // piece is part of a row: the bot's mrkdwn, or quoted text (as stored, printed when shown).
@@ -149,6 +152,12 @@ func (s saying) blocks() []slack.Block {
 		if b := rowBlock(r); b != nil {
 			out = append(out, b)
 		}
+	}
+	if s.button != nil {
+		if len(out) == sayBlocks {
+			out = out[:sayBlocks-1]
+		}
+		out = append(out, slack.NewActionBlock("", s.button))
 	}
 	return out
 }

@@ -627,9 +627,14 @@ func permanentFix(se slack.SlackErrorResponse, channel string) (fix string, ok b
 }
 
 // withPage returns rec with the answer page its message may offer (inquiry.Service.BrowserLink:
-// with BOT_PUBLIC_URL set, where no answerers are named), rec itself when none.
+// with BOT_PUBLIC_URL set, where no answerers are named), or where answerers are named the mark
+// that each of them gets a link of their own by a click (blockkit.PersonalLinks); rec itself
+// when neither.
 func (a *App) withPage(rec *inquiry.Record) *inquiry.Record {
 	link := a.svc.BrowserLink(rec)
+	if link == "" && a.svc.OffersPersonalLinks(rec) {
+		link = blockkit.PersonalLinks
+	}
 	if link == "" {
 		return rec
 	}
