@@ -202,6 +202,43 @@ func TestAnswerHereSendsAURLClientToTheAnswerPage(t *testing.T) {
 	require.True(t, strings.HasPrefix(opened, "https://bot.example.com"+inquiry.LinkPath), opened)
 }
 
+// TestAnswerHereURLClientWaitsForThePage: a client that opens the page and accepts at once (the
+// person has not answered yet) leaves ask_human waiting; the answer given on the page meanwhile
+// is the call's result.
+func TestAnswerHereURLClientWaitsForThePage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	opened := make(chan string, 1)
+	cs := b.pageSession(b.asker, func(url string) *mcp.ElicitResult {
+		opened <- url
+		return &mcp.ElicitResult{Action: "accept"}
+	})
+	type outcome struct {
+		res mcptools.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		out, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: mcptools.AskHuman, Arguments: merge("answer_here", true, "wait_seconds", 30)})
+		var res mcptools.Result
+		if err == nil {
+			raw, _ := json.Marshal(out.StructuredContent)
+			err = json.Unmarshal(raw, &res)
+		}
+		done <- outcome{res, err}
+	}()
+	url := <-opened
+	require.NoError(t, b.awaitWaiters(1), "ask_human waits for the page's answer")
+	token := strings.TrimPrefix(url, "https://bot.example.com"+inquiry.LinkPath)
+	_, err := b.svc.AnswerByLink(context.Background(), token, inquiry.Reply{Value: inquiry.One("hold")})
+	require.NoError(t, err)
+	got := <-done
+	require.NoError(t, got.err)
+	require.Equal(t, "answered", string(got.res.Status), got.res.Message)
+	require.Equal(t, "hold", got.res.Answer)
+	require.Equal(t, inquiry.ViaWeb, got.res.Via, "answered on the page")
+}
+
 func TestAnswerHereURLClientThatDeclinesRecordsADecline(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
