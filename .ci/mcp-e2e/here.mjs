@@ -42,6 +42,25 @@ export async function stdioURLChecks({ session, url, check }) {
     await client.close();
   }
 
+  // A client that opens the browser and accepts at once, as a harness does: the person answers
+  // the page after that, while ask_human waits (or, should the page be answered before the
+  // retry arrives, the retry finds the question answered); either way the call ends with it.
+  {
+    let browsing;
+    const { client, shown } = await session(async (p) => {
+      browsing = answerPage(p.url, url, { choose: "eu" });
+      return { action: "accept" };
+    }, urlOnly);
+    const res = await client.callTool({ name: "ask_human", arguments: {
+      question: "Which region goes last?", options: ["eu", "us"], default: "us", answer_here: true, wait_seconds: 30,
+    } });
+    const page = await browsing;
+    const sc = res.structuredContent ?? {};
+    check(shown.length === 1 && page?.heading === "Sent" && !res.isError && sc.status === "answered" && sc.answer === "eu" && sc.via === "web",
+      "over stdio, a client that accepts before the person answers gets the page's answer", { shown, page, sc });
+    await client.close();
+  }
+
   // An editable proposal, on a client that shows forms and opens pages: the page, where the
   // person edits it, and the edit comes back.
   {
