@@ -37,6 +37,19 @@ func personalLinks(rec *inquiry.Record) bool {
 	return rec.Links != nil && rec.Links.Answer == PersonalLinks
 }
 
+// PersonalLinkModal gives one person their own link from the App Home, where an ephemeral would
+// land in a channel they are not looking at: the question, sentence (the bot's mrkdwn) and a
+// link button labelled label. It has no inputs and submits nothing.
+func PersonalLinkModal(rec *inquiry.Record, sentence, label, link string) slack.ModalViewRequest {
+	m := modal(rec, CallbackPersonalLink, "Your own link")
+	m.Submit, m.Close = nil, plain("Close")
+	sec := section(blockID(rec.Key, revView, "plink"), sentence)
+	sec.Accessory = slack.NewAccessory(&slack.ButtonBlockElement{Type: slack.METButton,
+		ActionID: ActionOpenPage, Text: plain(label), URL: link, Style: slack.StylePrimary})
+	m.Blocks.BlockSet = append(m.Blocks.BlockSet, sec)
+	return m
+}
+
 // CanEditInSlack reports whether the edit modal can hold the proposal of in: an editable
 // proposal within a plain_text_input's 3,000 characters, its lines ended by LF as the modal
 // holds them.

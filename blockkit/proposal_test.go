@@ -321,3 +321,21 @@ func TestProposalPersonalButtons(t *testing.T) {
 		t.Error("a resolved message offers a personal link, which answers nothing")
 	}
 }
+
+// TestPersonalLinkModal: the App Home's modal of a personal link is a valid view that submits
+// nothing and opens the link.
+func TestPersonalLinkModal(t *testing.T) {
+	t.Parallel()
+	link := "https://bot.example.com/a/aW5xX2V4YW1wbGUAAAAGYZKL.1UgL15Y6kq1lK9V0rZLys6HdZXc"
+	m := blockkit.PersonalLinkModal(record(inquiry.KindConfirm), "Here is a link of your own.", "Open the whole proposal", link)
+	if err := blockkit.ValidateView(m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Submit != nil || m.CallbackID != blockkit.CallbackPersonalLink {
+		t.Errorf("submit %+v, callback %q: want no submit, %q", m.Submit, m.CallbackID, blockkit.CallbackPersonalLink)
+	}
+	raw, _ := json.Marshal(m)
+	if !strings.Contains(string(raw), `"url":"`+link+`"`) {
+		t.Errorf("the modal does not open the link: %s", raw)
+	}
+}

@@ -35,6 +35,8 @@ const (
 	CallbackOwnWords = "inq:own_words" // callback_id of OwnWordsModal
 	CallbackReason   = "inq:reason"    // callback_id of ReasonModal
 	CallbackEdit     = "inq:edit"      // callback_id of EditModal
+	// CallbackPersonalLink is the callback_id of PersonalLinkModal, which submits nothing.
+	CallbackPersonalLink = "inq:personal_link"
 
 	// Input blocks of the modals: stable, so errors can be attached to them with
 	// slack.NewErrorsViewSubmissionResponse(map[string]string{blockkit.BlockAnswer: "…"}).

@@ -38,6 +38,12 @@ func (a *App) personalPage(ctx context.Context, ic slack.InteractionCallback, ke
 	switch inquiry.ErrorCode(err) {
 	case "":
 		a.log.InfoContext(ctx, "gave a personal link in slack", "key", rec.Key, "user", user) // never the link: it answers
+		if ic.Container.Type == "view" && ic.View.Type == slack.VTHomeTab {
+			// From the App Home: a modal there, not an ephemeral in a channel out of sight.
+			sentence, label := personalWords(what)
+			a.open(ctx, ic, rec, blockkit.PersonalLinkModal(rec, sentence, label, link))
+			return
+		}
 		a.tell(at, user, sayPersonalLink(link, what))
 	case inquiry.CodeForbidden:
 		a.tell(at, user, sayForbidden(err))
@@ -61,14 +67,21 @@ func (a *App) personalPage(ctx context.Context, ic slack.InteractionCallback, ke
 // button to it ("Open the whole proposal", or for what == blockkit.PersonalEdit "Edit on the
 // web").
 func sayPersonalLink(link, what string) saying {
-	sentence, label := sayPersonalView, "Open the whole proposal"
-	if what == blockkit.PersonalEdit {
-		sentence, label = sayPersonalEdit, "Edit on the web"
-	}
-	s := say(fmt.Sprintf(sentence, hours(inquiry.PersonalLinkTTL)))
+	sentence, label := personalWords(what)
+	s := say(sentence)
 	s.button = &slack.ButtonBlockElement{Type: slack.METButton, ActionID: blockkit.ActionOpenPage,
 		Text: slack.NewTextBlockObject(slack.PlainTextType, label, false, false), URL: link, Style: slack.StylePrimary}
 	return s
+}
+
+// personalWords are the sentence and the button's label that give a personal link for what
+// (blockkit.PersonalView or PersonalEdit).
+func personalWords(what string) (sentence, label string) {
+	sentence, label = sayPersonalView, "Open the whole proposal"
+	if what == blockkit.PersonalEdit {
+		sentence, label = sayPersonalEdit, "Edit on the web"
+	}
+	return fmt.Sprintf(sentence, hours(inquiry.PersonalLinkTTL)), label
 }
 
 // hours writes d in whole hours: "24 hours".

@@ -11,11 +11,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/inquiry-bot/bot/blockkit"
 	"github.com/inquiry-bot/bot/inquiry"
+	"github.com/inquiry-bot/bot/slackapp/slackfake"
 	"github.com/inquiry-bot/bot/web"
 )
 
@@ -186,4 +188,48 @@ func TestPersonalEditOnTheWeb(t *testing.T) {
 	require.Equal(t, proposed, got.Proposal.Content)
 	require.Equal(t, u2, got.Answer.AnsweredBy, "answered as U2, as U2's click would be")
 	require.Equal(t, inquiry.ViaWeb, got.Answer.Via)
+}
+
+// TestPersonalLinkFromHome: "View all" in the App Home gives the clicker their link in a modal
+// (an ephemeral would land in a channel out of sight), which opens the page as them.
+func TestPersonalLinkFromHome(t *testing.T) {
+	b := setup(t)
+	b.withPages()
+	const u1 = "U0ALICE01"
+	two := 2
+	in := inquiry.Inquiry{ID: "home-view-all", Kind: inquiry.KindConfirm, Question: "Apply this change?",
+		Approval: inquiry.Approval{Approvals: &two}, Proposal: &inquiry.Proposal{Format: inquiry.FormatDiff, Content: diffOf(60)}}
+	rec := b.ask(in, inquiry.SlackRef{Answerers: []string{u1, "U0BOB0001"}})
+	b.ok(b.fake.OpenHome(u1))
+	require.Eventually(t, func() bool {
+		h, ok := b.fake.HomeOf(u1)
+		return ok && strings.Contains(string(h.JSON), blockkit.ActionPersonalPage)
+	}, 15*time.Second, 10*time.Millisecond, "the Home tab never offered View all")
+
+	b.ok(b.fake.ClickHome(u1, rec.Key, "View all"))
+	var view slackfake.View
+	require.Eventually(t, func() bool {
+		var ok bool
+		view, ok = b.fake.OpenView(u1)
+		return ok
+	}, 10*time.Second, 10*time.Millisecond, "no modal opened")
+	require.Equal(t, blockkit.CallbackPersonalLink, view.CallbackID)
+	var v struct {
+		Blocks []struct {
+			Accessory struct{ URL string } `json:"accessory"`
+		} `json:"blocks"`
+	}
+	require.NoError(t, json.Unmarshal(view.JSON, &v))
+	link := ""
+	for _, bl := range v.Blocks {
+		if bl.Accessory.URL != "" {
+			link = bl.Accessory.URL
+		}
+	}
+	require.True(t, strings.HasPrefix(link, b.svc.PublicURL+inquiry.LinkPath), "modal %s", view.JSON)
+	status, page := pageOf(t, link)
+	require.Equal(t, http.StatusOK, status, page)
+	require.Contains(t, page, `<dd id="who">`+u1+`</dd>`)
+	b.settle()
+	require.Empty(t, b.fake.Ephemerals(u1), "the modal, not an ephemeral")
 }
