@@ -139,7 +139,7 @@ func TestPersonalViewAllOnFourEyes(t *testing.T) {
 	b.until(rec.Key, "never took U1's vote", func(r *inquiry.Record) bool { return len(r.Votes) == 1 })
 	status, sent := postPage(t, link, page, "step", "send", "value", "yes")
 	require.Equal(t, http.StatusOK, status, sent)
-	require.Contains(t, sent, "Your vote is counted")
+	require.Contains(t, sent, "You had voted already, so this vote replaces yours (one person, one vote)")
 	got := b.get(rec.Key)
 	require.Equal(t, inquiry.StatusPending, got.Status, "U1 in Slack and U1 through their link are one approval")
 	require.Len(t, got.Votes, 1)

@@ -57,6 +57,14 @@ func TestPersonalLinkPage(t *testing.T) {
 		require.Equal(t, "pending", got.Status, "U1 in Slack and U1 through their link are one person")
 		require.Equal(t, []string{"U1"}, voters(got.Votes))
 
+		// Through the link once more: the page says the vote replaced theirs.
+		s = b.post(path, with(formOf(t, b.open(path)), "step", "send", "value", "yes"))
+		require.Equal(t, http.StatusOK, s.status, s.body)
+		require.Contains(t, s.body, "You had voted already, so this vote replaces yours")
+		got = b.get(q.Key)
+		require.Equal(t, []string{"U1"}, voters(got.Votes))
+		require.Equal(t, inquiry.ViaWeb, got.Votes[0].Via)
+
 		b.clock.Add(inquiry.PersonalLinkTTL + time.Minute)
 		p = b.open(path)
 		require.Equal(t, http.StatusGone, p.status, p.body)

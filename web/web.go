@@ -10,6 +10,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -19,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -274,12 +276,13 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request, token string) {
 		}
 		h.question(w, token, rec, l, "", typed, edit, http.StatusOK)
 	case "send":
+		again := h.votedBefore(ctx, token)
 		rec, err := h.svc.AnswerByLink(ctx, token, reply)
 		if err != nil {
 			failed(rec, err)
 			return
 		}
-		h.sent(w, rec)
+		h.sent(w, rec, again)
 	default:
 		h.refuse(w, r, token, nil, nil, inquiry.Errorf(inquiry.CodeBadRequest, "the form names no step: open the link again and answer on its page"))
 	}
@@ -367,14 +370,30 @@ func (h *Handler) confirm(w http.ResponseWriter, token string, rec *inquiry.Reco
 	h.render(w, http.StatusOK, &v)
 }
 
-// sent renders what answering did: answered, or a vote counted towards a quorum.
-func (h *Handler) sent(w http.ResponseWriter, rec *inquiry.Record) {
+// votedBefore reports whether the holder of link token has a vote on its inquiry already — in
+// Slack, say, for a link of their own: a vote through the link then replaces it, and the page
+// says so.
+func (h *Handler) votedBefore(ctx context.Context, token string) bool {
+	rec, l, err := h.svc.OpenLink(ctx, token)
+	if err != nil || rec.Quorum() <= 1 {
+		return false
+	}
+	who := l.Who()
+	return slices.ContainsFunc(rec.Votes, func(v inquiry.Vote) bool { return v.By == who })
+}
+
+// sent renders what answering did: answered, or a vote counted towards a quorum; again says
+// the person had voted before, so this vote replaced theirs.
+func (h *Handler) sent(w http.ResponseWriter, rec *inquiry.Record, again bool) {
 	v := view{View: "outcome", State: "answered", Heading: "Sent", Rec: rec}
 	h.base(&v, "", rec)
 	v.Title = "Sent"
-	if rec.Status == inquiry.StatusPending {
+	switch {
+	case rec.Status == inquiry.StatusPending && again:
+		v.What = "You had voted already, so this vote replaces yours (one person, one vote); the question waits for more people: " + inquiry.ApprovalAsked(&rec.Inquiry) + "."
+	case rec.Status == inquiry.StatusPending:
 		v.What = "Your vote is counted; the question waits for more people: " + inquiry.ApprovalAsked(&rec.Inquiry) + "."
-	} else {
+	default:
 		v.What = outcome(rec)
 		v.Proposal, v.Approved = settled(rec)
 	}
