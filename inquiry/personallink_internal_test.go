@@ -88,3 +88,25 @@ func TestPersonalLinkRoundTrip(t *testing.T) {
 		t.Fatal("a personal link of a channel without personal links holds somebody")
 	}
 }
+
+// TestPersonalIdentityCannotBeGrafted: a link the bot signed for a recipient, minted by a token,
+// with a personal identity appended to its MintedBy (or its MintedBy rewritten to look like
+// one) is not a link the bot made: the signature covers every byte.
+func TestPersonalIdentityCannotBeGrafted(t *testing.T) {
+	secret := []byte("s3cret")
+	issued := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	tok := signLink(secret, Link{Key: "inq_abc", Recipient: "bob@example.com", IssuedAt: issued, MintedBy: "ops"})
+	payloadB64, mac, _ := bytes.Cut([]byte(tok), []byte("."))
+	payload, err := linkEncoding.DecodeString(string(payloadB64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, forged := range [][]byte{
+		append(bytes.Clone(payload), "\x00slack:U1\x00"...),
+		append(bytes.TrimSuffix(bytes.Clone(payload), []byte("ops")), "slack:U1"...),
+	} {
+		if _, err := parseLink(secret, linkEncoding.EncodeToString(forged)+"."+string(mac)); ErrorCode(err) != CodeNotFound {
+			t.Errorf("payload %q under the original signature: %v, want not a link the bot made", forged, err)
+		}
+	}
+}
