@@ -45,7 +45,9 @@ func (s *Server) bind(c *gin.Context, dst any, optional bool) bool {
 // bad_request, a body that is not UTF-8, not JSON or cut short, anything but an object, a name
 // the struct does not have spelt exactly (encoding/json would match "ID" to "id"; the sentence
 // lists the names it has) or given twice, a value of the wrong type (naming the field and the
-// type it takes), and text no field takes (NUL, a lone UTF-16 surrogate). An empty body (with
+// type it takes), and text no field takes (NUL, a lone UTF-16 surrogate). Text no field takes,
+// and bytes that are not UTF-8 in a string value, are the field's to mend where the service
+// validates the body's fields (an ask, an answer, a resume: 422, see unprocessable). An empty body (with
 // any Content-Type or none) is an empty object when optional is true. dst must hold its zero
 // value.
 //
@@ -75,7 +77,11 @@ func decode(c *gin.Context, dst any, optional bool) error {
 		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is empty: %s", wanted(t))
 	case !utf8.Valid(body):
 		// encoding/json would quietly turn the bytes into U+FFFD, so that ids such as "a\xff"
-		// and "a\xfe" became the same stored id: refuse them instead.
+		// and "a\xfe" became the same stored id: refuse them instead, as the field's where the
+		// service validates it.
+		if err := invalidUTF8Field(body, t); err != nil {
+			return err
+		}
 		at := bytes.IndexByte(bytes.ToValidUTF8(body, []byte{0xff}), 0xff) // no character has the byte 0xff
 		return inquiry.Errorf(inquiry.CodeBadRequest, "the request body is not valid UTF-8 (byte %d is no part of a character): send the JSON encoded as UTF-8", at)
 	case !json.Valid(body):
@@ -217,6 +223,9 @@ type walker struct {
 	body   []byte
 	leaves bool
 	path   []string
+	// textCode is the code of a text no field takes: the body type's 422 where the service
+	// validates its fields (unprocessable), else bad_request.
+	textCode inquiry.Code
 	// The first refusals met in the top-level value being read: a text no field takes wins.
 	text, shape error
 }
@@ -224,7 +233,8 @@ type walker struct {
 // walk reads body (valid JSON, one object) against t: its top-level members, and whether any
 // was refused.
 func walk(body []byte, t reflect.Type, leaves bool) (members []member, refused bool) {
-	w := &walker{dec: json.NewDecoder(bytes.NewReader(body)), body: body, leaves: leaves}
+	w := &walker{dec: json.NewDecoder(bytes.NewReader(body)), body: body, leaves: leaves,
+		textCode: cmp.Or(unprocessable[t], inquiry.CodeBadRequest)}
 	w.dec.UseNumber() // a number is only skipped here: never parsed, never out of range
 	fs := fieldsOf(t)
 	seen := make([]bool, len(fs.names))
@@ -368,7 +378,7 @@ func (w *walker) storable(s string, lit []byte) {
 		}
 	}
 	if why != "" {
-		w.text = inquiry.FieldErrorf(inquiry.CodeBadRequest, w.path[0], "%s has %s: send text without it", w.path[0], why)
+		w.text = inquiry.FieldErrorf(w.textCode, w.path[0], "%s has %s: send text without it", w.path[0], why)
 	}
 }
 

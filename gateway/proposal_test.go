@@ -72,10 +72,16 @@ func TestProposalThroughTheAPI(t *testing.T) {
 			require.Equal(t, c.field, e["field"], name)
 			require.Contains(t, e["message"], c.says, name)
 		}
-		// Invalid UTF-8 never reaches the proposal over HTTP: the body itself is refused.
+		// Invalid UTF-8 in the proposal is the proposal's to mend, named as its field; so is a
+		// lone surrogate escaped.
 		raw := []byte(`{"id": "bad-utf8", "kind": "confirm", "question": "Q?", "proposal": {"content": "a` + "\xff" + `"}}`)
-		e = b.do("POST", "/v1/inquiries", b.askA, raw).errorOf(t, 400, inquiry.CodeBadRequest)
-		require.Contains(t, e["message"], "not valid UTF-8")
+		e = b.do("POST", "/v1/inquiries", b.askA, raw).errorOf(t, 422, inquiry.CodeInvalidInquiry)
+		require.Equal(t, "proposal.content", e["field"])
+		require.Contains(t, e["message"], "proposal.content is not valid UTF-8 (byte 82 ")
+		raw = []byte(`{"id": "bad-utf16", "kind": "confirm", "question": "Q?", "proposal": {"title": "t", "content": "a\udc00"}}`)
+		e = b.do("POST", "/v1/inquiries", b.askA, raw).errorOf(t, 422, inquiry.CodeInvalidInquiry)
+		require.Equal(t, "proposal", e["field"])
+		require.Contains(t, e["message"], `\udc00`)
 		e = b.do("POST", "/v1/inquiries", b.askA, confirm("bad-field", "proposal", map[string]any{"content": "x", "colour": "red"})).errorOf(t, 400, inquiry.CodeBadRequest)
 		require.Contains(t, e["message"], "colour")
 	})
