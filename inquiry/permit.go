@@ -312,6 +312,11 @@ func channelAnswerers(rec *Record, who Identity) Permission {
 	case ChannelSlack:
 		ids = Answerers(rec) // widened by the escalation steps taken
 	case ChannelTeams:
+		if rec.Teams == nil {
+			// Never shown in Teams: a Teams click naming its key came from no card of it, and
+			// "names nobody there" must not read as "anybody there answers".
+			return refuse(RefusedNotNamed, "this question was not asked in Teams, so it is not answered there; nothing was recorded: answer it where it was asked")
+		}
 		ids = TeamsAnswerers(rec)
 	default:
 		return refuse(RefusedNobody, "answers from %s are not taken by this server: answer in Slack, through your own link, or with a token of your own", who.Channel)

@@ -180,3 +180,31 @@ func TestOffersPersonalLinks(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, f.svc.OffersPersonalLinks(rec), "a decided question answers nothing")
 }
+
+// A question never asked in Teams names nobody there, yet is nobody's to answer from Teams: a
+// Teams click (or a link minted from one) carrying the key of a Slack-only question whose
+// answerers are named is refused, not admitted as "anybody on a channel that names nobody".
+func TestTeamsPersonCannotAnswerAQuestionNotAskedInTeams(t *testing.T) {
+	f := setupFanOut(t)
+	f.svc.LinkSecret, f.svc.PublicURL = []byte("link-secret"), personalBase
+	two := 2
+	in := inquiry.Inquiry{ID: "deploy", Kind: inquiry.KindConfirm, Question: "Deploy?",
+		Approval: inquiry.Approval{Approvals: &two}}
+	req := ask(inquiry.PolicyAsk, in)
+	req.Slack = &inquiry.SlackTarget{Channel: "C1", Answerers: []string{"U1", "U2"}}
+	rec, _, err := f.svc.Ask(f.ctx, req)
+	require.NoError(t, err)
+	require.Nil(t, rec.Teams)
+
+	stranger := inquiry.Identity{Channel: inquiry.ChannelTeams, ID: "aad-9"}
+	p := inquiry.MayAnswer(rec, stranger)
+	require.False(t, p.Allowed, "a Teams identity on a Slack-only question")
+	require.Equal(t, inquiry.RefusedNotNamed, p.Refused)
+
+	url, err := f.svc.PersonalLink(f.ctx, rec.Key, stranger)
+	require.Equal(t, inquiry.CodeForbidden, inquiry.ErrorCode(err), "%v", err)
+	require.Empty(t, url)
+
+	_, err = f.svc.Answer(f.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("yes")}, stranger)
+	require.Equal(t, inquiry.CodeForbidden, inquiry.ErrorCode(err), "%v", err)
+}

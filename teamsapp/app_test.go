@@ -68,10 +68,13 @@ func setup(t *testing.T, databaseURL string, tweak ...func(*teamsapp.Config)) *b
 	return &bundle{t: t, ctx: ctx, svc: svc, app: app, fake: fake, url: srv.URL, clock: clock, store: st}
 }
 
-// askInbox stores a pending inquiry (asked through the inbox: the invoke needs only the store).
+// ask stores a pending inquiry asked in Teams (its post is left undelivered: the invoke needs
+// only the store, and a question never asked in Teams is not answered there).
 func (b *bundle) ask(in inquiry.Inquiry) *inquiry.Record {
 	b.t.Helper()
-	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in, Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportInbox}})
+	rec, _, err := b.svc.Ask(b.ctx, inquiry.AskRequest{Namespace: "ns", Inquiry: in,
+		Teams:  &inquiry.TeamsTarget{Conversation: "19:chan@thread.tacv2", ServiceURL: b.fake.ServiceURL()},
+		Config: &inquiry.Config{Policy: inquiry.PolicyAsk, Transport: inquiry.TransportTeams}})
 	if err != nil {
 		b.t.Fatal(err)
 	}
