@@ -391,8 +391,9 @@ func (s *Service) mint(secret []byte, rec *Record, recipient string, ttl time.Du
 }
 
 // RevokeLinks revokes every link of recipient for the inquiry with key issued until now; the
-// recipient GeneralLink ("link") revokes its general link (links.answer) for good. A link minted
-// afterwards works.
+// recipient GeneralLink ("link") revokes its general link (links.answer) for good, and a channel
+// identity ("slack:U1", "teams:<aad id>") the personal links of that person, which one that got
+// out would otherwise answer as them until it expires. A link minted afterwards works.
 func (s *Service) RevokeLinks(ctx context.Context, key, recipient string) (*LinkRevocation, error) {
 	rec, err := s.Store.Inquiry(ctx, key)
 	if err != nil {
@@ -402,7 +403,9 @@ func (s *Service) RevokeLinks(ctx context.Context, key, recipient string) (*Link
 		return nil, err
 	}
 	who := ""
-	if strings.TrimSpace(recipient) != GeneralLink && strings.TrimSpace(recipient) != "answer" {
+	if p, ok := personalRevocation(recipient); ok {
+		who = p
+	} else if strings.TrimSpace(recipient) != GeneralLink && strings.TrimSpace(recipient) != "answer" {
 		if who, err = CheckRecipient(recipient); err != nil {
 			return nil, err
 		}
@@ -560,12 +563,26 @@ func (s *Service) CheckForm(token, form, key string) error {
 }
 
 // revocable is who a revocation of the link names: its recipient, or a personal link's channel
-// identity, so that revoking the general link ("") leaves personal links be.
+// identity (in CanonID's form, as personalRevocation records it), so that revoking the general
+// link ("") leaves personal links be.
 func (l *Link) revocable() string {
 	if l.As != "" {
-		return l.As
+		return CanonID(l.As)
 	}
 	return l.Recipient
+}
+
+// personalRevocation reads recipient as the channel identity of a person's personal links,
+// "slack:U1" or "teams:<aad id>", in CanonID's form so that its spelling does not matter; ok is
+// false for anything else (an e-mail address holds an "@", these never do).
+func personalRevocation(recipient string) (string, bool) {
+	r := CanonID(recipient)
+	ch, id, ok := strings.Cut(r, ":")
+	if !ok || id == "" || strings.Contains(id, "@") || !personalChannel(Channel(ch)) ||
+		utf8.RuneCountInString(id) > MaxPersonalIDChars {
+		return "", false
+	}
+	return r, true
 }
 
 // String shows a link without its token, for a log line.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -207,4 +208,37 @@ func TestTeamsPersonCannotAnswerAQuestionNotAskedInTeams(t *testing.T) {
 
 	_, err = f.svc.Answer(f.ctx, rec.Key, inquiry.Reply{Value: inquiry.One("yes")}, stranger)
 	require.Equal(t, inquiry.CodeForbidden, inquiry.ErrorCode(err), "%v", err)
+}
+
+// A personal link that got out (pasted where others see it) can be revoked as a recipient's
+// can: naming the person's channel identity, spelt in any case, ends every link of theirs
+// issued so far, their next click mints one that works, and revoking the general link
+// leaves personal links be.
+func TestPersonalLinkCanBeRevoked(t *testing.T) {
+	f, rec := fourEyes(t)
+	admin := inquiry.WithCaller(f.ctx, &inquiry.Token{Name: "root", Scopes: []inquiry.Scope{inquiry.ScopeAdmin}})
+	url, err := f.svc.PersonalLink(f.ctx, rec.Key, inquiry.SlackUser("U1", nil))
+	require.NoError(t, err)
+	other, err := f.svc.PersonalLink(f.ctx, rec.Key, inquiry.SlackUser("U2", nil))
+	require.NoError(t, err)
+
+	_, err = f.svc.RevokeLinks(admin, rec.Key, "answer")
+	require.NoError(t, err)
+	_, _, err = f.svc.OpenLink(f.ctx, tokenOf(t, url))
+	require.NoError(t, err, "revoking the general link leaves personal links be")
+
+	f.clock.Add(time.Second)
+	got, err := f.svc.RevokeLinks(admin, rec.Key, "slack:u1")
+	require.NoError(t, err)
+	require.Equal(t, "slack:u1", got.Recipient)
+	_, _, err = f.svc.OpenLink(f.ctx, tokenOf(t, url))
+	require.Equal(t, inquiry.CodeGone, inquiry.ErrorCode(err), "%v", err)
+	_, _, err = f.svc.OpenLink(f.ctx, tokenOf(t, other))
+	require.NoError(t, err, "another person's link still works")
+
+	f.clock.Add(time.Second)
+	again, err := f.svc.PersonalLink(f.ctx, rec.Key, inquiry.SlackUser("U1", nil))
+	require.NoError(t, err)
+	_, _, err = f.svc.OpenLink(f.ctx, tokenOf(t, again))
+	require.NoError(t, err, "a link minted after the revocation works")
 }

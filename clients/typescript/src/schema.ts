@@ -1284,7 +1284,7 @@ export interface operations {
             path: {
                 /** @description The server's key of the inquiry (starts with inq_), not the asker's id. */
                 key: components["parameters"]["Key"];
-                /** @description The recipient's e-mail address, or "answer". */
+                /** @description The recipient's e-mail address, "answer", or a person's channel identity ("slack:U123", "teams:<Entra object id>") to revoke the links of their own that their clicks in Slack or Teams gave them. */
                 recipient: string;
             };
             cookie?: never;
