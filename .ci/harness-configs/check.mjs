@@ -210,6 +210,9 @@ try {
     mcpJson(fill(found[0]), home, project);
     claudeConnected(`${what} as .mcp.json`, home, project);
   }
+  // docs/MCP.md says Cursor's stdio snippet is word for word the .mcp.json one, tested above.
+  check(blocks("**Cursor**", "json")[0] === blocks("**Claude Code**", "json")[0],
+    "Cursor's stdio snippet is the .mcp.json one, as docs/MCP.md says", blocks("**Cursor**", "json")[0]);
   // The check can fail: the HTTP snippet with a token the bot does not know does not connect.
   {
     const { home, project } = fresh();
