@@ -110,7 +110,7 @@ func TestFanOutToSlackAndTeams(t *testing.T) {
 		resp := click(rec.Key, rec.Placements[0].TS, "roll out")
 		require.NotContains(t, string(resp), "Action.Execute", "the answered card has no buttons left")
 		eventually(t, "the Slack message to show the Teams answer", func() bool { return settled(rec.Slack.TS) })
-		eventually(t, "the Teams card to be updated", func() bool { return updated(rec.Placements[0].TS, alice.AADObjectID) })
+		eventually(t, "the Teams card to be updated", func() bool { return updated(rec.Placements[0].TS, "by "+alice.Name) }) // named as Teams showed her
 		require.NotEmpty(t, slack.Calls("chat.update"))
 		got := get(rec.Key)
 		require.Equal(t, "answered", got.Status)
