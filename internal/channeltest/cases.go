@@ -119,12 +119,7 @@ func forgedRefused(t *testing.T, h Harness) {
 // repliesRoute: a reply in one question's thread answers that question, not another one asked
 // in the same place.
 func repliesRoute(t *testing.T, h Harness) {
-	caps := h.Caps()
-	if !caps.Threads {
-		if caps.NoThreads == "" {
-			t.Fatalf("%s: a channel without threads must say why (Caps.NoThreads)", h.Name())
-		}
-		t.Logf("not applicable: %s", caps.NoThreads)
+	if caps := h.Caps(); !applies(t, h, caps.Threads, caps.NoThreads, "threads", "Caps.NoThreads") {
 		return
 	}
 	first := h.Ask(t, merge(id(t, "first")))
@@ -163,11 +158,7 @@ func updatedAfterExpiry(t *testing.T, h Harness) {
 // the channel's clock, and the question is posted once (one attempt went through).
 func retried(t *testing.T, h Harness) {
 	caps := h.Caps()
-	if !caps.API {
-		if caps.NoAPI == "" {
-			t.Fatalf("%s: a channel without an API to fail must say why (Caps.NoAPI)", h.Name())
-		}
-		t.Logf("not applicable: %s", caps.NoAPI)
+	if !applies(t, h, caps.API, caps.NoAPI, "an API to fail", "Caps.NoAPI") {
 		return
 	}
 	const after = 2 * time.Second
@@ -200,12 +191,7 @@ func retried(t *testing.T, h Harness) {
 // permanentFailure: a place the channel refuses for good fails the inquiry at once, its failure
 // saying what to fix.
 func permanentFailure(t *testing.T, h Harness) {
-	caps := h.Caps()
-	if !caps.API {
-		if caps.NoAPI == "" {
-			t.Fatalf("%s: a channel without an API to fail must say why (Caps.NoAPI)", h.Name())
-		}
-		t.Logf("not applicable: %s", caps.NoAPI)
+	if caps := h.Caps(); !applies(t, h, caps.API, caps.NoAPI, "an API to fail", "Caps.NoAPI") {
 		return
 	}
 	rec, fix := h.Unpostable(t, merge(id(t, "q")))
@@ -218,4 +204,19 @@ func permanentFailure(t *testing.T, h Harness) {
 	if !got.Failure.Fatal || !strings.Contains(got.Failure.Message, fix) {
 		t.Fatalf("%s: want a permanent failure saying %q, got %+v", h.Name(), fix, got.Failure)
 	}
+}
+
+// applies reports whether a case that needs what (threads, an API to fail) applies to h: it
+// does when has is true; when not, the channel must say why in field, and the case logs it as
+// not applicable and checks nothing more — a missing reason fails, nothing is skipped.
+func applies(t *testing.T, h Harness, has bool, why, what, field string) bool {
+	t.Helper()
+	if has {
+		return true
+	}
+	if why == "" {
+		t.Fatalf("%s: a channel without %s must say why (%s)", h.Name(), what, field)
+	}
+	t.Logf("not applicable: %s", why)
+	return false
 }
